@@ -1,0 +1,1 @@
+"""Agents: one module per graph node."""

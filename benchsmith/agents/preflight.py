@@ -1,0 +1,48 @@
+"""Preflight: check a build's input and settle which model serves each role.
+
+It runs first so that a bad intent, a bad size or a bad model spec fails before any model
+is called, and so that the resolved models are part of the run's state (and later of its
+spec and report).
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from benchsmith.config import RunConfig
+from benchsmith.errors import ConfigError
+from benchsmith.graph.state import BuildState
+from benchsmith.llm.registry import runtime_for
+
+MAX_SIZE = 100_000
+
+
+def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
+    """Validate the request and resolve the model of every role.
+
+    Args:
+        state: The build state (``intent`` and ``size``).
+        runtime: The LangGraph runtime carrying the run configuration.
+
+    Returns:
+        The normalized intent, the size, the model spec per role, and warnings.
+
+    Raises:
+        ConfigError: The intent is empty or the size is out of range.
+    """
+    intent = " ".join(str(state.get("intent", "")).split())
+    if not intent:
+        raise ConfigError("the intent is empty; describe what the benchmark should measure")
+    size = state.get("size")
+    if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= MAX_SIZE:
+        raise ConfigError(f"size must be a whole number from 1 to {MAX_SIZE}, got {size!r}")
+    config = runtime.context if runtime.context is not None else RunConfig()
+    llm = runtime_for(config)
+    models = {role: resolved.spec.text for role, resolved in llm.models.items()}
+    warnings = []
+    if all(spec == "local" for spec in models.values()):
+        warnings.append(
+            "every role uses the embedded 135M model: fine for proving the pipeline, too small "
+            "for good items; pass --model openai:MODEL (or any OpenAI-compatible server)"
+        )
+    return {"intent": intent, "size": size, "models": models, "warnings": warnings}

@@ -1,0 +1,1 @@
+"""Dataset catalog: cards, profiling, search and loaders (issue 4)."""

@@ -1,0 +1,231 @@
+"""The ``benchsmith`` command: a thin wrapper over the Python API.
+
+Errors a user can cause (a bad flag, an unknown model spec, an unreachable endpoint, a
+missing system package) print one line on stderr and exit non-zero, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+import click
+
+from benchsmith.config import RunConfig, load_file_config
+from benchsmith.errors import BenchsmithError, ConfigError
+from benchsmith.llm.roles import resolve_role_models
+from benchsmith.llm.specs import ROLES
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _parse_role_models(values: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        role, sep, spec = value.partition("=")
+        if not sep or not spec:
+            raise ConfigError(
+                f"--role-model {value!r}: write it as ROLE=SPEC, e.g. judge=openai:gpt-4o"
+            )
+        if role not in ROLES:
+            raise ConfigError(
+                f"--role-model {value!r}: unknown role {role!r}; roles are {', '.join(ROLES)}"
+            )
+        out[role] = spec
+    return out
+
+
+model_option = click.option(
+    "--model",
+    "model",
+    metavar="SPEC",
+    help="Model for every role: local (embedded, the default), openai:MODEL, "
+    "ollama:MODEL, vllm:MODEL, or MODEL@http://host:port/v1.",
+)
+role_model_option = click.option(
+    "--role-model",
+    "role_models",
+    multiple=True,
+    metavar="ROLE=SPEC",
+    help=f"Model for one role (repeatable). Roles: {', '.join(ROLES)}.",
+)
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    metavar="PATH",
+    help="Configuration file (default: $BENCHSMITH_CONFIG, else ./benchsmith.toml).",
+)
+@click.version_option(package_name="benchsmith")
+@click.pass_context
+def cli(ctx: click.Context, config_file: str | None) -> None:
+    """Build fresh, verified evaluation benchmarks from a plain-language intent.
+
+    Models default to the embedded SmolLM2-135M (offline, for proving the plumbing); point
+    any role at a capable model with --model or benchsmith.toml. Run `benchsmith doctor`
+    to see what is installed and reachable.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["config_file"] = config_file
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@model_option
+@role_model_option
+@click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
+@click.pass_context
+def models(
+    ctx: click.Context, model: str | None, role_models: tuple[str, ...], as_json: bool
+) -> None:
+    """Show which model serves each agent role, and where that choice came from.
+
+    Order: --role-model, --model, the config file ([models] ROLE, then default), the
+    environment (BENCHSMITH_MODEL_<ROLE>, then BENCHSMITH_MODEL), then `local`.
+    """
+    from benchsmith.config import LLMSettings
+    from benchsmith.llm.usage import price_for
+
+    file_config = load_file_config(ctx.obj["config_file"])
+    resolved = resolve_role_models(
+        model=model, role_models=_parse_role_models(role_models), file_config=file_config
+    )
+    settings = LLMSettings(**file_config.llm)
+    rows = []
+    for role, r in resolved.items():
+        price = price_for(r.spec, file_config.prices)
+        rows.append(
+            {
+                "role": role,
+                "spec": r.spec.text,
+                "provider": r.spec.provider,
+                "endpoint": r.spec.base_url
+                or ("embedded" if r.spec.provider == "local" else "api.openai.com"),
+                "structured_method": settings.structured_method or r.spec.default_structured_method,
+                "price_usd_per_mtok": None
+                if price is None
+                else {"input": price.input, "output": price.output},
+                "source": r.source,
+            }
+        )
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        price = row["price_usd_per_mtok"]
+        price_text = (
+            "price unknown"
+            if price is None
+            else f"${price['input']:g}/${price['output']:g} per Mtok"
+        )
+        click.echo(
+            f"{row['role']:<13} {row['spec']:<32} {row['structured_method']:<16} "
+            f"{price_text:<26} from {row['source']}"
+        )
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@model_option
+@role_model_option
+@click.option(
+    "--probe",
+    is_flag=True,
+    help="Also send one structured request to the model of the design role (starting the "
+    "embedded model if it is that one) and report its answer and timings.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def doctor(
+    ctx: click.Context,
+    model: str | None,
+    role_models: tuple[str, ...],
+    probe: bool,
+    as_json: bool,
+) -> None:
+    """Check what is installed and reachable.
+
+    Reports espeak-ng, ffmpeg, the embedded model, configured endpoints and the network.
+    Exits 1 when a required part is missing (or the probe fails).
+    """
+    from benchsmith.doctor import Check, probe_structured, run_checks
+
+    file_config = load_file_config(ctx.obj["config_file"])
+    parsed_roles = _parse_role_models(role_models)
+    resolved = resolve_role_models(model=model, role_models=parsed_roles, file_config=file_config)
+    checks = run_checks(resolved, os.environ)
+    probe_result = None
+    if probe:
+        from benchsmith.llm.client import LLMRuntime
+        from benchsmith.llm.local import local_server
+
+        config = RunConfig(
+            model=model, role_models=parsed_roles, config_file=ctx.obj["config_file"]
+        )
+        try:
+            role_model = LLMRuntime.from_config(config, file_config=file_config).for_role("design")
+            answer, seconds = probe_structured(role_model)
+        except BenchsmithError as exc:
+            checks.append(Check("structured probe", "unreachable", str(exc), required=True))
+        else:
+            local = role_model.spec.provider == "local"
+            startup = local_server().startup_seconds if local else None
+            detail = f"{role_model.spec.text} answered {answer.model_dump_json()} in {seconds:.2f}s"
+            if startup is not None:
+                detail += f" (server start-up {startup:.2f}s)"
+            checks.append(Check("structured probe", "ok", detail, required=True))
+            probe_result = {
+                "answer": answer.model_dump(),
+                "seconds": seconds,
+                "startup_seconds": startup,
+            }
+    failed = [c for c in checks if c.required and c.status != "ok"]
+    if as_json:
+        report = {"checks": [c.as_dict() for c in checks], "probe": probe_result}
+        click.echo(json.dumps(report, indent=2))
+    else:
+        for c in checks:
+            click.echo(f"{c.status:<12} {c.name:<18} {c.detail}")
+    if failed:
+        if as_json:
+            raise click.exceptions.Exit(1)
+        raise BenchsmithError(f"doctor: not ready: {'; '.join(c.detail for c in failed)}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; turn every user error into one line and an exit code."""
+    try:
+        from dotenv import load_dotenv
+
+        load_dotenv(os.path.join(os.getcwd(), ".env"), override=False)
+        cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="benchsmith",
+            standalone_mode=False,
+        )
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("benchsmith: interrupted", err=True)
+        return 130
+    except click.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx else "benchsmith"
+        click.echo(f"benchsmith: error: {exc.format_message()} (see '{command} --help')", err=True)
+        return 2
+    except click.ClickException as exc:
+        click.echo(f"benchsmith: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except BenchsmithError as exc:
+        click.echo(f"benchsmith: error: {exc}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("benchsmith: interrupted", err=True)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

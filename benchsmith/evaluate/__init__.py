@@ -1,0 +1,1 @@
+"""Running models on a benchmark and reporting on it (issue 7)."""

@@ -1,0 +1,408 @@
+"""Model access for a run: one client path for every model spec.
+
+``LLMRuntime`` owns what a run shares: the resolved model of each role, the usage ledger
+and budget, the run records (which are also the cache), the retry policy and the chat
+clients. ``RoleModel`` is what an agent holds: ``invoke`` for text and ``structured`` for
+a validated pydantic object. Every call goes through ``RoleModel.invoke``, in this order:
+cache lookup, replay check, budget reservation, per-endpoint concurrency limit, the request
+with transient retries, usage and cost accounting, and the record.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    convert_to_messages,
+    convert_to_openai_messages,
+    message_to_dict,
+    messages_from_dict,
+)
+from pydantic import BaseModel
+
+from benchsmith.config import FileConfig, LLMSettings, Price, RunConfig, load_file_config
+from benchsmith.errors import ConfigError, ModelError, ReplayMissError
+from benchsmith.llm.records import RunRecords, canonical_json, request_key, sha256_text
+from benchsmith.llm.retry import RetryPolicy, endpoint_semaphore
+from benchsmith.llm.roles import ResolvedModel, resolve_role_models
+from benchsmith.llm.specs import ModelSpec, Role, StructuredMethod
+from benchsmith.llm.usage import UsageLedger, price_for
+
+T = TypeVar("T", bound=BaseModel)
+
+#: Builds the chat model of a spec: ``factory(spec, base_url=..., api_key=..., **params)``.
+ChatFactory = Callable[..., BaseChatModel]
+
+LOCAL_DEFAULT_MAX_TOKENS = 512
+
+
+def openai_chat_factory(
+    spec: ModelSpec,
+    *,
+    base_url: str | None,
+    api_key: str | None,
+    timeout: float,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> BaseChatModel:
+    """The real client: ``ChatOpenAI`` with its own retries off (ours are the only layer)."""
+    from langchain_openai import ChatOpenAI
+
+    kwargs: dict[str, Any] = {}
+    if temperature is not None:
+        kwargs["temperature"] = temperature
+    if max_tokens is not None:
+        kwargs["max_tokens"] = max_tokens
+    return ChatOpenAI(
+        model=spec.model,
+        base_url=base_url,
+        api_key=api_key or "not-needed",
+        max_retries=0,
+        timeout=timeout,
+        use_responses_api=False,
+        **kwargs,
+    )
+
+
+class LLMRuntime:
+    """Everything a run's model calls share."""
+
+    def __init__(
+        self,
+        *,
+        models: Mapping[Role, ResolvedModel],
+        settings: LLMSettings | None = None,
+        records: RunRecords | None = None,
+        ledger: UsageLedger | None = None,
+        prices: Mapping[str, Price] | None = None,
+        replay: bool = False,
+        chat_factory: ChatFactory | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Create a runtime; most callers use :meth:`from_config`.
+
+        Args:
+            models: The resolved model of every role.
+            settings: How calls are made (timeouts, retries, concurrency, method).
+            records: The run records; in-memory when None.
+            ledger: Usage counters and budget; no budget when None.
+            prices: Extra prices (configuration file) over the shipped table.
+            replay: Serve every call from the records and never touch the network.
+            chat_factory: Builds chat models; tests pass a scripted fake.
+            sleep: Sleep used between retries (tests record it).
+            env: Environment for API keys; defaults to ``os.environ``.
+        """
+        self.models = dict(models)
+        self.settings = settings or LLMSettings()
+        self.records = records if records is not None else RunRecords(None)
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.prices = dict(prices or {})
+        self.replay = replay
+        self.chat_factory = chat_factory or openai_chat_factory
+        self.env = os.environ if env is None else env
+        self.retry = RetryPolicy(
+            max_retries=self.settings.max_retries,
+            max_wait_s=self.settings.max_retry_wait_s,
+            sleep=sleep,
+        )
+        self._chat_models: dict[str, BaseChatModel] = {}
+        self._seed_ledger_from_records()
+
+    @classmethod
+    def from_config(
+        cls,
+        config: RunConfig,
+        *,
+        file_config: FileConfig | None = None,
+        env: Mapping[str, str] | None = None,
+        chat_factory: ChatFactory | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> LLMRuntime:
+        """Build the runtime of a run from its configuration.
+
+        Args:
+            config: The run configuration (explicit values).
+            file_config: The configuration file; read from ``config.config_file`` when None.
+            env: Environment; defaults to ``os.environ``.
+            chat_factory: Builds chat models; tests pass a scripted fake.
+            sleep: Sleep used between retries.
+
+        Returns:
+            The runtime, with the run records opened (and the budget already charged with
+            what earlier attempts of the same run spent).
+        """
+        env = os.environ if env is None else env
+        file_config = file_config or load_file_config(config.config_file, env)
+        settings_data = dict(file_config.llm)
+        if config.structured_method is not None:
+            settings_data["structured_method"] = config.structured_method
+        settings = LLMSettings(**settings_data)
+        models = resolve_role_models(
+            model=config.model,
+            role_models=config.role_models,
+            file_config=file_config,
+            env=env,
+        )
+        if config.replay and config.run_dir is None:
+            raise ConfigError("--replay needs the run folder whose records it replays")
+        return cls(
+            models=models,
+            settings=settings,
+            records=RunRecords(config.run_dir),
+            ledger=UsageLedger(budget_usd=config.budget_usd, budget_tokens=config.budget_tokens),
+            prices=file_config.prices,
+            replay=config.replay,
+            chat_factory=chat_factory,
+            sleep=sleep,
+            env=env,
+        )
+
+    def _seed_ledger_from_records(self) -> None:
+        """Charge the ledger with calls an earlier (killed) attempt of this run already paid."""
+        specs = {m.spec.identity: m.spec for m in self.models.values()}
+        for record in self.records.loaded_records:
+            if record.get("kind") != "call":
+                continue
+            usage = record.get("usage") or {}
+            spec = specs.get(record.get("model_identity", ""))
+            price = price_for(spec, self.prices) if spec else None
+            if record.get("cost_usd") is not None and price is None:
+                price = Price(input=0.0, output=0.0)
+            self.ledger.add(
+                record.get("role", "unknown"),
+                input_tokens=int(usage.get("input_tokens", 0)),
+                output_tokens=int(usage.get("output_tokens", 0)),
+                price=price,
+            )
+
+    def for_role(self, role: Role) -> RoleModel:
+        """The model an agent of this role uses."""
+        if role not in self.models:
+            raise ConfigError(f"unknown role {role!r}; roles are {', '.join(self.models)}")
+        return RoleModel(self, role, self.models[role].spec)
+
+    def structured_method(self, spec: ModelSpec) -> StructuredMethod:
+        """The structured-output method for a spec (configured, else the endpoint's best)."""
+        return self.settings.structured_method or spec.default_structured_method
+
+    def call_params(self, spec: ModelSpec) -> dict[str, Any]:
+        """Sampling parameters of a spec; part of every cache key."""
+        temperature = self.settings.temperature
+        max_tokens = self.settings.max_tokens
+        if spec.provider == "local":
+            temperature = 0.0 if temperature is None else temperature
+            max_tokens = max_tokens or LOCAL_DEFAULT_MAX_TOKENS
+        return {"temperature": temperature, "max_tokens": max_tokens}
+
+    def chat_model(self, spec: ModelSpec) -> BaseChatModel:
+        """The chat client of a spec, built on first use (the embedded server starts here)."""
+        if spec.text in self._chat_models:
+            return self._chat_models[spec.text]
+        base_url = spec.base_url
+        api_key = self.env.get(spec.api_key_env) if spec.api_key_env else None
+        if spec.provider == "local":
+            from benchsmith.llm.local import local_server
+
+            base_url = local_server(self.settings.local_context).ensure_started()
+        elif spec.provider == "openai" and not api_key:
+            raise ConfigError(
+                f"model {spec.text!r} needs OPENAI_API_KEY; export it or put it in .env "
+                "(see .env.example)"
+            )
+        params = self.call_params(spec)
+        model = self.chat_factory(
+            spec,
+            base_url=base_url,
+            api_key=api_key,
+            timeout=self.settings.timeout_s,
+            temperature=params["temperature"],
+            max_tokens=params["max_tokens"],
+        )
+        self._chat_models[spec.text] = model
+        return model
+
+    def concurrency_limit(self, spec: ModelSpec) -> int:
+        """Requests allowed in flight at once to the spec's endpoint."""
+        if spec.provider == "local":
+            return self.settings.local_max_concurrency
+        return self.settings.max_concurrency
+
+
+class RoleModel:
+    """The model of one role, as an agent uses it."""
+
+    def __init__(self, runtime: LLMRuntime, role: Role, spec: ModelSpec) -> None:
+        """Bind a role to its model within a runtime."""
+        self.runtime = runtime
+        self.role = role
+        self.spec = spec
+
+    def invoke(self, messages: Sequence[Any], **params: Any) -> AIMessage:
+        """Send one chat request (or serve it from the run records).
+
+        Args:
+            messages: Chat messages (langchain messages, or ``(role, text)`` pairs).
+            **params: Request parameters such as ``tools``, ``tool_choice`` or
+                ``response_format``; they are part of the cache key.
+
+        Returns:
+            The reply.
+
+        Raises:
+            ReplayMissError: Replaying and this call is not in the records.
+            BudgetExceededError: The budget is spent.
+            ModelRequestError: The endpoint refused the request.
+            ModelUnavailableError: The endpoint kept failing.
+        """
+        rt = self.runtime
+        msgs: list[BaseMessage] = convert_to_messages(list(messages))
+        wire_messages = convert_to_openai_messages(msgs)
+        key_params = {**rt.call_params(self.spec), **params}
+        key = request_key(self.spec.identity, wire_messages, key_params)
+        recorded = rt.records.lookup(key)
+        if recorded is not None:
+            rt.ledger.add(self.role, input_tokens=0, output_tokens=0, price=None, cached=True)
+            return _message_from_record(recorded)
+        if rt.replay:
+            where = rt.records.path or "memory"
+            raise ReplayMissError(
+                f"replay: no recorded reply for a {self.role} call to {self.spec.text} "
+                f"(key {key[:12]}) in {where}; the run's inputs changed since it was recorded, "
+                "so run it without --replay"
+            )
+        price = price_for(self.spec, rt.prices)
+        with rt.ledger.reserve(self.role, price):
+            started = time.monotonic()
+            try:
+                chat = rt.chat_model(self.spec)
+                semaphore = endpoint_semaphore(
+                    self.spec.endpoint_key, rt.concurrency_limit(self.spec)
+                )
+
+                def one_request() -> AIMessage:
+                    with semaphore:
+                        try:
+                            reply = chat.invoke(msgs, **params)
+                        except openai.LengthFinishReasonError as exc:
+                            reply = _finish_error_message(exc.completion, "length")
+                        except openai.ContentFilterFinishReasonError:
+                            reply = AIMessage(
+                                content="",
+                                additional_kwargs={"refusal": "blocked by the content filter"},
+                                response_metadata={"finish_reason": "content_filter"},
+                            )
+                    if not isinstance(reply, AIMessage):
+                        raise TypeError(f"chat model returned {type(reply).__name__}")
+                    return reply
+
+                reply, attempts = rt.retry.call(one_request, self.spec)
+            except ModelError as exc:
+                rt.ledger.add_failure(self.role)
+                rt.records.append(
+                    self._base_record(key, wire_messages, key_params)
+                    | {
+                        "kind": "error",
+                        "error": str(exc),
+                        "error_type": type(exc).__name__,
+                    }
+                )
+                raise
+            latency = time.monotonic() - started
+            usage = reply.usage_metadata or {}
+            input_tokens = int(usage.get("input_tokens") or 0)
+            output_tokens = int(usage.get("output_tokens") or 0)
+            estimated = not usage
+            if estimated:
+                # No usage in the reply: estimate (4 characters a token) so budgets still hold.
+                input_tokens = max(1, len(canonical_json(wire_messages)) // 4)
+                output_tokens = max(1, len(canonical_json(message_to_dict(reply))) // 4)
+            cost = rt.ledger.add(
+                self.role, input_tokens=input_tokens, output_tokens=output_tokens, price=price
+            )
+        rt.records.append(
+            self._base_record(key, wire_messages, key_params)
+            | {
+                "kind": "call",
+                "response": message_to_dict(reply),
+                "usage": {
+                    "input_tokens": input_tokens,
+                    "output_tokens": output_tokens,
+                    "estimated": estimated,
+                },
+                "cost_usd": cost,
+                "latency_s": round(latency, 4),
+                "attempts": attempts,
+            }
+        )
+        return reply
+
+    def _base_record(self, key: str, wire_messages: list, params: dict) -> dict:
+        return {
+            "key": key,
+            "prompt_hash": sha256_text(canonical_json(wire_messages)),
+            "role": self.role,
+            "model": self.spec.text,
+            "model_identity": self.spec.identity,
+            "request": {"messages": wire_messages, "params": params},
+            "ts": round(time.time(), 3),
+        }
+
+    def structured(
+        self,
+        schema: type[T],
+        messages: Sequence[Any],
+        *,
+        max_attempts: int | None = None,
+    ) -> T:
+        """Ask for a reply that validates against a pydantic model.
+
+        Args:
+            schema: The pydantic model of the decision.
+            messages: The prompt.
+            max_attempts: Attempts before giving up (default from the settings).
+
+        Returns:
+            The validated object.
+
+        Raises:
+            StructuredOutputError: Every attempt was invalid, refused, truncated or empty.
+        """
+        from benchsmith.llm.structured import structured_call
+
+        return structured_call(self, schema, messages, max_attempts=max_attempts).value
+
+
+def _finish_error_message(completion: Any, finish_reason: str) -> AIMessage:
+    """The reply inside an error the OpenAI client raises for a cut-off parsed completion."""
+    content = ""
+    try:
+        content = completion.choices[0].message.content or ""
+    except (AttributeError, IndexError):
+        pass
+    usage = getattr(completion, "usage", None)
+    usage_metadata = None
+    if usage is not None:
+        usage_metadata = {
+            "input_tokens": usage.prompt_tokens,
+            "output_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+    return AIMessage(
+        content=content,
+        response_metadata={"finish_reason": finish_reason},
+        usage_metadata=usage_metadata,
+    )
+
+
+def _message_from_record(record: dict) -> AIMessage:
+    (message,) = messages_from_dict([record["response"]])
+    assert isinstance(message, AIMessage)
+    return message

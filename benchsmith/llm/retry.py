@@ -1,0 +1,198 @@
+"""The one retry layer: transient endpoint errors, with backoff and a cap.
+
+Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, refused
+or reset connections, and a reply body that is not JSON. Final at once: 400, 401, 403, 404,
+422 and an exhausted quota (429 ``insufficient_quota``), each with a message that says what
+to fix. The OpenAI client's own retries are switched off (``max_retries=0``) so that no
+other layer retries.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+from typing import TypeVar
+
+import openai
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from benchsmith.errors import ModelRequestError, ModelUnavailableError
+from benchsmith.llm.specs import ModelSpec
+
+T = TypeVar("T")
+
+_SEMAPHORES: dict[str, threading.BoundedSemaphore] = {}
+_SEMAPHORES_LOCK = threading.Lock()
+
+
+def endpoint_semaphore(key: str, limit: int) -> threading.BoundedSemaphore:
+    """The process-wide concurrency limit of one endpoint (created on first use)."""
+    with _SEMAPHORES_LOCK:
+        sem = _SEMAPHORES.get(key)
+        if sem is None:
+            sem = _SEMAPHORES[key] = threading.BoundedSemaphore(limit)
+        return sem
+
+
+def is_quota_exhausted(exc: BaseException) -> bool:
+    """True for a 429 that means the account has no quota left (retrying cannot help)."""
+    if not isinstance(exc, openai.RateLimitError):
+        return False
+    body = exc.body if isinstance(exc.body, dict) else {}
+    err = body.get("error", body) if isinstance(body.get("error", body), dict) else body
+    return "insufficient_quota" in (str(err.get("code")), str(err.get("type")))
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether an error from the endpoint is worth retrying."""
+    if isinstance(exc, openai.RateLimitError):
+        return not is_quota_exhausted(exc)
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (408, 409) or exc.status_code >= 500
+    return isinstance(
+        exc, openai.APIConnectionError | openai.APIResponseValidationError | json.JSONDecodeError
+    )
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The wait an error response asks for (``retry-after-ms`` or ``Retry-After``), if any."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _endpoint_name(spec: ModelSpec) -> str:
+    if spec.provider == "local":
+        return "the embedded model"
+    return f"{spec.endpoint_key} ({spec.model})"
+
+
+def request_error(exc: openai.APIStatusError, spec: ModelSpec) -> ModelRequestError:
+    """Turn a final endpoint error into a message that says what to fix."""
+    where = _endpoint_name(spec)
+    detail = getattr(exc, "message", str(exc))
+    status = exc.status_code
+    if isinstance(exc, openai.RateLimitError):
+        text = f"{where}: quota exhausted (429 insufficient_quota); add credit or use another model"
+    elif status == 401:
+        key = spec.api_key_env or "the API key"
+        text = f"{where} rejected the API key (401): set {key} to a valid key"
+    elif status == 403:
+        text = f"{where} denied access (403) to model {spec.model!r}: check the key's permissions"
+    elif status == 404:
+        text = f"{where} has no model {spec.model!r} (404): check the name in the model spec"
+    elif status == 400:
+        text = (
+            f"{where} refused the request (400): {detail}; if it names response_format or "
+            "tools, set [llm] structured_method in benchsmith.toml"
+        )
+    else:
+        text = f"{where} refused the request ({status}): {detail}"
+    return ModelRequestError(text, status_code=status)
+
+
+class RetryPolicy:
+    """Retries transient errors with exponential backoff, honouring Retry-After."""
+
+    def __init__(
+        self,
+        *,
+        max_retries: int = 4,
+        max_wait_s: float = 60.0,
+        base_wait_s: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """Create a policy.
+
+        Args:
+            max_retries: Retries after the first attempt.
+            max_wait_s: Cap on one wait.
+            base_wait_s: First backoff wait; doubles each retry (with +-20% jitter).
+            sleep: The sleep function (tests pass a recorder).
+        """
+        self.max_retries = max_retries
+        self.max_wait_s = max_wait_s
+        self.base_wait_s = base_wait_s
+        self.sleep = sleep
+        self._rng = random.Random()
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        asked = retry_after_seconds(exc) if exc else None
+        if asked is not None:
+            return min(asked, self.max_wait_s)
+        backoff = self.base_wait_s * 2 ** (state.attempt_number - 1)
+        return min(self.max_wait_s, backoff * self._rng.uniform(0.8, 1.2))
+
+    def call(self, fn: Callable[[], T], spec: ModelSpec) -> tuple[T, int]:
+        """Run ``fn`` until it succeeds, fails for good, or the retries run out.
+
+        Args:
+            fn: One request to the endpoint.
+            spec: The model (named in the error messages).
+
+        Returns:
+            The result and the number of attempts made.
+
+        Raises:
+            ModelRequestError: The endpoint refused the request (400, 401, ..., quota).
+            ModelUnavailableError: Transient failures outlasted every retry.
+        """
+        attempts = 0
+
+        def attempt() -> T:
+            nonlocal attempts
+            attempts += 1
+            return fn()
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            wait=self._wait,
+            stop=stop_after_attempt(self.max_retries + 1),
+            sleep=self.sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(attempt), attempts
+        except openai.APIStatusError as exc:
+            if not is_transient(exc):
+                raise request_error(exc, spec) from exc
+            raise self._unavailable(exc, spec, attempts) from exc
+        except (
+            openai.APIConnectionError,
+            openai.APIResponseValidationError,
+            json.JSONDecodeError,
+        ) as exc:
+            raise self._unavailable(exc, spec, attempts) from exc
+
+    @staticmethod
+    def _unavailable(exc: BaseException, spec: ModelSpec, attempts: int) -> ModelUnavailableError:
+        reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if isinstance(exc, openai.APIStatusError):
+            reason = f"HTTP {exc.status_code}: {reason}"
+        elif isinstance(exc, json.JSONDecodeError):
+            reason = f"reply was not JSON ({exc})"
+        return ModelUnavailableError(
+            f"{_endpoint_name(spec)} still failing after {attempts} attempt(s): {reason}; "
+            "check that the endpoint is running and reachable (benchsmith doctor)"
+        )

@@ -1,0 +1,1 @@
+"""The benchmark folder writer and its exports (issue 5)."""

@@ -1,0 +1,1 @@
+"""Test helpers shipped with benchsmith (fake servers and fixtures)."""

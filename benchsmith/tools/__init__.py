@@ -1,0 +1,1 @@
+"""Tools: the registry and the deterministic tools that realize items (issue 3)."""

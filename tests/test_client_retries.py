@@ -1,0 +1,137 @@
+"""The retry and error rules, driven through the real ChatOpenAI client and the fake server."""
+
+import threading
+import time
+
+import pytest
+from conftest import make_runtime
+
+from benchsmith.errors import ModelRequestError, ModelUnavailableError
+from benchsmith.llm.specs import parse_model_spec
+from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+
+PROMPT = [("user", "Say ok.")]
+
+
+def test_429_then_200_makes_two_requests_and_waits_retry_after(fake_server):
+    fake_server.script(Reply.status(429, retry_after=1), Reply.text("ok"))
+    model = make_runtime(fake_server.base_url).for_role("design")
+    reply = model.invoke(PROMPT)
+    assert reply.content == "ok"
+    requests = fake_server.chat_requests()
+    assert len(requests) == 2
+    assert requests[1].received_at - requests[0].received_at >= 1.0
+    record = model.runtime.records.lookup(next(iter(model.runtime.records._calls)))
+    assert record["attempts"] == 2
+
+
+@pytest.mark.parametrize(
+    "reply,match",
+    [
+        (Reply.status(400, message="bad field"), r"refused the request \(400\): .*bad field"),
+        (Reply.status(401), r"rejected the API key \(401\): set BENCHSMITH_API_KEY"),
+        (Reply.status(404), r"has no model 'fake-model' \(404\)"),
+        (Reply.status(429, error_code="insufficient_quota"), r"quota exhausted"),
+    ],
+)
+def test_final_errors_make_one_request_and_fail_fast(fake_server, reply, match):
+    fake_server.script(reply)
+    model = make_runtime(fake_server.base_url).for_role("judge")
+    started = time.monotonic()
+    with pytest.raises(ModelRequestError, match=match):
+        model.invoke(PROMPT)
+    assert time.monotonic() - started < 1.0
+    assert fake_server.request_count == 1
+    assert model.runtime.ledger.by_role["judge"].failed_calls == 1
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        Reply.status(500),
+        Reply.status(503),
+        Reply.malformed(),
+        Reply.disconnect(),
+        Reply.status(408),
+    ],
+)
+def test_transient_errors_are_retried(fake_server, first):
+    fake_server.script(first, Reply.text("ok"))
+    sleeps = []
+    runtime = make_runtime(fake_server.base_url)
+    runtime.retry.sleep = sleeps.append
+    assert runtime.for_role("design").invoke(PROMPT).content == "ok"
+    assert fake_server.request_count == 2
+    assert len(sleeps) == 1 and 0.3 <= sleeps[0] <= 0.7  # first backoff: 0.5 s +-20%
+
+
+def test_retries_are_capped_and_backoff_grows(fake_server):
+    fake_server.script(*[Reply.status(500)] * 10)
+    sleeps = []
+    runtime = make_runtime(fake_server.base_url, max_retries=3)
+    runtime.retry.sleep = sleeps.append
+    with pytest.raises(
+        ModelUnavailableError, match=r"still failing after 4 attempt\(s\): HTTP 500"
+    ):
+        runtime.for_role("design").invoke(PROMPT)
+    assert fake_server.request_count == 4
+    assert len(sleeps) == 3
+    assert sleeps[0] < sleeps[1] < sleeps[2]
+
+
+def test_retry_after_is_capped_by_settings(fake_server):
+    fake_server.script(Reply.status(429, retry_after=30), Reply.text("ok"))
+    sleeps = []
+    runtime = make_runtime(fake_server.base_url, max_retry_wait_s=0.2)
+    runtime.retry.sleep = sleeps.append
+    runtime.for_role("design").invoke(PROMPT)
+    assert sleeps == [0.2]
+
+
+def test_unreachable_endpoint_names_it():
+    with FakeOpenAIServer() as server:
+        url = server.base_url
+    runtime = make_runtime(url, max_retries=1)
+    runtime.retry.sleep = lambda s: None
+    with pytest.raises(ModelUnavailableError) as info:
+        runtime.for_role("design").invoke(PROMPT)
+    assert url in str(info.value)
+    assert "benchsmith doctor" in str(info.value)
+
+
+def test_openai_spec_without_key_says_what_to_set(fake_server):
+    from benchsmith.config import ConfigError
+    from benchsmith.llm.client import LLMRuntime
+    from benchsmith.llm.roles import ResolvedModel
+
+    spec = parse_model_spec("openai:gpt-4o-mini", env={})
+    runtime = LLMRuntime(models={"design": ResolvedModel("design", spec, "test")}, env={})
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        runtime.for_role("design").invoke(PROMPT)
+
+
+def test_concurrency_limit_per_endpoint():
+    lock = threading.Lock()
+    state = {"now": 0, "peak": 0}
+
+    def slow(body):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.15)
+        with lock:
+            state["now"] -= 1
+        return Reply.text("ok")
+
+    with FakeOpenAIServer(default=slow) as server:
+        runtime = make_runtime(server.base_url, max_concurrency=2)
+        model = runtime.for_role("design")
+        threads = [
+            threading.Thread(target=model.invoke, args=([("user", f"q{i}")],)) for i in range(6)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert server.request_count == 6
+    assert state["peak"] == 2

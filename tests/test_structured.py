@@ -1,0 +1,158 @@
+"""Reply classification and bounded retries of structured output."""
+
+import json
+from typing import Literal
+
+import pytest
+from conftest import make_runtime
+from langchain_core.messages import AIMessage
+from pydantic import BaseModel, Field
+
+from benchsmith.errors import StructuredOutputError
+from benchsmith.llm.client import LLMRuntime
+from benchsmith.llm.records import RunRecords
+from benchsmith.llm.roles import ResolvedModel
+from benchsmith.llm.specs import ROLES, parse_model_spec
+from benchsmith.llm.structured import classify_reply, structured_call
+from benchsmith.testing.fake_chat import ScriptedChatModel
+from benchsmith.testing.fake_openai import Reply
+
+
+class Verdict(BaseModel):
+    label: Literal["valid", "invalid"] = Field(description="The verdict.")
+    reason: str = Field(max_length=60, description="Why, in a few words.")
+    score: int = Field(ge=1, le=5, description="Confidence from 1 to 5.")
+
+
+GOOD = {"label": "valid", "reason": "fine", "score": 4}
+PROMPT = [("system", "Judge the item."), ("user", "Item: 2+2=4")]
+
+
+def test_ok_first_time_through_the_real_client(fake_server):
+    fake_server.script(Reply.tool_call(GOOD))
+    result = structured_call(make_runtime(fake_server.base_url).for_role("judge"), Verdict, PROMPT)
+    assert result.value == Verdict(**GOOD)
+    assert (result.attempts, result.failures, result.method) == (1, [], "function_calling")
+    body = fake_server.chat_requests()[0].body
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "Verdict"}}
+    assert body["tools"][0]["function"]["parameters"]["properties"]["label"]["enum"] == [
+        "valid",
+        "invalid",
+    ]
+
+
+@pytest.mark.parametrize(
+    "bad,kind,error_part",
+    [
+        (Reply.tool_call('{"label": "valid", "reason": '), "invalid", "not valid JSON"),
+        (
+            Reply.tool_call({**GOOD, "score": 9}),
+            "invalid",
+            "score: Input should be less than or equal to 5",
+        ),
+        (
+            Reply.tool_call({**GOOD, "label": "maybe"}),
+            "invalid",
+            "label: Input should be 'valid' or 'invalid'",
+        ),
+        (Reply.refusal("I can't judge that."), "refusal", "I can't judge that."),
+        (Reply.text("I'm sorry, I cannot help with this."), "refusal", "declined"),
+        (Reply.truncated(), "truncated", "cut off at the token limit"),
+        (Reply.empty(), "empty", "empty"),
+        (Reply.text("valid, probably"), "invalid", "not valid JSON"),
+    ],
+)
+def test_each_failure_class_is_classified_recorded_and_retried(
+    tmp_path, fake_server, bad, kind, error_part
+):
+    fake_server.script(bad, Reply.tool_call(GOOD))
+    runtime = make_runtime(fake_server.base_url, run_dir=tmp_path)
+    result = structured_call(runtime.for_role("judge"), Verdict, PROMPT)
+    assert result.value == Verdict(**GOOD)
+    assert result.attempts == 2
+    assert fake_server.request_count == 2
+    (failure,) = result.failures
+    assert failure.kind == kind
+    assert error_part in failure.error
+    # The reason is shown to the model on the retry, after its own failed reply as plain text.
+    retry_messages = fake_server.chat_requests()[1].body["messages"]
+    assert retry_messages[-1]["role"] == "user"
+    assert failure.error in retry_messages[-1]["content"]
+    assert retry_messages[-2]["role"] == "assistant"
+    assert "tool_calls" not in retry_messages[-2]
+    # The raw text of the failure is in the run records.
+    lines = [json.loads(x) for x in (tmp_path / "llm_calls.jsonl").read_text().splitlines()]
+    (recorded,) = [x for x in lines if x["kind"] == "structured_failure"]
+    assert recorded["class"] == kind
+    assert recorded["raw"] == failure.raw
+    if kind != "empty":
+        assert failure.raw
+
+
+def test_attempts_are_bounded_and_every_failure_is_attached(fake_server):
+    fake_server.script(
+        Reply.empty(), Reply.truncated(), Reply.tool_call({"label": "x"}), Reply.tool_call(GOOD)
+    )
+    runtime = make_runtime(fake_server.base_url, max_attempts=3)
+    with pytest.raises(StructuredOutputError) as info:
+        structured_call(runtime.for_role("judge"), Verdict, PROMPT)
+    assert [f.kind for f in info.value.failures] == ["empty", "truncated", "invalid"]
+    assert fake_server.request_count == 3
+    assert "judge model" in str(info.value) and "Verdict" in str(info.value)
+
+
+def test_json_schema_method_and_refusal_shape(fake_server):
+    fake_server.script(Reply.refusal("No."), Reply.text(json.dumps(GOOD)))
+    runtime = make_runtime(fake_server.base_url, structured_method="json_schema")
+    result = structured_call(runtime.for_role("judge"), Verdict, PROMPT)
+    assert result.method == "json_schema"
+    assert [f.kind for f in result.failures] == ["refusal"]
+    body = fake_server.chat_requests()[0].body
+    assert body["response_format"]["type"] == "json_schema"
+    assert "tools" not in body
+
+
+def test_json_schema_truncation_raised_by_the_client_is_classified(fake_server):
+    fake_server.script(Reply.truncated(), Reply.text(json.dumps(GOOD)))
+    runtime = make_runtime(fake_server.base_url, structured_method="json_schema")
+    result = structured_call(runtime.for_role("judge"), Verdict, PROMPT)
+    assert [f.kind for f in result.failures] == ["truncated"]
+
+
+def test_json_mode_puts_the_schema_in_a_system_message(fake_server):
+    fake_server.script(Reply.text("```json\n" + json.dumps(GOOD) + "\n```"))
+    runtime = make_runtime(fake_server.base_url, structured_method="json_mode")
+    assert structured_call(runtime.for_role("judge"), Verdict, PROMPT).value.score == 4
+    body = fake_server.chat_requests()[0].body
+    assert body["response_format"] == {"type": "json_object"}
+    assert '"score"' in body["messages"][0]["content"]
+
+
+def test_classify_reply_cases():
+    assert classify_reply(AIMessage(content=json.dumps(GOOD)), Verdict).kind == "ok"
+    wrong_tool = AIMessage(content="", tool_calls=[{"name": "Other", "args": GOOD, "id": "1"}])
+    assert "instead of Verdict" in classify_reply(wrong_tool, Verdict).error
+    assert classify_reply(AIMessage(content="  "), Verdict).kind == "empty"
+
+
+def _scripted_runtime(fake: ScriptedChatModel) -> LLMRuntime:
+    spec = parse_model_spec("local", env={})
+    return LLMRuntime(
+        models={r: ResolvedModel(r, spec, "test") for r in ROLES},
+        records=RunRecords(None),
+        chat_factory=lambda spec, **kw: fake,
+        env={},
+    )
+
+
+def test_scripted_fake_chat_model_drives_the_same_path():
+    fake = ScriptedChatModel(
+        script=[{"label": "invalid", "reason": "r", "score": 9}, Verdict(**GOOD)]
+    )
+    runtime = _scripted_runtime(fake)
+    result = runtime.for_role("verification").structured(Verdict, PROMPT)
+    assert result == Verdict(**GOOD)
+    assert len(fake.calls) == 2
+    assert fake.calls[0]["kwargs"]["tool_choice"]["function"]["name"] == "Verdict"
+    usage = runtime.ledger.by_role["verification"]
+    assert usage.calls == 2 and usage.input_tokens > 0 and usage.cost_usd == 0.0
