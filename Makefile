@@ -20,7 +20,6 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: demo test system install lint benchmarks clean
 
 demo: install
-	$(BIN)/benchsmith doctor
 	$(BIN)/benchsmith doctor --probe
 
 test: install

@@ -148,17 +148,24 @@ class ProbeAnswer(BaseModel):
     ] = Field(description="The continent the country is on.")
 
 
-def probe_structured(role_model: object) -> tuple[ProbeAnswer, float]:
+def probe_messages(country: str) -> list[tuple[str, str]]:
+    """The probe's prompt about one country."""
+    from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
+
+    system = render(
+        "probe",
+        untrusted_open=UNTRUSTED_OPEN.format(label="..."),
+        untrusted_close=UNTRUSTED_CLOSE,
+        country=untrusted(country, "country"),
+    )
+    return [("system", system), ("user", f"What is the capital of {country}, and its continent?")]
+
+
+def probe_structured(role_model: object, country: str = "France") -> tuple[ProbeAnswer, float]:
     """Send one structured request; return the answer and its latency in seconds."""
     from benchsmith.llm.client import RoleModel
 
     assert isinstance(role_model, RoleModel)
     started = time.monotonic()
-    answer = role_model.structured(
-        ProbeAnswer,
-        [
-            ("system", "You answer geography questions by calling the function given."),
-            ("user", "What is the capital of France, and on which continent is France?"),
-        ],
-    )
+    answer = role_model.structured(ProbeAnswer, probe_messages(country))
     return answer, time.monotonic() - started

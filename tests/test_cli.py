@@ -1,0 +1,136 @@
+"""The command line: help, one-line errors, models, doctor."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from benchsmith.cli import main
+from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+
+
+def run_cli(*args, env=None, cwd=None):
+    """Run the real entry point in a subprocess."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("BENCHSMITH_", "OPENAI_"))}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "benchsmith.cli", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("args", [["--help"], ["models", "--help"], ["doctor", "--help"]])
+def test_help(args, capsys):
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Usage: benchsmith" in out
+
+
+@pytest.mark.parametrize(
+    "args,code,text",
+    [
+        (["models", "--model", "gpt4"], 2, "unknown model spec 'gpt4'"),
+        (["models", "--bogus"], 2, "No such option '--bogus'"),
+        (["models", "--role-model", "writer=local"], 2, "unknown role 'writer'"),
+        (["models", "--role-model", "judge"], 2, "write it as ROLE=SPEC"),
+        (["--config", "/nonexistent/b.toml", "models"], 2, "does not exist"),
+        (["frobnicate"], 2, "No such command 'frobnicate'"),
+    ],
+)
+def test_user_errors_are_one_line_without_traceback(args, code, text, tmp_path):
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.returncode == code
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("benchsmith: error: ")
+    assert text in lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_models_shows_each_role_with_its_source(tmp_path):
+    (tmp_path / "benchsmith.toml").write_text('[models]\njudge = "openai:gpt-4o"\n')
+    result = run_cli(
+        "models",
+        "--json",
+        "--role-model",
+        "solver=ollama:qwen2.5:7b",
+        env={"BENCHSMITH_MODEL": "vllm:big"},
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = {r["role"]: r for r in json.loads(result.stdout)}
+    assert rows["judge"]["spec"] == "openai:gpt-4o"
+    assert rows["judge"]["structured_method"] == "json_schema"
+    assert rows["judge"]["price_usd_per_mtok"] == {"input": 2.5, "output": 10.0}
+    assert "benchsmith.toml [models] judge" in rows["judge"]["source"]
+    assert rows["solver"]["spec"] == "ollama:qwen2.5:7b"
+    assert rows["solver"]["source"] == "argument (solver)"
+    assert rows["design"]["spec"] == "vllm:big"
+    assert rows["design"]["source"] == "BENCHSMITH_MODEL"
+    assert rows["design"]["price_usd_per_mtok"] is None
+
+
+def test_dotenv_is_read_but_does_not_override_the_environment(tmp_path):
+    (tmp_path / ".env").write_text("BENCHSMITH_MODEL=ollama:fromdotenv\nBENCHSMITH_MODEL_JUDGE=\n")
+    result = run_cli("models", "--json", cwd=tmp_path)
+    assert {r["spec"] for r in json.loads(result.stdout)} == {"ollama:fromdotenv"}
+    result = run_cli("models", "--json", cwd=tmp_path, env={"BENCHSMITH_MODEL": "vllm:env"})
+    assert {r["spec"] for r in json.loads(result.stdout)} == {"vllm:env"}
+
+
+def test_doctor_reports_tools_and_endpoints(tmp_path):
+    with FakeOpenAIServer() as up:
+        with FakeOpenAIServer() as gone:
+            dead = gone.base_url
+        result = run_cli(
+            "doctor",
+            "--json",
+            "--role-model",
+            f"judge=m@{up.base_url}",
+            "--role-model",
+            f"solver=m@{dead}",
+            cwd=tmp_path,
+        )
+    report = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    for program in ("espeak-ng", "ffmpeg", "ffprobe"):
+        assert report[program]["required"] is True
+    expected = (
+        0 if all(report[p]["status"] == "ok" for p in ("espeak-ng", "ffmpeg", "ffprobe")) else 1
+    )
+    assert result.returncode == expected
+    assert report[f"endpoint m@{up.base_url}"]["status"] == "ok"
+    assert report[f"endpoint m@{dead}"]["status"] == "unreachable"
+    assert report["network"]["status"] in ("ok", "info")
+
+
+def test_doctor_probe_against_an_endpoint(tmp_path):
+    with FakeOpenAIServer() as server:
+        server.script(Reply.tool_call({"capital": "Paris", "continent": "Europe"}))
+        result = run_cli(
+            "doctor", "--probe", "--json", "--model", f"m@{server.base_url}", cwd=tmp_path
+        )
+    probe = json.loads(result.stdout)["probe"]
+    assert probe["answer"] == {"capital": "Paris", "continent": "Europe"}
+    assert probe["startup_seconds"] is None
+
+
+def test_doctor_probe_failure_is_reported_not_raised(tmp_path):
+    with FakeOpenAIServer() as server:
+        server.script(Reply.status(401))
+        result = run_cli("doctor", "--probe", "--model", f"m@{server.base_url}", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "rejected the API key (401)" in result.stdout
+    assert result.stderr.strip().startswith("benchsmith: error: doctor: not ready")
+    assert "Traceback" not in result.stderr
+
+
+def test_console_script_is_installed():
+    exe = os.path.join(os.path.dirname(sys.executable), "benchsmith")
+    result = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "version" in result.stdout
