@@ -74,3 +74,41 @@ class ReplayMissError(BenchsmithError):
 
 class SystemDependencyError(BenchsmithError):
     """A system program benchsmith needs (espeak-ng, ffmpeg) is missing."""
+
+
+class ToolError(BenchsmithError):
+    """Base of the errors a tool raises; the message names the tool and the input."""
+
+
+class UnknownToolError(ToolError):
+    """No tool is registered under that name."""
+
+    exit_code = 2
+
+
+class ToolParamError(ToolError):
+    """A tool's parameters do not validate against its parameter model."""
+
+    exit_code = 2
+
+
+class UnsafePathError(ToolError):
+    """An output name tries to leave the media folder (``..``, absolute, NUL, symlink)."""
+
+    exit_code = 2
+
+
+class InputRejectedError(ToolError):
+    """An input file is refused: missing, empty, too large, undecodable or truncated."""
+
+
+class ToolTimeoutError(ToolError):
+    """An external program (ffmpeg, espeak-ng) did not finish within its time limit."""
+
+
+class ToolUnavailableError(ToolError):
+    """A tool's backend is not installed or not reachable (e.g. offline web search)."""
+
+
+class PostconditionError(ToolError):
+    """A tool's output missed its own post-condition (e.g. SNR off by more than 0.5 dB)."""

@@ -46,6 +46,17 @@ def request_key(model_identity: str, messages: list[dict], params: dict[str, Any
     )
 
 
+def append_jsonl(path: str | os.PathLike[str], record: dict) -> None:
+    """Append one record as one line, written whole with a single ``write`` and fsynced."""
+    line = (canonical_json(record) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class RunRecords:
     """The append-only record of a run's model calls, and the cache built from it."""
 
@@ -94,19 +105,13 @@ class RunRecords:
 
     def append(self, record: dict) -> None:
         """Append one record (and cache it when it is a completed call)."""
-        line = (canonical_json(record) + "\n").encode("utf-8")
         with self._lock:
             if record.get("kind") == "call":
                 self._calls[record["key"]] = record
             if self.path is None:
                 self.loaded_records.append(record)
                 return
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            append_jsonl(self.path, record)
 
     def __len__(self) -> int:
         """Number of cached calls."""

@@ -1,0 +1,1 @@
+"""audio tools (being written)."""

@@ -1,0 +1,1 @@
+"""convert tools (being written)."""

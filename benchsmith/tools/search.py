@@ -1,0 +1,1 @@
+"""search tools (being written)."""

@@ -1,0 +1,1 @@
+"""tts tools (being written)."""
