@@ -19,8 +19,14 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: demo test system install lint benchmarks clean
 
+DEMO_OUT ?= out/demo
+
 demo: install
 	$(BIN)/benchsmith doctor --probe
+	$(BIN)/benchsmith tools run tts_speak --out $(DEMO_OUT) --param output_name=question.wav \
+		--param 'text=What is the capital of Australia?' --param voice=en-us
+	$(BIN)/benchsmith tools run audio_add_noise --out $(DEMO_OUT) --input $(DEMO_OUT)/question.wav \
+		--param snr_db=5 --param kind=babble --param output_name=question-noisy.wav
 
 test: install
 	$(BIN)/python -m pytest
@@ -31,6 +37,7 @@ lint: install
 benchmarks: install
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/local_model.py
+	$(BIN)/python benchmarks/tools_overhead.py
 
 install: system $(STAMP)
 

@@ -195,6 +195,96 @@ def doctor(
         raise BenchsmithError(f"doctor: not ready: {'; '.join(c.detail for c in failed)}")
 
 
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def tools() -> None:
+    """The deterministic tools items are made with: list them, or run one by hand."""
+
+
+@tools.command("list", context_settings=CONTEXT_SETTINGS)
+@click.option("--category", help="Only this category (speech, image, audio, search, ...).")
+@click.option("--json", "as_json", is_flag=True, help="Print names, descriptions and schemas.")
+def tools_list(category: str | None, as_json: bool) -> None:
+    """Show every tool with its inputs and parameters."""
+    from benchsmith.tools.registry import registry
+
+    specs = [s for s in registry().values() if category is None or s.category == category]
+    if category is not None and not specs:
+        raise ConfigError(f"no tools in category {category!r}")
+    if as_json:
+        rows = [
+            {
+                "name": s.name,
+                "category": s.category,
+                "inputs": s.inputs.describe(),
+                "description": s.description,
+                "parameters": s.parameters_schema(),
+            }
+            for s in specs
+        ]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for s in specs:
+        click.echo(f"{s.name}  [{s.category}; {s.inputs.describe()}]")
+        click.echo(f"    {s.description}")
+        props = s.parameters_schema().get("properties", {})
+        required = set(s.parameters_schema().get("required", []))
+        for key, prop in props.items():
+            kind = prop.get("type") or ("enum" if "enum" in prop else "value")
+            if "enum" in prop:
+                kind = "|".join(str(v) for v in prop["enum"])
+            default = "" if key in required else f" = {json.dumps(prop.get('default'))}"
+            click.echo(f"      {key}: {kind}{default}  {prop.get('description', '')}")
+
+
+def _parse_params(values: Sequence[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--param {value!r}: write it as KEY=VALUE, e.g. width=256")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@tools.command("run", context_settings=CONTEXT_SETTINGS)
+@click.argument("name")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A parameter (repeatable); VALUE is read as JSON when it parses (numbers, true, "
+    "lists), else as text.",
+)
+@click.option(
+    "--input", "inputs", multiple=True, type=click.Path(), metavar="FILE", help="Input file."
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default="media",
+    show_default=True,
+    help="Folder the outputs are written to (the media folder).",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
+def tools_run(
+    name: str, params: tuple[str, ...], inputs: tuple[str, ...], out: str, seed: int
+) -> None:
+    """Run one tool by hand (e.g. to try a plan step) and print its provenance as JSON."""
+    from pathlib import Path
+
+    from benchsmith.tools.context import ToolContext
+    from benchsmith.tools.registry import run_tool
+
+    ctx = ToolContext(media_dir=Path(out), seed=seed, run_dir=Path(out) / ".records")
+    result = run_tool(name, _parse_params(params), list(inputs), ctx)
+    click.echo(result.model_dump_json(indent=2))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; turn every user error into one line and an exit code."""
     try:

@@ -134,3 +134,69 @@ def test_console_script_is_installed():
     exe = os.path.join(os.path.dirname(sys.executable), "benchsmith")
     result = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "version" in result.stdout
+
+
+def test_tools_list_shows_every_tool_with_parameters():
+    result = run_cli("tools", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    assert {"tts_speak", "audio_add_noise", "image_blur", "web_search", "convert_table"} <= set(
+        rows
+    )
+    assert "snr_db" in rows["audio_add_noise"]["parameters"]["properties"]
+    text = run_cli("tools", "list", "--category", "speech").stdout
+    assert "tts_speak  [speech; no input files]" in text and "image_blur" not in text
+
+
+def test_tools_run_prints_provenance_and_refuses_bad_input(tmp_path):
+    out = tmp_path / "media"
+    ok = run_cli(
+        "tools",
+        "run",
+        "tts_speak",
+        "--param",
+        "text=Hello there",
+        "--param",
+        "voice=en",
+        "--param",
+        "rate=200",
+        "--out",
+        str(out),
+        "--seed",
+        "3",
+    )
+    assert ok.returncode == 0, ok.stderr
+    provenance = json.loads(ok.stdout)["provenance"]
+    assert provenance["params"]["rate"] == 200
+    assert provenance["measured"]["language"].startswith("en")
+    assert (out / provenance["outputs"][0]["path"]).is_file()
+
+    (tmp_path / "random.mp3").write_bytes(os.urandom(4096))
+    bad = run_cli(
+        "tools",
+        "run",
+        "audio_gain",
+        "--param",
+        "gain_db=3",
+        "--input",
+        str(tmp_path / "random.mp3"),
+        "--out",
+        str(out),
+    )
+    assert bad.returncode == 1
+    (line,) = bad.stderr.strip().splitlines()
+    assert line.startswith("benchsmith: error: ") and "random.mp3" in line
+
+    escape = run_cli(
+        "tools",
+        "run",
+        "tts_speak",
+        "--param",
+        "text=hi",
+        "--param",
+        "output_name=../../evil.wav",
+        "--out",
+        str(out),
+    )
+    assert escape.returncode == 2 and "contains '..'" in escape.stderr
+    assert not (tmp_path / "evil.wav").exists()

@@ -11,6 +11,7 @@ import hashlib
 import os
 import random
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,9 @@ class ToolContext:
         limits: Caps on inputs and outputs.
         run_dir: Folder for tool records (search results, ...); None keeps none.
         call_key: Digest of the call (tool, parameters, inputs); names default outputs.
+        offline: No network: web tools refuse to run.
+        allowed_roots: Folders tools may read local files from (inputs, corpora, recordings)
+            besides the media and run folders; None allows any readable file (hand runs).
     """
 
     media_dir: Path
@@ -73,6 +77,7 @@ class ToolContext:
     run_dir: Path | None = None
     call_key: str = "call"
     offline: bool = False
+    allowed_roots: tuple[Path, ...] | None = None
 
     def __post_init__(self) -> None:
         """Normalize paths."""
@@ -84,16 +89,24 @@ class ToolContext:
         """A copy for one call, with its own key and seed."""
         return replace(self, call_key=call_key, seed=seed)
 
-    @property
+    @cached_property
     def rng(self) -> random.Random:
-        """A fresh random generator seeded for this call (same call, same numbers)."""
+        """The random generator of this call, seeded from it (same call, same numbers).
+
+        One generator per context: successive draws differ, and a new call (a new context
+        from :meth:`for_call`) starts from its own seed.
+        """
         return random.Random(self.seed)
 
-    def np_rng(self) -> np.random.Generator:
-        """A fresh NumPy generator seeded for this call."""
+    @cached_property
+    def _np_rng(self) -> np.random.Generator:
         import numpy as np
 
         return np.random.default_rng(self.seed)
+
+    def np_rng(self) -> np.random.Generator:
+        """The NumPy generator of this call (one per context, seeded from it)."""
+        return self._np_rng
 
     # -- paths ------------------------------------------------------------------------------
     def output_path(self, name: str) -> Path:
@@ -123,12 +136,43 @@ class ToolContext:
             return self.output_path(requested)
         return self.default_output(suffix, stem)
 
+    @cached_property
+    def media_root(self) -> Path:
+        """The media folder, resolved once per context."""
+        return self.media_dir.resolve()
+
     def relative(self, path: Path) -> str:
         """A path inside the media folder, as a POSIX path relative to it."""
+        p = Path(path)
+        if not p.is_absolute() or ".." in p.parts:
+            p = p.resolve()
         try:
-            return Path(path).resolve().relative_to(self.media_dir.resolve()).as_posix()
+            return p.relative_to(self.media_root).as_posix()
         except ValueError:
-            return str(path)
+            try:
+                return p.resolve().relative_to(self.media_root).as_posix()
+            except ValueError:
+                return str(path)
+
+    def check_readable(self, path: str | os.PathLike[str]) -> Path:
+        """Refuse a local file outside the allowed roots (when roots are set).
+
+        Raises:
+            UnsafePathError: ``path`` resolves outside every allowed root.
+        """
+        p = Path(path)
+        if self.allowed_roots is None:
+            return p
+        roots = [*self.allowed_roots, self.media_dir]
+        if self.run_dir is not None:
+            roots.append(self.run_dir)
+        resolved = p.resolve()
+        if not any(resolved.is_relative_to(Path(r).resolve()) for r in roots):
+            raise UnsafePathError(
+                f"{str(p)!r} is outside the folders this run may read "
+                f"({', '.join(str(r) for r in roots)})"
+            )
+        return p
 
     # -- records ----------------------------------------------------------------------------
     def record(self, event: dict[str, Any]) -> None:

@@ -79,13 +79,20 @@ def open_image(path: str | Path, limits: Limits) -> Image.Image:
     Raises:
         InputRejectedError: Not an image, truncated, or over the pixel cap.
     """
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
     p = check_input_file(path, limits)
-    Image.MAX_IMAGE_PIXELS = None  # our own cap below is checked before decoding
     try:
-        with Image.open(p) as probe:
-            width, height = probe.size
+        # Opening reads the header only. Pillow's own bomb check may fire first for very
+        # large declarations; either way nothing is decoded.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(p) as probe:
+                width, height = probe.size
+    except Image.DecompressionBombError:
+        width, height = _declared_size(p)
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise InputRejectedError(f"input {str(p)!r} is not a readable image: {exc}") from exc
     if width * height > limits.max_image_pixels:
@@ -94,11 +101,22 @@ def open_image(path: str | Path, limits: Limits) -> Image.Image:
             f"{limits.max_image_pixels}-pixel limit; refused before decoding"
         )
     try:
-        with Image.open(p) as img:
-            img.load()
-            return img.copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(p) as img:
+                img.load()
+                return img.copy()
     except (OSError, SyntaxError, ValueError) as exc:
         raise InputRejectedError(f"input {str(p)!r} could not be decoded: {exc}") from exc
+
+
+def _declared_size(p: Path) -> tuple[int, int]:
+    """Width and height from a header Pillow refused as a bomb (PNG IHDR, else unknown)."""
+    with open(p, "rb") as fh:
+        head = fh.read(24)
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    raise InputRejectedError(f"input {str(p)!r} declares too many pixels; refused before decoding")
 
 
 def save_image(img: Image.Image, path: Path, *, quality: int = 90) -> None:
@@ -173,7 +191,8 @@ def _wav_header(p: Path) -> tuple[AudioInfo, int, int] | None:
             f"input {str(p)!r}: WAV header has rate {rate}, {channels} channels"
         )
     data_start, declared = located
-    info = AudioInfo(frames / rate, rate, channels, f"pcm_s{8 * width}le")
+    codec = "pcm_u8" if width == 1 else f"pcm_s{8 * width}le"
+    info = AudioInfo(frames / rate, rate, channels, codec)
     return info, declared, p.stat().st_size - data_start
 
 
@@ -243,6 +262,19 @@ def load_audio(path: str | Path, limits: Limits) -> AudioSegment:
     from pydub import AudioSegment
 
     info = probe_audio(path, limits)
+    # (8-bit WAV is unsigned; ffmpeg handles it below.)
+    if info.codec in ("pcm_s16le", "pcm_s24le", "pcm_s32le") and info.channels <= 2:
+        # PCM WAV, already checked against its header: read it directly (no ffmpeg).
+        try:
+            with wave.open(str(path), "rb") as w:
+                raw = w.readframes(w.getnframes())
+                width = w.getsampwidth()
+        except (wave.Error, EOFError, OSError) as exc:
+            raise InputRejectedError(f"input {str(path)!r} could not be decoded: {exc}") from exc
+        segment = AudioSegment(
+            data=raw, sample_width=width, frame_rate=info.sample_rate, channels=info.channels
+        )
+        return segment.set_sample_width(2) if width != 2 else segment
     channels = min(max(info.channels, 1), 2)
     rate = info.sample_rate or 16000
     raw = run_ffmpeg(
@@ -263,6 +295,10 @@ def load_audio(path: str | Path, limits: Limits) -> AudioSegment:
         f"input {str(path)!r}",
     )
     segment = AudioSegment(data=raw, sample_width=2, frame_rate=rate, channels=channels)
+    if info.codec == "vorbis" and len(segment) > info.duration_s * 1000:
+        # ffmpeg does not trim the last Vorbis block of short files; the container's
+        # duration is exact, so cut the padding.
+        segment = segment[: int(round(info.duration_s * 1000))]
     decoded = len(segment) / 1000
     if decoded < 0.9 * info.duration_s - 0.1:
         raise InputRejectedError(
@@ -318,7 +354,10 @@ def export_audio(segment: AudioSegment, path: Path, limits: Limits) -> None:
 
 
 def samples(segment: AudioSegment) -> np.ndarray:
-    """The samples as float64 in [-1, 1], shape (frames, channels)."""
+    """The samples as float64 in [-1, 1], shape (frames, channels).
+
+    Expects signed 16- or 32-bit samples, as :func:`load_audio` returns.
+    """
     import numpy as np
 
     data = np.frombuffer(segment.raw_data, dtype=f"<i{segment.sample_width}").astype(np.float64)

@@ -15,7 +15,9 @@ provenance holds no timings, so it is reproducible too; the elapsed time is kept
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +41,7 @@ class ToolParams(BaseModel):
 
     output_name: str | None = Field(
         default=None,
+        min_length=1,
         max_length=200,
         description="Relative file name for the output inside the media folder; "
         "default: derived from the tool, its inputs and parameters.",
@@ -136,6 +139,19 @@ def _strip_titles(node: Any) -> Any:
 
 
 _REGISTRY: dict[str, ToolSpec] = {}
+_SECTIONS = ("Args:", "Returns:", "Raises:", "Yields:", "Examples:", "Note:", "Notes:")
+
+
+def planner_description(doc: str) -> str:
+    """The docstring paragraphs before any Google-style section, joined into one text."""
+    import inspect
+
+    kept = []
+    for paragraph in inspect.cleandoc(doc).split("\n\n"):
+        if paragraph.strip().startswith(_SECTIONS):
+            break
+        kept.append(" ".join(paragraph.split()))
+    return " ".join(p for p in kept if p)
 
 
 def tool(
@@ -153,7 +169,7 @@ def tool(
     def register(fn: Callable[..., ToolOutput]) -> Callable[..., ToolOutput]:
         if name in _REGISTRY and _REGISTRY[name].fn is not fn:
             raise ValueError(f"tool {name!r} is already registered")
-        description = " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
+        description = planner_description(fn.__doc__ or "")
         if not description:
             raise ValueError(f"tool {name!r} needs a docstring: it is the planner's description")
         _REGISTRY[name] = ToolSpec(
@@ -232,16 +248,26 @@ def render_tools(names: Iterable[str] | None = None) -> str:
     return "\n".join(blocks)
 
 
-def file_record(path: Path, ctx: ToolContext | None = None) -> FileRecord:
-    """SHA-256 and size of a file."""
+@functools.lru_cache(maxsize=4096)
+def _sha256(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    """SHA-256 of a file, cached by (path, size, mtime, inode).
+
+    An input reused by several steps is read once.
+    """
     digest = hashlib.sha256()
-    size = 0
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
-            size += len(chunk)
+    return digest.hexdigest()
+
+
+def file_record(path: Path, ctx: ToolContext | None = None, *, cached: bool = True) -> FileRecord:
+    """SHA-256 and size of a file (``cached``: reuse the hash of an unchanged input)."""
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+    sha = _sha256(*key) if cached else _sha256.__wrapped__(*key)
     shown = ctx.relative(path) if ctx is not None else str(path)
-    return FileRecord(path=shown, sha256=digest.hexdigest(), bytes=size)
+    return FileRecord(path=shown, sha256=sha, bytes=st.st_size)
 
 
 def run_tool(
@@ -280,7 +306,7 @@ def run_tool(
         raise ToolParamError(
             f"tool {name} takes {spec.inputs.describe()}, got {len(inputs)} input(s)"
         )
-    paths = [check_input_file(p, ctx.limits) for p in inputs]
+    paths = [check_input_file(ctx.check_readable(p), ctx.limits) for p in inputs]
     input_records = [file_record(p) for p in paths]
     params_json = parsed.model_dump(mode="json")
     call_key = hashlib.sha256(
@@ -308,7 +334,9 @@ def run_tool(
             r.model_copy(update={"path": str(p)})
             for r, p in zip(input_records, inputs, strict=True)
         ],
-        outputs=[file_record(Path(p), call_ctx) for p in output.files],
+        # Outputs are hashed afresh: a file rewritten in place within one timestamp tick
+        # could otherwise be taken for the cached one.
+        outputs=[file_record(Path(p), call_ctx, cached=False) for p in output.files],
         measured=output.measured,
     )
     return ToolResult(

@@ -1,1 +1,676 @@
-"""tts tools (being written)."""
+"""Speech tools: text to speech with espeak-ng (or a piper voice), one speaker or a dialogue.
+
+espeak-ng is the default backend: small, fast, deterministic (the same text, voice, rate and
+pitch always give the same samples) and it speaks over a hundred languages. Its voice list
+(``espeak-ng --voices``) is parsed once and cached; a voice is asked for by language code
+(``en``, ``fr``, ``zh``), by espeak voice name (``en-us``, ``fr-be``) or by the file name
+espeak uses, optionally with a ``+variant`` (``en-us+f2``). Text goes to espeak-ng on stdin,
+never through a shell or as an argument, so text starting with ``-`` is only text.
+
+Every output is decoded and measured after it is written, and checked: it decodes, it lasts
+about as long as its text should at the asked rate, and the language recorded is the
+language of the voice in espeak's own list. :func:`phonemes` gives espeak's phoneme
+transcription, recorded with every output so its provenance shows what was spoken.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+import tempfile
+import wave
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from benchsmith.errors import InputRejectedError, ToolParamError, ToolUnavailableError
+from benchsmith.tools.audio import AudioOutParams, discard
+from benchsmith.tools.context import Limits, ToolContext
+from benchsmith.tools.media import export_audio, load_audio, measure_audio, run_program
+from benchsmith.tools.registry import InputSpec, ToolOutput, tool
+
+if TYPE_CHECKING:
+    from pydub import AudioSegment
+
+MAX_TEXT_CHARS = 5000
+"""Longest text of one ``tts_speak`` call (``Limits.max_text_chars`` may cap it lower)."""
+ESPEAK = "espeak-ng"
+_CATALOG_TIMEOUT_S = 60.0
+# Plausible duration of speech: between these factors of words * 60 / rate + 0.5 s.
+_MIN_DURATION_FACTOR = 0.3
+_MAX_DURATION_FACTOR = 3.0
+# Characters spoken about one word each (ideographs, kana, hangul syllables) and digits
+# (numbers are read out digit group by digit group, so a long number is many words).
+_SYLLABIC = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+# -- the voice catalog --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EspeakVoice:
+    """One voice of ``espeak-ng --voices``.
+
+    Attributes:
+        name: The name this module knows it by: its language code (``en-us``), or for a
+            second voice with the same code the base name of its file (``yue-latn-jyutping``).
+        language: The language code in espeak's list (``en-us``, ``fr-fr``, ``cmn``).
+        title: espeak's descriptive name (``English_(America)``).
+        file: The voice file relative to espeak's voices folder (``gmw/en-US``), what is
+            passed to ``espeak-ng -v``.
+        gender: ``M`` or ``F``, as espeak lists it.
+        priority: espeak's priority for its own language (lower is preferred).
+        other_languages: Other language codes it serves, with their priorities.
+    """
+
+    name: str
+    language: str
+    title: str
+    file: str
+    gender: str
+    priority: int
+    other_languages: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Catalog:
+    voices: tuple[EspeakVoice, ...]
+    variants: dict[str, str]  # lowercased variant id or name -> variant id (e.g. "m3")
+
+
+def _parse_voice_lines(text: str) -> list[tuple[int, str, str, str, str, str]]:
+    rows = []
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) < 5 or not parts[0].isdigit():
+            continue
+        pty, language, age_gender, title, file = parts[:5]
+        rows.append((int(pty), language, age_gender, title, file, " ".join(parts[5:])))
+    return rows
+
+
+@functools.cache
+def _catalog() -> _Catalog:
+    """espeak-ng's voices and variants, read once per process."""
+    listing = run_program([ESPEAK, "--voices"], _CATALOG_TIMEOUT_S, "listing its voices").decode(
+        "utf-8", errors="replace"
+    )
+    voices: list[EspeakVoice] = []
+    taken: set[str] = set()
+    for pty, language, age_gender, title, file, other in _parse_voice_lines(listing):
+        name = language.lower()
+        if name in taken:
+            name = file.rsplit("/", 1)[-1].lower()
+        if name in taken:
+            continue
+        taken.add(name)
+        voices.append(
+            EspeakVoice(
+                name=name,
+                language=language.lower(),
+                title=title,
+                file=file,
+                gender=age_gender.rsplit("/", 1)[-1],
+                priority=pty,
+                other_languages=tuple(
+                    (code.lower(), int(prio))
+                    for code, prio in re.findall(r"\(([^\s()]+)\s+(\d+)\)", other)
+                ),
+            )
+        )
+    variant_listing = run_program(
+        [ESPEAK, "--voices=variant"], _CATALOG_TIMEOUT_S, "listing its variants"
+    ).decode("utf-8", errors="replace")
+    variants: dict[str, str] = {}
+    for _pty, _language, _age_gender, title, file, _other in _parse_voice_lines(variant_listing):
+        ident = file.rsplit("/", 1)[-1]
+        variants.setdefault(ident.lower(), ident)
+        variants.setdefault(title.lower(), ident)
+    if not voices:
+        raise ToolUnavailableError(
+            "espeak-ng lists no voices; reinstall it (apt-get install espeak-ng espeak-ng-data)"
+        )
+    return _Catalog(tuple(voices), variants)
+
+
+def available_voices() -> dict[str, str]:
+    """Every espeak-ng voice this module can speak with: voice name -> its language code.
+
+    Language codes (``en``, ``fr``, ``zh``) are accepted too and resolve to the voice espeak
+    prefers for them (e.g. ``fr`` -> ``fr-fr``, ``zh`` -> ``cmn``).
+    """
+    return {v.name: v.language for v in _catalog().voices}
+
+
+def _close_matches(
+    word: str, choices: list[str], titles: list[tuple[str, int, str]] | None = None
+) -> list[str]:
+    """Up to four choices like ``word``: by descriptive title, by spelling, then by prefix.
+
+    ``titles`` holds (lowercased title, priority, name) of each voice: ``english`` finds the
+    voices whose title starts with it (preferred ones first), then those that mention it.
+    """
+    close: list[str] = []
+    if titles and len(word) >= 3:
+        ranked = sorted(
+            (not title.startswith(word), priority, name)
+            for title, priority, name in titles
+            if word in title
+        )
+        close = [name for _not_prefix, _priority, name in ranked]
+    close += [
+        c for c in difflib.get_close_matches(word, choices, n=4, cutoff=0.6) if c not in close
+    ]
+    for size in (2, 1):
+        if not close and len(word) >= size:
+            close = sorted(c for c in choices if c.startswith(word[:size]))
+    return close[:4]
+
+
+def resolve_voice(spec: str) -> tuple[EspeakVoice, str | None]:
+    """Find the espeak-ng voice (and variant) a request names.
+
+    Args:
+        spec: A voice name (``en-us``), language code (``en``, ``fr``, ``zh``), espeak's
+            descriptive name or voice file, optionally followed by ``+variant`` (``en-us+f2``).
+
+    Returns:
+        The voice and the variant id (None without one).
+
+    Raises:
+        ToolParamError: No such voice or variant; the message lists close matches.
+    """
+    catalog = _catalog()
+    base, _, variant = spec.strip().partition("+")
+    wanted = base.strip().lower()
+    code = wanted.replace("_", "-")
+    voice = None
+    for v in catalog.voices:
+        if code == v.name or wanted == v.title.lower():
+            voice = v
+            break
+    if voice is None:
+        for v in catalog.voices:
+            if code in (v.file.lower(), v.file.rsplit("/", 1)[-1].lower()):
+                voice = v
+                break
+    if voice is None:
+        ranked = [
+            (prio, index, v)
+            for index, v in enumerate(catalog.voices)
+            for lang, prio in ((v.language, v.priority), *v.other_languages)
+            if lang == code
+        ]
+        if ranked:
+            voice = min(ranked, key=lambda r: (r[0], r[1]))[2]
+    if voice is None:
+        codes = sorted(
+            {v.name for v in catalog.voices}
+            | {lang for v in catalog.voices for lang, _ in v.other_languages}
+        )
+        titles = [(v.title.lower(), v.priority, v.name) for v in catalog.voices]
+        close = _close_matches(code, codes, titles)
+        hint = f"; close matches: {', '.join(close)}" if close else ""
+        raise ToolParamError(
+            f"unknown espeak-ng voice or language {base.strip()!r}{hint} "
+            "(see `espeak-ng --voices` for all of them)"
+        )
+    return voice, resolve_variant(variant) if variant.strip() else None
+
+
+def resolve_variant(variant: str) -> str:
+    """The espeak-ng variant id (``m3``, ``f2``, ``klatt``) a request names.
+
+    Raises:
+        ToolParamError: No such variant; the message lists close matches.
+    """
+    variants = _catalog().variants
+    found = variants.get(variant.strip().lower())
+    if found is None:
+        close = _close_matches(variant.strip().lower(), sorted(set(variants.values())))
+        hint = f"; close matches: {', '.join(close)}" if close else ""
+        raise ToolParamError(
+            f"unknown espeak-ng voice variant {variant!r}{hint} "
+            "(e.g. m1-m7 male, f1-f5 female; see `espeak-ng --voices=variant`)"
+        )
+    return found
+
+
+# -- synthesis ----------------------------------------------------------------------------------
+def _voice_arg(voice: EspeakVoice, variant: str | None) -> str:
+    return f"{voice.file}+{variant}" if variant else voice.file
+
+
+def phonemes(text: str, voice: str, timeout: float = 60.0) -> str:
+    """espeak-ng's phoneme transcription of ``text`` in ``voice`` (``espeak-ng -q -x``).
+
+    Args:
+        text: What would be spoken.
+        voice: A voice or language code, as for :func:`resolve_voice`.
+        timeout: Seconds espeak-ng may take.
+
+    Returns:
+        The phoneme mnemonics, whitespace collapsed to single spaces.
+
+    Raises:
+        ToolParamError: Unknown voice.
+    """
+    found, _variant = resolve_voice(voice)
+    out = run_program(
+        [ESPEAK, "-q", "-x", "-b", "1", "-v", found.file, "--stdin"],
+        timeout,
+        f"phonemes in voice {found.name}",
+        stdin=text.encode("utf-8"),
+    )
+    return " ".join(out.decode("utf-8", errors="replace").split())
+
+
+def synthesize_espeak(
+    text: str,
+    voice: EspeakVoice,
+    *,
+    variant: str | None,
+    rate: int,
+    pitch: int,
+    limits: Limits,
+) -> AudioSegment:
+    """Speak ``text`` with espeak-ng (text on stdin, timeout from ``limits``).
+
+    Returns:
+        The decoded speech (16-bit mono, espeak's 22050 Hz).
+
+    Raises:
+        ToolParamError: The text produced no speech.
+        ToolTimeoutError: espeak-ng took longer than the limit.
+    """
+    with tempfile.TemporaryDirectory(prefix="benchsmith-tts-") as tmp:
+        wav_path = Path(tmp) / "speech.wav"
+        run_program(
+            [
+                ESPEAK,
+                "-v",
+                _voice_arg(voice, variant),
+                "-s",
+                str(rate),
+                "-p",
+                str(pitch),
+                "-b",
+                "1",
+                "-w",
+                str(wav_path),
+                "--stdin",
+            ],
+            limits.ffmpeg_timeout_s,
+            f"text in voice {voice.name}",
+            stdin=text.encode("utf-8"),
+        )
+        _check_nonempty_wav(wav_path, text)
+        return load_audio(wav_path, limits)
+
+
+def _check_nonempty_wav(path: Path, text: str) -> None:
+    try:
+        with wave.open(str(path), "rb") as w:
+            frames = w.getnframes()
+    except (wave.Error, EOFError, OSError) as exc:
+        raise InputRejectedError(f"speech synthesis wrote no readable audio: {exc}") from exc
+    if frames == 0:
+        raise ToolParamError(f"text {text[:60]!r} produced no speech; give words to speak")
+
+
+def speech_units(text: str) -> int:
+    """How many words ``text`` counts as for its expected duration.
+
+    A whitespace-separated token is one word, unless it holds ideographs, kana or hangul
+    syllables, or digits: those count one each (Chinese and Japanese have no spaces, and
+    a number is read out as several words).
+    """
+    units = 0
+    for token in text.split():
+        units += max(1, len(_SYLLABIC.findall(token)) + sum(ch.isdigit() for ch in token))
+    return units
+
+
+def expected_duration(text: str, rate: int) -> float:
+    """Rough speaking time of ``text`` at ``rate`` words per minute, plus 0.5 s."""
+    return speech_units(text) * 60.0 / rate + 0.5
+
+
+def _check_text_limit(text: str, limits: Limits, what: str) -> None:
+    if len(text) > limits.max_text_chars:
+        raise ToolParamError(
+            f"{what} is {len(text)} characters, over the run's {limits.max_text_chars}-character "
+            "limit; split it into shorter parts"
+        )
+
+
+def _check_speakable(text: str) -> str:
+    if "\x00" in text:
+        raise ValueError("text contains a NUL byte")
+    if not any(ch.isalnum() for ch in text):
+        raise ValueError("text has nothing to speak (no letters or digits)")
+    return text
+
+
+SpeakableText = Annotated[str, AfterValidator(_check_speakable)]
+NO_INPUTS = InputSpec("any", min=0, max=0)
+
+
+# -- piper --------------------------------------------------------------------------------------
+def _synthesize_piper(
+    text: str, model: str | None, rate: int, limits: Limits
+) -> tuple[AudioSegment, str, str]:
+    """Speak with a piper voice; return the speech, the voice's name and its language.
+
+    The noise scales are zero so that the same text gives the same samples.
+
+    Raises:
+        ToolUnavailableError: piper-tts is not installed or no voice model is given.
+        ToolParamError: The model or its ``.onnx.json`` config is missing.
+    """
+    try:
+        from piper import PiperVoice  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise ToolUnavailableError(
+            "the piper backend needs piper-tts (pip install piper-tts) and a voice model "
+            "(python -m piper.download_voices en_US-lessac-medium); or use backend 'espeak-ng'"
+        ) from exc
+    if not model:
+        raise ToolUnavailableError(
+            "the piper backend needs piper_voice: the path of a .onnx voice model with its "
+            ".onnx.json beside it (python -m piper.download_voices en_US-lessac-medium)"
+        )
+    onnx = Path(model)
+    config_path = Path(f"{onnx}.json")
+    if onnx.suffix != ".onnx" or not onnx.is_file() or not config_path.is_file():
+        raise ToolParamError(
+            f"piper_voice {model!r}: give an existing .onnx voice model with its .onnx.json "
+            "config beside it"
+        )
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    language = str(
+        (config.get("espeak") or {}).get("voice")
+        or (config.get("language") or {}).get("code")
+        or "unknown"
+    ).lower()
+    piper_voice = PiperVoice.load(str(onnx), config_path=str(config_path))
+    # piper's natural pace is about 160 words a minute; length_scale stretches it.
+    length_scale = 160.0 / rate
+    with tempfile.TemporaryDirectory(prefix="benchsmith-piper-") as tmp:
+        wav_path = Path(tmp) / "speech.wav"
+        with wave.open(str(wav_path), "wb") as wav_file:
+            try:
+                from piper import SynthesisConfig  # type: ignore[import-not-found]
+            except ImportError:  # piper-tts < 1.3
+                piper_voice.synthesize(
+                    text, wav_file, length_scale=length_scale, noise_scale=0.0, noise_w=0.0
+                )
+            else:
+                piper_voice.synthesize_wav(
+                    text,
+                    wav_file,
+                    syn_config=SynthesisConfig(
+                        length_scale=length_scale, noise_scale=0.0, noise_w_scale=0.0
+                    ),
+                )
+        _check_nonempty_wav(wav_path, text)
+        return load_audio(wav_path, limits), onnx.stem, language
+
+
+# -- tts_speak ----------------------------------------------------------------------------------
+_VOICE_DESCRIPTION = (
+    "Language code or espeak-ng voice: 'en', 'en-us', 'en-gb', 'fr', 'de', 'es', 'it', 'pt', "
+    "'zh', 'ja', 'ru', ... (any code of `espeak-ng --voices`); write the text in that language."
+)
+_RATE_DESCRIPTION = "Speaking rate in words per minute; 175 is normal, 120 slow, 300 fast."
+_PITCH_DESCRIPTION = "Base pitch, 0 (low) to 99 (high); 50 is the voice's normal pitch."
+
+
+class SpeakParams(AudioOutParams):
+    """Parameters of ``tts_speak``."""
+
+    text: SpeakableText = Field(
+        min_length=1,
+        max_length=MAX_TEXT_CHARS,
+        description="The exact words to speak, in the voice's language (plain text, no markup).",
+    )
+    voice: str = Field(
+        default="en-us", min_length=1, max_length=100, description=_VOICE_DESCRIPTION
+    )
+    rate: int = Field(default=175, ge=80, le=450, description=_RATE_DESCRIPTION)
+    pitch: int = Field(default=50, ge=0, le=99, description=_PITCH_DESCRIPTION)
+    variant: str | None = Field(
+        default=None,
+        max_length=40,
+        description="Optional voice variant: 'm1'..'m7' (male), 'f1'..'f5' (female), 'klatt', "
+        "'whisper', 'croak'; omit for the voice's default.",
+    )
+    backend: Literal["espeak-ng", "piper"] = Field(
+        default="espeak-ng",
+        description="Speech engine: 'espeak-ng' (always available, robotic) or 'piper' (neural, "
+        "needs piper-tts and piper_voice).",
+    )
+    piper_voice: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Only with backend 'piper': path of a .onnx voice model whose .onnx.json "
+        "sits beside it.",
+    )
+
+
+@tool("tts_speak", params=SpeakParams, category="speech", inputs=NO_INPUTS)
+def tts_speak(ctx: ToolContext, params: SpeakParams, inputs: list[Path]) -> ToolOutput:
+    """Speak a text aloud in a chosen language, voice, rate and pitch, writing one audio file.
+
+    Makes spoken versions of questions or passages, so a benchmark can test listening
+    comprehension, speech recognition, spoken question answering or robustness to voice,
+    accent, language and speaking rate.
+    """
+    _check_text_limit(params.text, ctx.limits, "text")
+    if params.backend == "piper":
+        speech, voice_name, language = _synthesize_piper(
+            params.text, params.piper_voice, params.rate, ctx.limits
+        )
+        variant = None
+        expected_language = language
+        spoken = params.text
+    else:
+        voice, variant = resolve_voice(params.voice)
+        if params.variant:
+            variant = resolve_variant(params.variant)
+        speech = synthesize_espeak(
+            params.text,
+            voice,
+            variant=variant,
+            rate=params.rate,
+            pitch=params.pitch,
+            limits=ctx.limits,
+        )
+        voice_name, language = voice.name, voice.language
+        expected_language = available_voices()[voice.name]
+        spoken = phonemes(params.text, voice.name, ctx.limits.ffmpeg_timeout_s)
+
+    out = ctx.output_for(params.output_name, f".{params.format}", stem="speech")
+    export_audio(speech, out, ctx.limits)
+    measured = measure_audio(out, ctx.limits)
+    words = speech_units(params.text)
+    duration = measured["duration_s"]
+    expected = expected_duration(params.text, params.rate)
+    measured.update(
+        {
+            "backend": params.backend,
+            "voice": voice_name,
+            "variant": variant,
+            "language": language,
+            "rate": params.rate,
+            "pitch": params.pitch,
+            "words": words,
+            "words_per_minute": round(words * 60.0 / duration, 1) if duration > 0 else None,
+            "expected_duration_s": round(expected, 3),
+            "phonemes": spoken[:200],
+        }
+    )
+    if duration <= 0:
+        discard(out, f"tts_speak wrote {out.name!r} with no audio")
+    if not _MIN_DURATION_FACTOR * expected <= duration <= _MAX_DURATION_FACTOR * expected:
+        discard(
+            out,
+            f"tts_speak: {out.name!r} lasts {duration:.2f}s, implausible for {words} words at "
+            f"{params.rate} words a minute (expected about {expected:.2f}s)",
+        )
+    if language != expected_language:
+        discard(
+            out,
+            f"tts_speak: recorded language {language!r} is not the voice's {expected_language!r}",
+        )
+    return ToolOutput(files=[out], measured=measured)
+
+
+# -- tts_dialogue -------------------------------------------------------------------------------
+class Turn(BaseModel):
+    """One turn of a dialogue."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    speaker: str = Field(
+        min_length=1, max_length=50, description="Who speaks; a key of `voices` (e.g. 'A')."
+    )
+    text: SpeakableText = Field(
+        min_length=1, max_length=2000, description="What they say, in their voice's language."
+    )
+
+
+class DialogueParams(AudioOutParams):
+    """Parameters of ``tts_dialogue``."""
+
+    turns: list[Turn] = Field(
+        min_length=2,
+        max_length=50,
+        description="The dialogue in order: [{speaker, text}, ...]; at least two speakers.",
+    )
+    voices: dict[str, str] = Field(
+        min_length=2,
+        max_length=20,
+        description="Voice of each speaker: {'A': 'en-us+m3', 'B': 'en-gb+f2'}; a language code "
+        "or espeak-ng voice, optionally '+variant' (m1..m7 male, f1..f5 female). Every speaker "
+        "needs one and no two speakers may share the same voice and variant.",
+    )
+    pause_ms: int = Field(
+        default=400, ge=0, le=3000, description="Silence between turns, in milliseconds."
+    )
+    rate: int = Field(default=175, ge=80, le=450, description=_RATE_DESCRIPTION)
+    pitch: int = Field(default=50, ge=0, le=99, description=_PITCH_DESCRIPTION)
+
+    @model_validator(mode="after")
+    def _every_speaker_has_a_voice(self) -> DialogueParams:
+        speakers = list(dict.fromkeys(t.speaker for t in self.turns))
+        missing = [s for s in speakers if s not in self.voices]
+        if missing:
+            raise ValueError(f"speakers without a voice: {', '.join(missing)}; add them to voices")
+        if len(speakers) < 2:
+            raise ValueError("a dialogue needs at least two speakers")
+        return self
+
+
+# Tolerance of the dialogue's total duration against its parts and pauses.
+_DIALOGUE_TOLERANCE_S = 0.05
+
+
+@tool("tts_dialogue", params=DialogueParams, category="speech", inputs=NO_INPUTS)
+def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -> ToolOutput:
+    """Speak a multi-speaker dialogue, each speaker in a distinct voice, with pauses between turns.
+
+    Makes conversations for a benchmark to test speaker attribution ("who said ..."),
+    multi-speaker transcription, turn-taking and listening comprehension of dialogues.
+    """
+    from pydub import AudioSegment
+
+    _check_text_limit(
+        "".join(t.text for t in params.turns), ctx.limits, "the dialogue's text in total"
+    )
+    speakers = list(dict.fromkeys(t.speaker for t in params.turns))
+    resolved: dict[str, tuple[EspeakVoice, str | None]] = {}
+    for speaker in speakers:
+        try:
+            resolved[speaker] = resolve_voice(params.voices[speaker])
+        except ToolParamError as exc:
+            raise ToolParamError(f"voice of speaker {speaker!r}: {exc}") from exc
+    seen: dict[tuple[str, str | None], str] = {}
+    for speaker, (voice, variant) in resolved.items():
+        key = (voice.name, variant)
+        if key in seen:
+            raise ToolParamError(
+                f"speakers {seen[key]!r} and {speaker!r} both have voice {_voice_label(*key)}; "
+                "give each speaker a distinct voice or '+variant' (e.g. 'en-us+m3', 'en-us+f2')"
+            )
+        seen[key] = speaker
+
+    parts: list[AudioSegment] = []
+    for turn in params.turns:
+        voice, variant = resolved[turn.speaker]
+        parts.append(
+            synthesize_espeak(
+                turn.text,
+                voice,
+                variant=variant,
+                rate=params.rate,
+                pitch=params.pitch,
+                limits=ctx.limits,
+            )
+        )
+    rate = parts[0].frame_rate
+    parts = [p if p.frame_rate == rate else p.set_frame_rate(rate) for p in parts]
+    pause_frames = round(params.pause_ms * rate / 1000)
+    silence = b"\x00\x00" * pause_frames
+    chunks: list[bytes] = []
+    timeline: list[dict[str, Any]] = []
+    position = 0
+    for index, (turn, part) in enumerate(zip(params.turns, parts, strict=True)):
+        if index:
+            chunks.append(silence)
+            position += pause_frames
+        frames = len(part.raw_data) // 2
+        voice, variant = resolved[turn.speaker]
+        timeline.append(
+            {
+                "speaker": turn.speaker,
+                "voice": _voice_label(voice.name, variant),
+                "start_s": round(position / rate, 3),
+                "end_s": round((position + frames) / rate, 3),
+            }
+        )
+        chunks.append(part.raw_data)
+        position += frames
+    dialogue = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=1)
+
+    out = ctx.output_for(params.output_name, f".{params.format}", stem="dialogue")
+    export_audio(dialogue, out, ctx.limits)
+    measured = measure_audio(out, ctx.limits)
+    expected = (
+        sum(len(p.raw_data) // 2 for p in parts) / rate + (len(parts) - 1) * params.pause_ms / 1000
+    )
+    measured.update(
+        {
+            "speakers": speakers,
+            "voices": {s: _voice_label(v.name, var) for s, (v, var) in resolved.items()},
+            "languages": {s: v.language for s, (v, _var) in resolved.items()},
+            "pause_ms": params.pause_ms,
+            "turns": timeline,
+            "expected_duration_s": round(expected, 3),
+        }
+    )
+    if len(timeline) != len(params.turns):
+        discard(out, f"tts_dialogue: {len(timeline)} segments for {len(params.turns)} turns")
+    if abs(measured["duration_s"] - expected) > _DIALOGUE_TOLERANCE_S:
+        discard(
+            out,
+            f"tts_dialogue: {out.name!r} lasts {measured['duration_s']:.3f}s, not the "
+            f"{expected:.3f}s of its turns and pauses",
+        )
+    return ToolOutput(files=[out], measured=measured)
+
+
+def _voice_label(name: str, variant: str | None) -> str:
+    return f"{name}+{variant}" if variant else name
