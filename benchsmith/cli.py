@@ -195,6 +195,155 @@ def doctor(
         raise BenchsmithError(f"doctor: not ready: {'; '.join(c.detail for c in failed)}")
 
 
+def _review_interactively(pending: dict) -> dict:
+    """Show the plan and ask a person to approve, edit (in $EDITOR) or reject it."""
+    click.echo(pending["summary"])
+    action = click.prompt(
+        "\napprove, edit or reject the plan?",
+        type=click.Choice(["approve", "edit", "reject"]),
+        default="approve",
+    )
+    if action == "edit":
+        edited = click.edit(json.dumps(pending["spec"], indent=2), extension=".json")
+        if edited is None:
+            return {"action": "approve"}
+        try:
+            return {"action": "edit", "spec": json.loads(edited)}
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"the edited plan is not valid JSON: {exc}") from exc
+    if action == "reject":
+        return {"action": "reject", "reason": click.prompt("why", default="", show_default=False)}
+    return {"action": "approve"}
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("intent")
+@click.option(
+    "--size",
+    type=click.IntRange(1, 100_000),
+    default=100,
+    show_default=True,
+    help="Number of items.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Folder for spec.json and the run records (default: out/plan-<slug>).",
+)
+@model_option
+@role_model_option
+@click.option(
+    "--dataset",
+    "datasets",
+    multiple=True,
+    type=click.Path(exists=True),
+    metavar="PATH",
+    help="A data file or folder to ground in (repeatable).",
+)
+@click.option(
+    "--reference",
+    "references",
+    multiple=True,
+    type=click.Path(exists=True),
+    metavar="FILE",
+    help="A reference document to ground in (repeatable).",
+)
+@click.option(
+    "--catalog",
+    "catalog_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="Dataset catalog (default: $BENCHSMITH_HOME/catalog).",
+)
+@click.option(
+    "--modality",
+    "modalities",
+    multiple=True,
+    type=click.Choice(["text", "image", "audio"]),
+    help="Input modalities the items must use (repeatable).",
+)
+@click.option(
+    "--language",
+    "languages",
+    multiple=True,
+    metavar="CODE",
+    help="Language the items must be in (repeatable, e.g. fr).",
+)
+@click.option(
+    "--max-subtasks",
+    type=click.IntRange(1, 12),
+    default=4,
+    show_default=True,
+    help="Most subtasks.",
+)
+@click.option("--budget-usd", type=float, default=None, help="Hard cap on model spending.")
+@click.option("--budget-tokens", type=int, default=None, help="Hard cap on model tokens.")
+@click.option("--review", is_flag=True, help="Show the plan and ask to approve, edit or reject.")
+@click.option("--json", "as_json", is_flag=True, help="Print the spec as JSON.")
+@click.pass_context
+def plan(
+    ctx: click.Context,
+    intent: str,
+    size: int,
+    out: str | None,
+    model: str | None,
+    role_models: tuple[str, ...],
+    datasets: tuple[str, ...],
+    references: tuple[str, ...],
+    catalog_dir: str | None,
+    modalities: tuple[str, ...],
+    languages: tuple[str, ...],
+    max_subtasks: int,
+    budget_usd: float | None,
+    budget_tokens: int | None,
+    review: bool,
+    as_json: bool,
+) -> None:
+    """Plan a benchmark for INTENT: subtasks, datasets, tool plans and quotas.
+
+    Prints a readable plan and writes spec.json. Nothing is generated yet: `benchsmith
+    build` realizes the plan.
+    """
+    import re
+
+    from benchsmith.agents.review import summarize
+    from benchsmith.api import plan_benchmark
+
+    out_dir = out or os.path.join(
+        "out", "plan-" + (re.sub(r"[^a-z0-9]+", "-", intent.lower()).strip("-")[:40] or "benchmark")
+    )
+    config = RunConfig(
+        model=model,
+        role_models=_parse_role_models(role_models),
+        config_file=ctx.obj["config_file"],
+        catalog_dir=catalog_dir,
+        modalities=list(modalities),
+        languages=list(languages),
+        max_subtasks=max_subtasks,
+        budget_usd=budget_usd,
+        budget_tokens=budget_tokens,
+    )
+    result = plan_benchmark(
+        intent,
+        size=size,
+        out=out_dir,
+        config=config,
+        datasets=datasets,
+        references=references,
+        reviewer=_review_interactively if review else None,
+    )
+    if as_json:
+        click.echo(result.spec.model_dump_json(indent=2))
+    else:
+        click.echo(summarize(result.spec))
+        for warning in result.warnings:
+            click.echo(f"\nwarning: {warning}")
+        click.echo(f"\nspec written to {result.spec_path}")
+
+
 @cli.group(context_settings=CONTEXT_SETTINGS)
 def tools() -> None:
     """The deterministic tools items are made with: list them, or run one by hand."""
@@ -283,6 +432,15 @@ def tools_run(
     ctx = ToolContext(media_dir=Path(out), seed=seed, run_dir=Path(out) / ".records")
     result = run_tool(name, _parse_params(params), list(inputs), ctx)
     click.echo(result.model_dump_json(indent=2))
+
+
+def _register_catalog() -> None:
+    from benchsmith.catalog.commands import catalog
+
+    cli.add_command(catalog)
+
+
+_register_catalog()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -216,6 +216,42 @@ class RunConfig:
         },
     )
     seed: int = field(default=0, metadata={"description": "Seed for every random choice."})
+    catalog_dir: str | None = field(
+        default=None,
+        metadata={"description": "Dataset catalog folder (default: $BENCHSMITH_HOME/catalog)."},
+    )
+    run_catalog_dir: str | None = field(
+        default=None,
+        metadata={"description": "Catalog of this run's own --dataset/--reference sources."},
+    )
+    modalities: list[str] = field(
+        default_factory=list,
+        metadata={"description": "Input modalities the benchmark must use (text, image, audio)."},
+    )
+    languages: list[str] = field(
+        default_factory=list, metadata={"description": "Languages items must be in (ISO codes)."}
+    )
+    answer_formats: list[str] = field(
+        default_factory=list,
+        metadata={"description": "Allowed answer formats (multiple_choice, short_answer, ...)."},
+    )
+    max_subtasks: int = field(
+        default=4, metadata={"description": "Most subtasks the design agent may keep (1-12)."}
+    )
+    max_design_rounds: int = field(
+        default=2, metadata={"description": "Propose/critique rounds of the design agent."}
+    )
+    max_regrounding: int = field(
+        default=2,
+        metadata={"description": "Times ungrounded subtasks go back to design before dropping."},
+    )
+    max_allocation_rounds: int = field(
+        default=5, metadata={"description": "Allocate/diagnose/adjust rounds before giving up."}
+    )
+    review: bool = field(
+        default=False,
+        metadata={"description": "Pause for a human to approve or edit the plan (interrupt)."},
+    )
 
     def __post_init__(self) -> None:
         """Check the values a user can get wrong."""
@@ -226,6 +262,18 @@ class RunConfig:
         bad = [r for r in self.role_models if r not in ROLES]
         if bad:
             raise ConfigError(f"unknown role(s) {bad}; roles are {', '.join(ROLES)}")
+        if not 1 <= self.max_subtasks <= 12:
+            raise ConfigError(f"max_subtasks must be from 1 to 12, got {self.max_subtasks}")
+        for name in ("max_design_rounds", "max_regrounding", "max_allocation_rounds"):
+            if not 0 <= getattr(self, name) <= 20:
+                raise ConfigError(f"{name} must be from 0 to 20, got {getattr(self, name)}")
+        bad_modalities = [m for m in self.modalities if m not in ("text", "image", "audio")]
+        if bad_modalities:
+            raise ConfigError(f"unknown modality {bad_modalities}; use text, image or audio")
+        formats = ("multiple_choice", "short_answer", "numeric", "open")
+        bad_formats = [f for f in self.answer_formats if f not in formats]
+        if bad_formats:
+            raise ConfigError(f"unknown answer format {bad_formats}; use {', '.join(formats)}")
         if self.structured_method is not None and self.structured_method not in STRUCTURED_METHODS:
             raise ConfigError(
                 f"unknown structured method {self.structured_method!r}; "

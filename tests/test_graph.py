@@ -1,20 +1,21 @@
-"""The compiled graph: run it with an in-memory checkpointer, and check its schemas."""
+"""The compiled graph: its schemas and edges, and the preflight node on its own."""
 
 import pytest
-from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
 
+from benchsmith.agents.preflight import preflight
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, ModelSpecError
 from benchsmith.graph import builder, graph, make_builder
+from benchsmith.graph.routers import route_after_allocation, route_after_grounding
 
 
-def run(state, context, thread="t1"):
-    compiled = make_builder().compile(checkpointer=InMemorySaver())
-    return compiled.invoke(state, {"configurable": {"thread_id": thread}}, context=context)
+def run_preflight(state, config):
+    return preflight(state, Runtime(context=config))
 
 
 def test_preflight_resolves_every_role_and_normalizes_the_intent():
-    out = run(
+    out = run_preflight(
         {"intent": "  spoken   capitals\n quiz ", "size": 20},
         RunConfig(model="openai:gpt-4o-mini", role_models={"judge": "ollama:qwen"}),
     )
@@ -23,10 +24,11 @@ def test_preflight_resolves_every_role_and_normalizes_the_intent():
     assert out["models"]["judge"] == "ollama:qwen"
     assert out["models"]["design"] == "openai:gpt-4o-mini"
     assert out["warnings"] == []
+    assert out["plan_status"] == "planning" and out["regroundings"] == 0
 
 
 def test_all_local_warns_that_the_model_is_small():
-    out = run({"intent": "capitals", "size": 3}, RunConfig(model="local"))
+    out = run_preflight({"intent": "capitals", "size": 3}, RunConfig(model="local"))
     assert len(out["warnings"]) == 1 and "135M" in out["warnings"][0]
 
 
@@ -40,22 +42,39 @@ def test_all_local_warns_that_the_model_is_small():
 )
 def test_bad_input_is_a_config_error(state, match):
     with pytest.raises(ConfigError, match=match):
-        run(state, RunConfig())
+        run_preflight(state, RunConfig())
 
 
 def test_bad_model_spec_fails_before_any_call():
     with pytest.raises(ModelSpecError, match="unknown model spec 'gpt4'"):
-        run({"intent": "x", "size": 1}, RunConfig(model="gpt4"))
+        make_builder().compile().invoke({"intent": "x", "size": 1}, context=RunConfig(model="gpt4"))
 
 
-def test_exported_graph_schemas():
+def test_exported_graph_schemas_and_edges():
     assert graph.name == "benchsmith"
     assert set(graph.get_input_jsonschema()["properties"]) == {"intent", "size"}
-    assert set(graph.get_output_jsonschema()["properties"]) == {
-        "intent",
-        "size",
-        "models",
-        "warnings",
-    }
+    assert {"spec", "plan_status", "error", "models"} <= set(
+        graph.get_output_jsonschema()["properties"]
+    )
     assert builder.context_schema is RunConfig
-    assert "preflight" in graph.get_graph().nodes
+    drawn = graph.get_graph(xray=True)
+    names = set(drawn.nodes)
+    for node in (
+        "preflight",
+        "planner:design",
+        "planner:grounding",
+        "planner:allocation",
+        "planner:review_plan",
+    ):
+        assert node in names, names
+    edges = {(e.source, e.target) for e in drawn.edges}
+    assert ("planner:grounding", "planner:design") in edges
+    assert ("planner:allocation", "planner:design") in edges
+
+
+def test_routers_are_pure_functions_of_the_state():
+    assert route_after_grounding({"ungrounded": [{"subtask_id": "a", "reason": "r"}]}) == "design"
+    assert route_after_grounding({"ungrounded": []}) == "allocation"
+    assert route_after_allocation({"plan_status": "ok"}) == "review_plan"
+    assert route_after_allocation({"plan_status": "redesign"}) == "design"
+    assert route_after_allocation({"plan_status": "infeasible"}) == "__end__"

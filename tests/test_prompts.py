@@ -12,6 +12,50 @@ from benchsmith.prompts import (
 
 # Variables that render each shipped template (a new template must be added here).
 EXAMPLES = {
+    "allocation.j2": {
+        "untrusted_open": "<<<UNTRUSTED ...>>>",
+        "untrusted_close": UNTRUSTED_CLOSE,
+        "ids": ["listening", "reading"],
+        "intent": untrusted("Spoken questions about world capitals, mostly listening", "intent"),
+        "subtasks": untrusted(
+            "listening: Listening. Answer a spoken question.\n"
+            "reading: Reading. Answer a written question.",
+            "subtasks",
+        ),
+    },
+    "design_propose.j2": {
+        "count": 2,
+        "modalities": ["text", "audio"],
+        "formats": ["short_answer"],
+        "languages": ["fr"],
+        "existing": ["Capitals"],
+        "feedback": ["x: no data"],
+        "sources": untrusted("countries: World countries (text)", "dataset list"),
+        "intent": "capitals quiz",
+        "size": 10,
+    },
+    "design_critique.j2": {
+        "intent": "capitals quiz",
+        "subtasks": [
+            {
+                "id": "a",
+                "name": "A",
+                "description": "d",
+                "answer_format": "numeric",
+                "input_modalities": ["text"],
+            }
+        ],
+    },
+    "grounding.j2": {
+        "subtask": {
+            "name": "A",
+            "description": "d",
+            "answer_format": "numeric",
+            "input_modalities": ["text"],
+        },
+        "intent": "capitals quiz",
+        "card": untrusted("countries: fields name, capital", "dataset card"),
+    },
     "probe.j2": {
         "untrusted_open": "<<<UNTRUSTED ...>>>",
         "untrusted_close": UNTRUSTED_CLOSE,

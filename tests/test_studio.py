@@ -73,21 +73,35 @@ def dev_server(tmp_path_factory):
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def test_studio_serves_the_graph_and_runs_it(dev_server):
+def test_studio_serves_the_graph_and_runs_the_planner(dev_server, tmp_path):
     from langgraph_sdk import get_sync_client
 
+    from benchsmith.catalog.starter import build_starter
+    from benchsmith.catalog.store import Catalog
+
+    catalog = Catalog(tmp_path / "catalog")
+    build_starter(catalog)
     client = get_sync_client(url=dev_server)
     assert [a["graph_id"] for a in client.assistants.search()] == ["benchsmith"]
     result = client.runs.wait(
         None,
         "benchsmith",
-        input={"intent": "  spoken capitals quiz ", "size": 12},
-        context={"model": "openai:gpt-4o-mini", "role_models": {"judge": "local"}},
+        input={"intent": "  spoken questions about world capitals ", "size": 6},
+        context={
+            "model": "local",
+            "catalog_dir": str(catalog.root),
+            "max_subtasks": 1,
+            "max_design_rounds": 1,
+            "max_regrounding": 0,
+        },
     )
-    assert result["intent"] == "spoken capitals quiz"
-    assert result["size"] == 12
-    assert result["models"]["design"] == "openai:gpt-4o-mini"
-    assert result["models"]["judge"] == "local"
+    assert result["intent"] == "spoken questions about world capitals"
+    assert result["models"]["design"] == "local"
+    assert result["plan_status"] == "ok", result.get("error")
+    spec = result["spec"]
+    assert sum(a["quota"] for a in spec["allocations"]) == 6
+    assert spec["groundings"] and spec["groundings"][0]["plan"][0]["tool"] == "tts_speak"
+    assert len(result["warnings"]) == 1  # the small-model warning, once
 
 
 def test_studio_reports_a_bad_input_as_the_typed_error(dev_server):

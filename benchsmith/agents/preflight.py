@@ -45,4 +45,19 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
             "every role uses the embedded 135M model: fine for proving the pipeline, too small "
             "for good items; pass --model openai:MODEL (or any OpenAI-compatible server)"
         )
-    return {"intent": intent, "size": size, "models": models, "warnings": warnings}
+    return {
+        "intent": intent,
+        "size": size,
+        "models": models,
+        "warnings": warnings,
+        "plan_status": "planning",
+        "spec": None,
+        "error": None,
+        "subtasks": [],
+        "groundings": [],
+        "allocations": [],
+        "dropped": [],
+        "ungrounded": [],
+        "regroundings": 0,
+        "allocation_trace": [],
+    }

@@ -1,16 +1,44 @@
 """The workflow: the only module that wires nodes and edges.
 
+``START -> preflight -> planner -> END``, where the planner is a subgraph::
+
+    design -> grounding -(ungrounded, capped)-> design
+                        -> allocation -(infeasible, capped)-> design
+                                      -(feasible)-> review_plan -> END
+                                      -(stop)-> END
+
 ``builder`` is the uncompiled ``StateGraph`` (tests compile it with their own
-checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at.
+checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at, and
+``planner`` the compiled planner subgraph.
 """
 
 from __future__ import annotations
 
 from langgraph.graph import END, START, StateGraph
 
+from benchsmith.agents.allocation import allocation_node
+from benchsmith.agents.design import design_node
+from benchsmith.agents.grounding import grounding_node
 from benchsmith.agents.preflight import preflight
+from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
-from benchsmith.graph.state import BuildInput, BuildOutput, BuildState
+from benchsmith.graph.routers import route_after_allocation, route_after_grounding
+from benchsmith.graph.state import BuildInput, BuildOutput, BuildState, PlannerOutput
+
+
+def make_planner_builder() -> StateGraph:
+    """The planner subgraph: design, grounding, allocation and review with feedback edges."""
+    planner = StateGraph(BuildState, context_schema=RunConfig, output_schema=PlannerOutput)
+    planner.add_node("design", design_node)
+    planner.add_node("grounding", grounding_node)
+    planner.add_node("allocation", allocation_node)
+    planner.add_node("review_plan", review_node)
+    planner.add_edge(START, "design")
+    planner.add_edge("design", "grounding")
+    planner.add_conditional_edges("grounding", route_after_grounding)
+    planner.add_conditional_edges("allocation", route_after_allocation)
+    planner.add_edge("review_plan", END)
+    return planner
 
 
 def make_builder() -> StateGraph:
@@ -19,10 +47,13 @@ def make_builder() -> StateGraph:
         BuildState, context_schema=RunConfig, input_schema=BuildInput, output_schema=BuildOutput
     )
     builder.add_node("preflight", preflight)
+    builder.add_node("planner", make_planner_builder().compile())
     builder.add_edge(START, "preflight")
-    builder.add_edge("preflight", END)
+    builder.add_edge("preflight", "planner")
+    builder.add_edge("planner", END)
     return builder
 
 
 builder = make_builder()
 graph = builder.compile(name="benchsmith")
+planner = make_planner_builder().compile(name="benchsmith-planner")

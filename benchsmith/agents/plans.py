@@ -1,0 +1,216 @@
+"""Transformation plans: ordered tool steps with parameter ranges, checked against the registry.
+
+The grounding agent lets the model pick *which* tools a plan uses (from a ``Literal`` of
+the tools that fit the subtask's modality); the steps' order, inputs and parameter ranges
+come from the table below and every step is validated against the tool's own parameter
+model, so no plan can name a tool or a parameter value the registry would refuse.
+
+String parameters may hold placeholders the executor fills per item: ``{question}`` and
+``{answer}`` (the item's text) or ``{record.FIELD}`` (a field of the raw record).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchsmith.spec import ParamRange, PlanStep, Subtask
+from benchsmith.tools.registry import registry
+
+PLACEHOLDER = re.compile(r"\{(question|answer|record\.[A-Za-z0-9_.]+)\}")
+
+#: Degradation tools per media type, with their default parameter ranges.
+DEGRADATIONS: dict[str, dict[str, dict[str, Any]]] = {
+    "audio": {
+        "audio_add_noise": {
+            "ranges": {
+                "snr_db": {"min": 0, "max": 20},
+                "kind": {"choices": ["white", "pink", "babble"]},
+            }
+        },
+        "audio_tempo": {"ranges": {"factor": {"min": 0.8, "max": 1.3}}},
+        "audio_speed": {"ranges": {"factor": {"min": 0.85, "max": 1.2}}},
+        "audio_gain": {"ranges": {"gain_db": {"min": -20, "max": 6}}},
+    },
+    "image": {
+        "image_blur": {"ranges": {"radius": {"min": 1, "max": 4}}},
+        "image_noise": {"ranges": {"sigma": {"min": 5, "max": 30}}},
+        "image_jpeg": {"ranges": {"quality": {"min": 10, "max": 60}}},
+        "image_rotate": {"ranges": {"degrees": {"min": -30, "max": 30}}},
+        "image_occlude": {
+            "params": {"position": "random"},
+            "ranges": {"width": {"min": 0.1, "max": 0.3}, "height": {"min": 0.1, "max": 0.3}},
+        },
+        "image_grayscale": {},
+        "image_resize": {
+            "params": {"keep_aspect": True},
+            "ranges": {
+                "width": {"choices": [128, 224, 320]},
+                "height": {"choices": [128, 224, 320]},
+            },
+        },
+    },
+}
+
+
+#: The usual voice of a language whose espeak-ng voices are all regional.
+PREFERRED_VOICES = {"en": "en-us", "zh": "cmn", "pt": "pt-br"}
+
+
+def candidate_tools(subtask: Subtask) -> list[str]:
+    """Tools a plan for this subtask may pick from (existing in the registry)."""
+    names: list[str] = []
+    for modality in subtask.input_modalities:
+        names.extend(DEGRADATIONS.get(modality, {}))
+    available = registry()
+    return [n for n in dict.fromkeys(names) if n in available]
+
+
+def voices_for(languages: list[str]) -> list[str]:
+    """espeak-ng voices for the requested languages (English when none is requested)."""
+    from benchsmith.tools.tts import available_voices
+
+    known = sorted(available_voices().items())
+    out = []
+    for lang in languages or ["en"]:
+        match = _best_voice(lang.lower(), known)
+        if match:
+            out.append(match)
+    return out or ["en-us"]
+
+
+def _best_voice(lang: str, known: list[tuple[str, str]]) -> str | None:
+    """The voice named ``lang``, else one whose language is it, else a regional variant."""
+    doubled = f"{lang}-{lang}"
+    preferred = PREFERRED_VOICES.get(lang)
+    for test in (
+        lambda v, vl: v == preferred,
+        lambda v, vl: v == lang,
+        lambda v, vl: vl == lang,
+        lambda v, vl: doubled in (v, vl),
+        lambda v, vl: vl.startswith(lang + "-"),
+    ):
+        for voice, voice_lang in known:
+            if test(voice, voice_lang):
+                return voice
+    return None
+
+
+def build_plan(
+    subtask: Subtask,
+    *,
+    dataset_modalities: list[str],
+    media_field: str | None,
+    answer_field: str,
+    chosen_tools: list[str],
+) -> list[PlanStep]:
+    """Turn the tools the model chose into an ordered, parameterized plan.
+
+    Args:
+        subtask: The subtask the plan serves.
+        dataset_modalities: What the dataset has (``text``, ``table``, ``image``, ``audio``).
+        media_field: The record field holding the image/audio file, if any.
+        answer_field: The record field holding the answer.
+        chosen_tools: Degradation tools the model picked (unknown ones are ignored).
+
+    Returns:
+        The steps: synthesis first (speech from text, text rendered on an image), then the
+        chosen degradations, then multiple-choice construction when the format needs it.
+    """
+    steps: list[PlanStep] = []
+    for modality in subtask.input_modalities:
+        if modality == "audio" and "audio" not in dataset_modalities:
+            steps.append(
+                PlanStep(
+                    tool="tts_speak",
+                    params={"text": "{question}"},
+                    ranges={
+                        "voice": ParamRange(choices=voices_for(subtask.languages)),
+                        "rate": ParamRange(min=140, max=200),
+                    },
+                    purpose="speak the question",
+                )
+            )
+        elif modality == "image" and "image" not in dataset_modalities:
+            steps.append(
+                PlanStep(
+                    tool="image_text",
+                    params={"text": "{question}"},
+                    ranges={"font_size": ParamRange(min=20, max=36)},
+                    purpose="render the question as an image",
+                )
+            )
+        first_media_step = True
+        for name in chosen_tools:
+            spec = DEGRADATIONS.get(modality, {}).get(name)
+            if spec is None:
+                continue
+            has_media = modality in dataset_modalities
+            steps.append(
+                PlanStep(
+                    tool=name,
+                    params=dict(spec.get("params", {})),
+                    ranges={k: ParamRange(**v) for k, v in spec.get("ranges", {}).items()},
+                    input_field=media_field if (has_media and first_media_step) else None,
+                    purpose=f"degrade the {modality}",
+                )
+            )
+            first_media_step = False
+    if subtask.answer_format == "multiple_choice":
+        steps.append(
+            PlanStep(
+                tool="make_multiple_choice",
+                params={"question": "{question}", "answer": "{answer}", "n_choices": 4},
+                purpose=f"distractors from the dataset's own {answer_field} values",
+            )
+        )
+    return steps
+
+
+def _sample_value(rng: ParamRange) -> Any:
+    if rng.choices is not None:
+        return rng.choices[0]
+    return rng.min
+
+
+def validate_step(step: PlanStep) -> list[str]:
+    """Problems with a step: unknown tool, or parameters/ranges its tool would refuse."""
+    tools = registry()
+    if step.tool not in tools:
+        return [f"unknown tool {step.tool!r}"]
+    spec = tools[step.tool]
+    props = spec.parameters_schema().get("properties", {})
+    problems = []
+    for key in [*step.params, *step.ranges]:
+        if key not in props:
+            problems.append(f"{step.tool}: no parameter {key!r}")
+    if problems:
+        return problems
+    for key, rng in step.ranges.items():
+        prop = props[key]
+        lo, hi = prop.get("minimum"), prop.get("maximum")
+        if rng.min is not None and (
+            (lo is not None and rng.min < lo) or (hi is not None and rng.max > hi)
+        ):
+            problems.append(f"{step.tool}.{key}: range {rng.min}..{rng.max} outside {lo}..{hi}")
+    # Check every end of every range (and the placeholders) with the tool's own model.
+    trials: list[dict[str, Any]] = []
+    base = {
+        k: (PLACEHOLDER.sub("x", v) if isinstance(v, str) else v) for k, v in step.params.items()
+    }
+    base.update({k: _sample_value(r) for k, r in step.ranges.items()})
+    trials.append(base)
+    for key, rng in step.ranges.items():
+        values = rng.choices if rng.choices is not None else [rng.min, rng.max]
+        trials.extend({**base, key: v} for v in values)
+    for trial in trials:
+        try:
+            spec.params.model_validate(trial)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            problems.append(f"{step.tool}: {where}: {first['msg']} (with {trial})")
+            break
+    return problems

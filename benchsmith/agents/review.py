@@ -1,0 +1,98 @@
+"""Plan review: assemble the spec and, when asked, pause for a person to approve or edit it.
+
+With ``review`` set in the run configuration, the node calls LangGraph's ``interrupt`` with
+the spec and a readable summary; the run resumes with ``{"action": "approve"}``,
+``{"action": "edit", "spec": {...}}`` (validated as a :class:`BenchmarkSpec`) or
+``{"action": "reject", "reason": "..."}``. The CLI (``benchsmith plan --review``) and
+Studio show the same interrupt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchsmith.errors import ConfigError
+from benchsmith.spec import BenchmarkSpec
+
+
+def assemble_spec(state: dict[str, Any]) -> BenchmarkSpec:
+    """The spec from the planner's state (only groundings with a quota or of kept subtasks)."""
+    subtask_ids = {s["id"] for s in state.get("subtasks") or []}
+    return BenchmarkSpec(
+        intent=state["intent"],
+        size=state["size"],
+        subtasks=state.get("subtasks") or [],
+        groundings=[g for g in state.get("groundings") or [] if g["subtask_id"] in subtask_ids],
+        allocations=state.get("allocations") or [],
+        dropped=state.get("dropped") or [],
+        models=state.get("models") or {},
+        notes=list(state.get("warnings") or []),
+    )
+
+
+def summarize(spec: BenchmarkSpec) -> str:
+    """A readable plan: subtasks, their groundings with plans and quotas, what was dropped."""
+    quotas = {a.grounding_id: a.quota for a in spec.allocations}
+    lines = [f"Benchmark plan: {spec.intent!r}, {spec.size} items"]
+    for s in spec.subtasks:
+        lines.append(
+            f"\n[{s.id}] {s.name} ({s.answer_format}; input {'+'.join(s.input_modalities)}; "
+            f"{s.difficulty})"
+        )
+        lines.append(f"  {s.description}")
+        if s.skills:
+            lines.append(f"  skills: {', '.join(s.skills)}")
+        for g in (g for g in spec.groundings if g.subtask_id == s.id):
+            lines.append(
+                f"  - {g.dataset_id}: answer from '{g.answer_field}', {quotas.get(g.id, 0)} items, "
+                f"scores {g.scores.intent_alignment:.2f}/{g.scores.robustness:.2f}/"
+                f"{g.scores.signal_preservation:.2f} of {g.available_records} records"
+            )
+            for step in g.plan:
+                ranges = ", ".join(
+                    f"{k}={'|'.join(map(str, r.choices)) if r.choices else f'{r.min:g}..{r.max:g}'}"
+                    for k, r in step.ranges.items()
+                )
+                lines.append(f"      {step.tool}({ranges}) {step.purpose}")
+    for d in spec.dropped:
+        lines.append(f"\ndropped {d.subtask_id}: {d.reason}")
+    return "\n".join(lines)
+
+
+def review_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    """Graph node: assemble the spec; with review on, interrupt for approval or edits."""
+    from langgraph.types import interrupt
+
+    from benchsmith.agents.sources import run_config
+
+    spec = assemble_spec(state)
+    if not run_config(runtime).review:
+        return {"spec": spec.model_dump(mode="json"), "plan_status": "ok"}
+    decision = interrupt({"spec": spec.model_dump(mode="json"), "summary": summarize(spec)})
+    action = (decision or {}).get("action", "approve") if isinstance(decision, dict) else decision
+    if action == "approve":
+        return {
+            "spec": spec.model_dump(mode="json"),
+            "plan_status": "ok",
+            "planner_log": ["review: approved"],
+        }
+    if action == "edit":
+        try:
+            edited = BenchmarkSpec.model_validate(decision.get("spec"))
+        except ValidationError as exc:
+            raise ConfigError(
+                f"the edited plan is not a valid spec: {exc.errors()[0]['msg']}"
+            ) from exc
+        return {
+            "spec": edited.model_dump(mode="json"),
+            "plan_status": "ok",
+            "planner_log": ["review: edited"],
+        }
+    reason = decision.get("reason", "") if isinstance(decision, dict) else ""
+    return {
+        "plan_status": "rejected",
+        "error": f"the plan was rejected in review {reason}".strip(),
+        "planner_log": ["review: rejected"],
+    }

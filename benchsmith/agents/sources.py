@@ -1,0 +1,39 @@
+"""Where the planner's agents find their run configuration and their data sources."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchsmith.config import RunConfig
+
+
+def run_config(runtime: Any) -> RunConfig:
+    """The run configuration from a LangGraph runtime (defaults when there is none)."""
+    context = getattr(runtime, "context", None)
+    if isinstance(context, RunConfig):
+        return context
+    if isinstance(context, dict):
+        return RunConfig(**context)
+    return RunConfig()
+
+
+def catalog_sources(config: RunConfig) -> list[Any]:
+    """The catalogs to ground in: the run's own sources first, then the main catalog."""
+    from benchsmith.catalog.store import Catalog
+
+    sources = []
+    if config.run_catalog_dir:
+        sources.append(Catalog(config.run_catalog_dir))
+    sources.append(Catalog(config.catalog_dir) if config.catalog_dir else Catalog.default())
+    return sources
+
+
+def describe_sources(config: RunConfig, limit: int = 20) -> list[str]:
+    """One line per dataset (id, name, modalities), for the design prompt."""
+    lines = []
+    for source in catalog_sources(config):
+        for card in source.list()[:limit]:
+            lines.append(
+                f"{card.id}: {card.name} ({', '.join(card.modalities)}, {card.size} records)"
+            )
+    return lines[:limit]

@@ -1,0 +1,205 @@
+"""``benchsmith catalog ...``: the command-line face of the dataset catalog.
+
+Register it on the main CLI with ``cli.add_command(catalog)``. Every failure a user can
+cause raises :class:`~benchsmith.catalog.errors.CatalogError`, which the main CLI prints as
+one line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import click
+
+from benchsmith.catalog.errors import CatalogError
+
+if TYPE_CHECKING:
+    from benchsmith.catalog.store import Catalog
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _catalog(ctx: click.Context) -> Catalog:
+    from benchsmith.catalog.store import Catalog
+
+    root = (ctx.obj or {}).get("catalog_dir") if isinstance(ctx.obj, dict) else None
+    return Catalog(root) if root else Catalog.default()
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--catalog",
+    "catalog_dir",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Catalog folder (default: $BENCHSMITH_HOME/catalog, i.e. ~/.benchsmith/catalog).",
+)
+@click.pass_context
+def catalog(ctx: click.Context, catalog_dir: str | None) -> None:
+    """Dataset catalog: add local data, search it, read records, build the starter set."""
+    ctx.ensure_object(dict)
+    ctx.obj["catalog_dir"] = catalog_dir
+
+
+@catalog.command("add", context_settings=CONTEXT_SETTINGS)
+@click.argument("path", type=click.Path())
+@click.option("--id", "card_id", metavar="ID", help="Dataset id (default: from the file name).")
+@click.option("--name", help="Human-readable name.")
+@click.option("--description", help="Description (default: from the data's card or a summary).")
+@click.option("--license", "license_", metavar="LICENSE", help="License of the data.")
+@click.option("--replace", is_flag=True, help="Overwrite a dataset with the same id.")
+@click.option("--json", "as_json", is_flag=True, help="Print the card as JSON.")
+@click.pass_context
+def add_cmd(
+    ctx: click.Context,
+    path: str,
+    card_id: str | None,
+    name: str | None,
+    description: str | None,
+    license_: str | None,
+    replace: bool,
+    as_json: bool,
+) -> None:
+    """Profile PATH (a data file, a dataset folder, or a .md/.txt/.pdf reference) and add it."""
+    card = _catalog(ctx).add(
+        path, id=card_id, name=name, description=description, license=license_, replace=replace
+    )
+    if as_json:
+        click.echo(card.model_dump_json(indent=2))
+    else:
+        click.echo(f"added {card.summary()}")
+
+
+@catalog.command("list", context_settings=CONTEXT_SETTINGS)
+@click.option("--json", "as_json", is_flag=True, help="Print the cards as JSON.")
+@click.pass_context
+def list_cmd(ctx: click.Context, as_json: bool) -> None:
+    """List the datasets in the catalog."""
+    cards = _catalog(ctx).list()
+    if as_json:
+        click.echo(_dump([c.model_dump(mode="json") for c in cards]))
+        return
+    if not cards:
+        click.echo("the catalog is empty; add data with 'benchsmith catalog add PATH' or run "
+                   "'benchsmith catalog starter'")  # fmt: skip
+        return
+    for card in cards:
+        click.echo(card.summary())
+
+
+@catalog.command("show", context_settings=CONTEXT_SETTINGS)
+@click.argument("dataset_id", metavar="ID")
+@click.option("--json", "as_json", is_flag=True, help="Print the card as JSON.")
+@click.pass_context
+def show_cmd(ctx: click.Context, dataset_id: str, as_json: bool) -> None:
+    """Show one dataset's card."""
+    store = _catalog(ctx)
+    card = store.get(dataset_id)
+    if as_json:
+        click.echo(card.model_dump_json(indent=2))
+        return
+    lines = [
+        f"{card.id}: {card.name}",
+        f"  {card.description}",
+        f"  size: {card.size} records   modalities: {', '.join(card.modalities)}",
+        f"  tasks: {', '.join(card.tasks) or '-'}   domain: {card.domain}   "
+        f"languages: {', '.join(card.languages[:20]) or '-'}"
+        + (f" (+{len(card.languages) - 20})" if len(card.languages) > 20 else ""),
+        f"  license: {card.license}",
+        "  provenance: "
+        + ", ".join(
+            f"{k}={v}" for k, v in card.provenance.model_dump().items() if v not in (None, "")
+        ),
+        f"  loader: {card.loader.kind} {store.data_path(card.id)}",
+        f"  inputs: {', '.join(card.input_fields) or '-'}   "
+        f"outputs: {', '.join(card.output_fields) or '-'}",
+        "  fields:",
+    ]
+    for info in card.fields:
+        unique = f", {info.n_unique} unique" if info.n_unique is not None else ""
+        examples = f"  e.g. {' | '.join(info.examples)}" if info.examples else ""
+        lines.append(f"    {info.path} ({info.modality}{unique}): {info.semantics}{examples}")
+    click.echo("\n".join(lines))
+
+
+@catalog.command("search", context_settings=CONTEXT_SETTINGS)
+@click.argument("query", default="")
+@click.option("--modality", type=click.Choice(["text", "image", "audio", "table"]))
+@click.option("--task", help="Only datasets with a task containing this text.")
+@click.option("--language", help="Only datasets in this language (ISO code).")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
+@click.pass_context
+def search_cmd(
+    ctx: click.Context,
+    query: str,
+    modality: str | None,
+    task: str | None,
+    language: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Search the catalog (BM25 over names, descriptions, fields, tasks, domains)."""
+    hits = _catalog(ctx).search(query, modality=modality, task=task, language=language, limit=limit)
+    if as_json:
+        click.echo(_dump([h.model_dump(exclude={"card"}) for h in hits]))
+        return
+    if not hits:
+        click.echo("no dataset matches")
+        return
+    for hit in hits:
+        click.echo(
+            f"{hit.rank}. {hit.id} ({hit.score:.2f})  {hit.size} records  "
+            f"[{', '.join(hit.modalities)}]  {', '.join(hit.tasks)}  - {hit.name}"
+        )
+
+
+@catalog.command("starter", context_settings=CONTEXT_SETTINGS)
+@click.option("--force", is_flag=True, help="Rebuild datasets that are already up to date.")
+@click.pass_context
+def starter_cmd(ctx: click.Context, force: bool) -> None:
+    """Build the offline starter catalog from datasets inside installed packages."""
+    from benchsmith.catalog.starter import build_starter_report
+
+    store = _catalog(ctx)
+    outcome = build_starter_report(store, force=force)
+    for card in outcome.added:
+        click.echo(f"added     {card.id} ({card.size} records, {card.provenance.package} "
+                   f"{card.provenance.version})")  # fmt: skip
+    for card in outcome.unchanged:
+        click.echo(f"unchanged {card.id} ({card.size} records)")
+    for dataset_id, reason in outcome.skipped.items():
+        click.echo(f"skipped   {dataset_id}: {reason}")
+    click.echo(f"{len(outcome.cards)} starter datasets in {store.root}")
+    if not outcome.cards:
+        raise CatalogError(
+            "no starter dataset could be built; install scikit-learn, scikit-image, "
+            "vega_datasets or pycountry"
+        )
+
+
+@catalog.command("records", context_settings=CONTEXT_SETTINGS)
+@click.argument("dataset_id", metavar="ID")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N records.")
+@click.option("--offset", type=click.IntRange(min=0), default=0, help="Skip N records first.")
+@click.pass_context
+def records_cmd(ctx: click.Context, dataset_id: str, limit: int | None, offset: int) -> None:
+    """Print a dataset's records as JSON Lines (media fields as absolute paths)."""
+    from benchsmith.llm.records import canonical_json
+
+    for record in _catalog(ctx).records(dataset_id, limit=limit, offset=offset):
+        click.echo(canonical_json(record))
+
+
+@catalog.command("remove", context_settings=CONTEXT_SETTINGS)
+@click.argument("dataset_id", metavar="ID")
+@click.pass_context
+def remove_cmd(ctx: click.Context, dataset_id: str) -> None:
+    """Remove a dataset's card (and any data the catalog made for it)."""
+    _catalog(ctx).remove(dataset_id)
+    click.echo(f"removed {dataset_id}")

@@ -1,0 +1,22 @@
+"""Errors of the dataset catalog.
+
+They live here, not in :mod:`benchsmith.errors`, so the catalog stays one self-contained
+concern; both derive from :class:`~benchsmith.errors.BenchsmithError`, so the CLI prints them
+as one line and exits with their ``exit_code``.
+"""
+
+from __future__ import annotations
+
+from benchsmith.errors import BenchsmithError
+
+
+class CatalogError(BenchsmithError):
+    """A dataset cannot be profiled, added, found or read (the message names the input)."""
+
+    exit_code = 2
+
+
+class HubUnavailableError(CatalogError):
+    """The Hugging Face Hub cannot be used: ``huggingface_hub`` is missing, or it is offline."""
+
+    exit_code = 1

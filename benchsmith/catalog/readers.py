@@ -1,0 +1,626 @@
+"""Streaming readers of the data formats the catalog understands.
+
+Every reader yields one record (a ``dict``) at a time and never holds a whole large file in
+memory (a plain ``.json`` file is the one exception: JSON has no streaming form, so it is
+capped at :data:`MAX_JSON_BYTES`). Malformed input raises
+:class:`~benchsmith.catalog.errors.CatalogError` naming the file, the line or row, and what
+is wrong. Profiling (:mod:`~benchsmith.catalog.profile`) and loading
+(:mod:`~benchsmith.catalog.loaders`) share these readers, so a file that profiled cleanly
+reads the same way later.
+
+pyarrow is imported lazily, only for Parquet and Arrow files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as _dt
+import decimal
+import gzip
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from benchsmith.catalog.errors import CatalogError
+
+MAX_JSON_BYTES = 512 * 1024 * 1024
+IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
+AUDIO_EXTS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff"})
+MANIFEST_NAMES = ("metadata.jsonl", "metadata.csv", "manifest.jsonl", "manifest.csv")
+FILE_COLUMNS = ("file_name", "file", "filename", "path", "image", "audio")
+MISSING_CSV = frozenset({"", "NaN", "nan", "null", "NULL"})
+
+_INT_RE = re.compile(r"^[+-]?(0|[1-9][0-9]*)$")
+_FLOAT_RE = re.compile(r"^[+-]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+
+
+def display(path: str | os.PathLike[str]) -> str:
+    """How a path is named in messages."""
+    return str(path)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return type(value).__name__
+
+
+def strip_suffixes(name: str) -> str:
+    """A file name without its data suffixes (``train.jsonl.gz`` -> ``train``)."""
+    lower = name.lower()
+    for suffix in (".gz",):
+        if lower.endswith(suffix):
+            name, lower = name[: -len(suffix)], lower[: -len(suffix)]
+    stem, dot, _ = name.rpartition(".")
+    return stem if dot and stem else name
+
+
+def data_suffix(path: str | os.PathLike[str]) -> str:
+    """The data suffix of a file, ignoring ``.gz`` (``a.jsonl.gz`` -> ``.jsonl``)."""
+    name = os.path.basename(os.fspath(path)).lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return os.path.splitext(name)[1]
+
+
+def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open a (possibly gzipped) file for reading bytes.
+
+    Raises:
+        CatalogError: The file does not exist or cannot be opened.
+    """
+    try:
+        if os.fspath(path).lower().endswith(".gz"):
+            return gzip.open(path, "rb")  # type: ignore[return-value]
+        return open(path, "rb")
+    except FileNotFoundError as exc:
+        raise CatalogError(f"{display(path)}: no such file") from exc
+    except OSError as exc:
+        raise CatalogError(f"{display(path)}: cannot be opened ({exc.strerror or exc})") from exc
+
+
+def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """(line number, line) pairs of a UTF-8 text file, line endings kept, a BOM dropped.
+
+    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
+
+    Raises:
+        CatalogError: A line is not valid UTF-8, or a ``.gz`` file is truncated.
+    """
+    line_no = 0
+    with open_binary(path) as handle:
+        try:
+            for raw in handle:
+                line_no += 1
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CatalogError(
+                        f"{display(path)}: line {line_no}: not valid UTF-8 ({exc.reason} at "
+                        f"byte {exc.start + 1} of the line); re-save the file as UTF-8"
+                    ) from exc
+                if line_no == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                yield line_no, text
+        except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
+            raise CatalogError(
+                f"{display(path)}: line {line_no + 1}: cannot be read ({exc})"
+            ) from exc
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A whole UTF-8 text file (a BOM dropped); a bad byte is reported with its line."""
+    with open_binary(path) as handle:
+        try:
+            raw = handle.read()
+        except (OSError, EOFError) as exc:
+            raise CatalogError(f"{display(path)}: cannot be read ({exc})") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise CatalogError(
+            f"{display(path)}: line {line}: not valid UTF-8 ({exc.reason}); re-save it as UTF-8"
+        ) from exc
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+# -- JSON Lines ---------------------------------------------------------------------------------
+def iter_jsonl(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple[int, dict]]:
+    """(line number, record) for every non-blank line of a JSON Lines file.
+
+    Args:
+        path: The ``.jsonl`` (or ``.jsonl.gz``) file.
+        skip: Records to pass over first; they are counted, not parsed.
+
+    Raises:
+        CatalogError: A line is not valid JSON, or is JSON but not an object.
+    """
+    seen = 0
+    for line_no, line in read_lines(path):
+        if not line.strip():
+            continue
+        seen += 1
+        if seen <= skip:
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CatalogError(
+                f"{display(path)}: line {line_no}: bad JSON ({exc.msg} at column {exc.colno}); "
+                "each line must hold one JSON object"
+            ) from exc
+        if not isinstance(record, dict):
+            raise CatalogError(
+                f"{display(path)}: line {line_no}: {_kind(record)}, not a JSON object; each line "
+                'must hold one JSON object such as {"text": ..., "label": ...}'
+            )
+        yield line_no, record
+
+
+def count_jsonl(path: str | os.PathLike[str]) -> int:
+    """The number of non-blank lines of a JSON Lines file (read in binary, fast)."""
+    total = 0
+    with open_binary(path) as handle:
+        for line in handle:
+            if line.strip():
+                total += 1
+    return total
+
+
+# -- JSON ---------------------------------------------------------------------------------------
+_LIST_KEYS = ("data", "records", "rows", "items", "examples", "instances", "results")
+
+
+def load_json_records(
+    path: str | os.PathLike[str], key: str | None = None
+) -> tuple[list[Any], str | None]:
+    """The list of records in a JSON file, and the key that holds it (None: the top level).
+
+    The file holds a list of objects, or an object with one such list (``key`` picks it when
+    there are several; else ``data``, ``records``, ``rows``, ... are preferred).
+
+    Raises:
+        CatalogError: Bad JSON (with its line), no list found, or the file is too large.
+    """
+    size = os.path.getsize(path) if os.path.exists(path) else 0
+    if size > MAX_JSON_BYTES:
+        raise CatalogError(
+            f"{display(path)}: {size // 2**20} MiB is too large for a plain JSON file; "
+            "convert it to JSON Lines (one object a line), which the catalog streams"
+        )
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(
+            f"{display(path)}: line {exc.lineno}: bad JSON ({exc.msg} at column {exc.colno})"
+        ) from exc
+    if isinstance(data, list):
+        _check_objects(path, text, data, None)
+        return data, None
+    if not isinstance(data, dict):
+        raise CatalogError(
+            f"{display(path)}: the top level is {_kind(data)}; it must be a list of objects or "
+            "an object holding one"
+        )
+    if key is not None:
+        if not isinstance(data.get(key), list):
+            raise CatalogError(f"{display(path)}: no list of records under the key {key!r}")
+        _check_objects(path, text, data[key], key)
+        return data[key], key
+    lists = [k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+    if not lists:
+        raise CatalogError(
+            f"{display(path)}: the object holds no list of records; expected e.g. "
+            '{"data": [{...}, ...]}'
+        )
+    chosen = next((k for k in _LIST_KEYS if k in lists), lists[0])
+    _check_objects(path, text, data[chosen], chosen)
+    return data[chosen], chosen
+
+
+def _check_objects(
+    path: str | os.PathLike[str], text: str, items: list[Any], key: str | None
+) -> None:
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            where = f"the list under {key!r}" if key else "the list"
+            line = _element_line(text, key, index)
+            at = f"line {line}: " if line else ""
+            raise CatalogError(
+                f"{display(path)}: {at}element {index + 1} of {where} is {_kind(item)}, "
+                "not an object"
+            )
+
+
+def _element_line(text: str, key: str | None, index: int) -> int | None:
+    """The line on which element ``index`` of the record list starts (slow path, errors only)."""
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"[ \t\n\r]*")
+
+    def skip(pos: int) -> int:
+        return ws.match(text, pos).end()  # type: ignore[union-attr]
+
+    try:
+        pos = skip(0)
+        if key is not None:
+            if text[pos] != "{":
+                return None
+            pos = skip(pos + 1)
+            while text[pos] != "}":
+                name, pos = decoder.raw_decode(text, pos)
+                pos = skip(skip(pos) + 1)  # past ':'
+                if name == key:
+                    break
+                _, pos = decoder.raw_decode(text, pos)
+                pos = skip(pos)
+                if text[pos] == ",":
+                    pos = skip(pos + 1)
+            else:
+                return None
+        if text[pos] != "[":
+            return None
+        pos = skip(pos + 1)
+        for _ in range(index):
+            _, pos = decoder.raw_decode(text, pos)
+            pos = skip(skip(pos) + 1)  # past ','
+        return text.count("\n", 0, pos) + 1
+    except (ValueError, IndexError):
+        return None
+
+
+# -- CSV ----------------------------------------------------------------------------------------
+def sniff_delimiter(path: str | os.PathLike[str]) -> str:
+    """The delimiter of a CSV/TSV file: tab for ``.tsv``, else sniffed among ``, ; | tab``."""
+    if data_suffix(path) == ".tsv":
+        return "\t"
+    first = next((line for _, line in read_lines(path) if line.strip()), "")
+    counts = {d: first.count(d) for d in (",", ";", "\t", "|")}
+    best = max(counts, key=lambda d: (counts[d], d == ","))
+    return best if counts[best] else ","
+
+
+def parse_csv_value(text: str) -> Any:
+    """A CSV cell as a Python value: int, float, bool, None (empty, NaN, null) or the text."""
+    if text in MISSING_CSV:
+        return None
+    if _INT_RE.match(text):
+        return int(text)
+    if _FLOAT_RE.match(text):
+        return float(text)
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    return text
+
+
+def convert_csv_value(text: str, kind: str) -> Any:
+    """A CSV cell converted by the column type chosen at profiling (int, float, bool, str)."""
+    if kind == "str":
+        return text
+    if text in MISSING_CSV:
+        return None
+    try:
+        if kind == "int":
+            return int(text)
+        if kind == "float":
+            return float(text)
+        if kind == "bool":
+            return text.lower() == "true"
+    except ValueError:
+        return text
+    return text
+
+
+def iter_csv(
+    path: str | os.PathLike[str], *, delimiter: str = ",", skip: int = 0
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """(row number, {column: text}) for every data row of a CSV file (row 1 = first data row).
+
+    Blank lines are skipped. Cells stay text; see :func:`parse_csv_value`.
+
+    Raises:
+        CatalogError: No header, an empty or repeated column name, a row with more or fewer
+            fields than the header, or a CSV syntax error - each naming the row and line.
+    """
+    lines = (line for _, line in read_lines(path))
+    with contextlib.closing(lines):
+        reader = csv.reader(lines, delimiter=delimiter, strict=True)
+        name = display(path)
+        try:
+            header = next(reader, None)
+            while header is not None and not header:
+                header = next(reader, None)
+            if header is None:
+                raise CatalogError(f"{name}: empty file; a CSV needs a header row")
+            header = [h.strip() for h in header]
+            blank = [i + 1 for i, h in enumerate(header) if not h]
+            if blank:
+                raise CatalogError(
+                    f"{name}: line {reader.line_num}: header column {blank[0]} has no name"
+                )
+            dupes = sorted({h for h in header if header.count(h) > 1})
+            if dupes:
+                raise CatalogError(
+                    f"{name}: line {reader.line_num}: repeated column name(s) in the header: "
+                    f"{', '.join(dupes)}"
+                )
+            width = len(header)
+            row_no = 0
+            for row in reader:
+                if not row:
+                    continue
+                row_no += 1
+                if len(row) != width:
+                    raise CatalogError(
+                        f"{name}: row {row_no} (line {reader.line_num}) has {len(row)} "
+                        f"field{'s' if len(row) != 1 else ''} where the header has {width}"
+                    )
+                if row_no <= skip:
+                    continue
+                yield row_no, dict(zip(header, row, strict=True))
+        except csv.Error as exc:
+            raise CatalogError(f"{name}: line {reader.line_num}: CSV syntax error ({exc})") from exc
+
+
+def csv_header(path: str | os.PathLike[str], delimiter: str = ",") -> list[str]:
+    """The header of a CSV file."""
+    lines = (line for _, line in read_lines(path))
+    with contextlib.closing(lines):
+        for row in csv.reader(lines, delimiter=delimiter):
+            if row:
+                return [h.strip() for h in row]
+    return []
+
+
+# -- Arrow and Parquet --------------------------------------------------------------------------
+def jsonable(value: Any) -> Any:
+    """A value from Arrow made JSON-friendly: dates as ISO text, decimals as floats."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    if isinstance(value, _dt.datetime | _dt.date | _dt.time):
+        return value.isoformat()
+    if isinstance(value, _dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    return value
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+        import pyarrow.ipc  # noqa: F401 - loads the submodule
+        import pyarrow.parquet  # noqa: F401 - loads the submodule
+    except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
+        raise CatalogError(f"reading Parquet/Arrow needs pyarrow ({exc})") from exc
+    return pyarrow
+
+
+def parquet_rows(path: str | os.PathLike[str]) -> int:
+    """The exact number of rows of a Parquet file, from its footer."""
+    pa = _pyarrow()
+    try:
+        return int(pa.parquet.ParquetFile(path).metadata.num_rows)
+    except (pa.ArrowException, OSError) as exc:
+        raise CatalogError(f"{display(path)}: not a readable Parquet file ({exc})") from exc
+
+
+def iter_parquet(
+    path: str | os.PathLike[str], *, skip: int = 0, batch_size: int = 2048
+) -> Iterator[tuple[int, dict]]:
+    """(row number, record) for the rows of a Parquet file, row group by row group.
+
+    Whole row groups before ``skip`` are never decoded.
+    """
+    pa = _pyarrow()
+    try:
+        pfile = pa.parquet.ParquetFile(path)
+        meta = pfile.metadata
+        row = 0
+        groups: list[int] = []
+        for g in range(meta.num_row_groups):
+            n = meta.row_group(g).num_rows
+            if not groups and row + n <= skip:
+                row += n
+                continue
+            groups.append(g)
+        if not groups:
+            return
+        for batch in pfile.iter_batches(batch_size=batch_size, row_groups=groups):
+            for record in batch.to_pylist():
+                row += 1
+                if row <= skip:
+                    continue
+                yield row, jsonable(record)
+    except (pa.ArrowException, OSError) as exc:
+        raise CatalogError(f"{display(path)}: not a readable Parquet file ({exc})") from exc
+
+
+def _arrow_reader(pa: Any, path: str | os.PathLike[str]) -> Any:
+    source = pa.memory_map(os.fspath(path), "r")
+    try:
+        return pa.ipc.open_stream(source)  # the layout `datasets.save_to_disk` writes
+    except pa.ArrowInvalid:
+        source = pa.memory_map(os.fspath(path), "r")
+        return pa.ipc.open_file(source)
+
+
+def arrow_rows(path: str | os.PathLike[str]) -> int:
+    """The exact number of rows of an Arrow IPC (stream or file) file."""
+    pa = _pyarrow()
+    try:
+        reader = _arrow_reader(pa, path)
+        if hasattr(reader, "num_record_batches"):
+            return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
+        return sum(batch.num_rows for batch in reader)
+    except (pa.ArrowException, OSError) as exc:
+        raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
+
+
+def iter_arrow(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple[int, dict]]:
+    """(row number, record) for the rows of an Arrow IPC file (memory-mapped, batch by batch)."""
+    pa = _pyarrow()
+    try:
+        reader = _arrow_reader(pa, path)
+        batches = (
+            (reader.get_batch(i) for i in range(reader.num_record_batches))
+            if hasattr(reader, "num_record_batches")
+            else iter(reader)
+        )
+        row = 0
+        for batch in batches:
+            if row + batch.num_rows <= skip:
+                row += batch.num_rows
+                continue
+            for record in batch.to_pylist():
+                row += 1
+                if row <= skip:
+                    continue
+                yield row, jsonable(record)
+    except (pa.ArrowException, OSError) as exc:
+        raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
+
+
+def iter_data_file(
+    path: str | os.PathLike[str],
+    fmt: str,
+    *,
+    skip: int = 0,
+    delimiter: str | None = None,
+    key: str | None = None,
+) -> Iterator[tuple[int, dict]]:
+    """(row or line number, record) of one data file of format ``fmt`` (CSV cells parsed)."""
+    if fmt == "jsonl":
+        yield from iter_jsonl(path, skip=skip)
+    elif fmt == "json":
+        records, _ = load_json_records(path, key)
+        yield from enumerate(records[skip:], start=skip + 1)
+    elif fmt == "csv":
+        for row_no, row in iter_csv(path, delimiter=delimiter or sniff_delimiter(path), skip=skip):
+            yield row_no, {k: parse_csv_value(v) for k, v in row.items()}
+    elif fmt == "parquet":
+        yield from iter_parquet(path, skip=skip)
+    elif fmt == "arrow":
+        yield from iter_arrow(path, skip=skip)
+    else:
+        raise CatalogError(f"{display(path)}: unknown data format {fmt!r}")
+
+
+def count_data_file(path: str | os.PathLike[str], fmt: str) -> int:
+    """The exact number of records of one data file."""
+    if fmt == "jsonl":
+        return count_jsonl(path)
+    if fmt == "parquet":
+        return parquet_rows(path)
+    if fmt == "arrow":
+        return arrow_rows(path)
+    return sum(1 for _ in iter_data_file(path, fmt))
+
+
+# -- folders of media ----------------------------------------------------------------------------
+def walk_files(root: str | os.PathLike[str], exts: frozenset[str]) -> Iterator[Path]:
+    """Files under ``root`` with one of ``exts``, in sorted order, hidden entries skipped.
+
+    Streams directory by directory (``os.walk``), so a folder of a million files is never
+    listed into memory at once beyond one directory.
+    """
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.startswith(".") and os.path.splitext(name)[1].lower() in exts:
+                yield Path(dirpath) / name
+
+
+def find_manifest(folder: str | os.PathLike[str]) -> Path | None:
+    """The manifest (``metadata.jsonl``/``.csv`` or ``manifest.jsonl``/``.csv``) of a folder."""
+    for name in MANIFEST_NAMES:
+        candidate = Path(folder) / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def manifest_file_column(manifest: Path, columns: list[str]) -> str:
+    """The manifest column that names each media file."""
+    for name in FILE_COLUMNS:
+        if name in columns:
+            return name
+    raise CatalogError(
+        f"{display(manifest)}: no column naming the media file; add one of "
+        f"{', '.join(FILE_COLUMNS)} (found: {', '.join(columns) or 'none'})"
+    )
+
+
+def iter_media_folder(
+    folder: str | os.PathLike[str],
+    media: str,
+    *,
+    manifest: str | None = None,
+    skip: int = 0,
+) -> Iterator[tuple[str, dict]]:
+    """(location, record) for a folder of images or audio files.
+
+    Without a manifest every file is one record ``{media: relative path, "label": subfolder}``
+    (``label`` is None for files directly in the folder). With a manifest (a JSONL or CSV
+    file with a ``file_name`` column, the Hugging Face ``imagefolder`` convention) each row
+    is a record and its file column is renamed to ``media``.
+
+    Raises:
+        CatalogError: A manifest row names a file that does not exist (naming the row).
+    """
+    root = Path(folder)
+    exts = IMAGE_EXTS if media == "image" else AUDIO_EXTS
+    if manifest is None:
+        seen = 0
+        for file in walk_files(root, exts):
+            seen += 1
+            if seen <= skip:
+                continue
+            rel = file.relative_to(root)
+            label = rel.parts[0] if len(rel.parts) > 1 else None
+            yield str(rel), {media: rel.as_posix(), "label": label}
+        return
+    mpath = root / manifest
+    if data_suffix(mpath) == ".csv":
+        delimiter = sniff_delimiter(mpath)
+        column = manifest_file_column(mpath, csv_header(mpath, delimiter))
+        rows: Iterator[tuple[int, dict]] = (
+            (n, {k: parse_csv_value(v) if k != column else v for k, v in row.items()})
+            for n, row in iter_csv(mpath, delimiter=delimiter, skip=skip)
+        )
+        where = "row"
+    else:
+        rows = iter_jsonl(mpath, skip=skip)
+        column = ""
+        where = "line"
+    for n, row in rows:
+        if not column:
+            column = manifest_file_column(mpath, list(row))
+        name = row.get(column)
+        if not isinstance(name, str) or not name:
+            raise CatalogError(f"{display(mpath)}: {where} {n}: {column!r} is empty or not text")
+        if not (root / name).is_file():
+            raise CatalogError(
+                f"{display(mpath)}: {where} {n}: file {name!r} does not exist in {display(root)}"
+            )
+        record = {media: name, **{k: v for k, v in row.items() if k != column}}
+        yield f"{where} {n}", record

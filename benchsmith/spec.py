@@ -1,0 +1,163 @@
+"""The benchmark specification: what the planner decides and the executor realizes.
+
+``BenchmarkSpec`` is written as ``spec.json``. Its parts are the contract between the
+planner (design, grounding, allocation) and the executor: subtasks, groundings (a dataset
+plus an ordered plan of registered tool steps with parameter ranges, and its scores) and
+allocations (a quota per grounding; the quotas sum to the size).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+AnswerFormat = Literal["multiple_choice", "short_answer", "numeric", "open"]
+Modality = Literal["text", "image", "audio"]
+Difficulty = Literal["easy", "medium", "hard"]
+Scalar = str | int | float | bool
+
+
+class Subtask(BaseModel):
+    """One independent, testable part of the benchmark."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,47}$", description="Short slug, unique.")
+    name: str = Field(min_length=1, max_length=80)
+    description: str = Field(min_length=1, max_length=600)
+    skills: list[str] = Field(default_factory=list, max_length=8)
+    input_modalities: list[Modality] = Field(default_factory=lambda: ["text"], min_length=1)
+    output_modality: Literal["text"] = "text"
+    answer_format: AnswerFormat = "short_answer"
+    difficulty: Difficulty = "medium"
+    languages: list[str] = Field(default_factory=list)
+    weight: float = Field(default=1.0, gt=0, le=10, description="Relative importance.")
+
+
+class ParamRange(BaseModel):
+    """The values a plan step's parameter may take: a choice list or a numeric interval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    choices: list[Scalar] | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ParamRange:
+        numeric = self.min is not None or self.max is not None
+        if (self.choices is None) == (not numeric):
+            if self.choices is None:
+                raise ValueError("give either choices or min/max")
+            raise ValueError("give choices or min/max, not both")
+        if numeric and (self.min is None or self.max is None or self.min > self.max):
+            raise ValueError(f"need min <= max, got min={self.min} max={self.max}")
+        if self.choices is not None and not self.choices:
+            raise ValueError("choices is empty")
+        return self
+
+
+class PlanStep(BaseModel):
+    """One tool step of a transformation plan."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(description="A registered tool name.")
+    params: dict[str, Any] = Field(default_factory=dict, description="Fixed parameters.")
+    ranges: dict[str, ParamRange] = Field(
+        default_factory=dict, description="Parameters chosen per item within these ranges."
+    )
+    input_field: str | None = Field(
+        default=None, description="Record field whose file feeds this step (None: previous)."
+    )
+    purpose: str = Field(default="", max_length=200)
+
+
+class Scores(BaseModel):
+    """How good a (dataset, plan) candidate is, each in [0, 1]."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent_alignment: float = Field(ge=0, le=1)
+    robustness: float = Field(ge=0, le=1)
+    signal_preservation: float = Field(ge=0, le=1)
+
+    @property
+    def overall(self) -> float:
+        """The mean of the three scores."""
+        return round((self.intent_alignment + self.robustness + self.signal_preservation) / 3, 4)
+
+
+class Grounding(BaseModel):
+    """A subtask grounded in a dataset, with the plan that turns records into items."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    subtask_id: str
+    dataset_id: str
+    question_field: str | None = Field(
+        default=None, description="Record field the question is about."
+    )
+    answer_field: str = Field(description="Record field holding the ground-truth answer.")
+    plan: list[PlanStep] = Field(default_factory=list)
+    scores: Scores
+    rationale: str = ""
+    available_records: int = Field(ge=0)
+    expected_yield: float = Field(
+        default=0.8, gt=0, le=1, description="Share passing verification."
+    )
+    est_calls_per_item: float = Field(default=3.0, ge=0)
+    est_tokens_per_item: int = Field(default=1500, ge=0)
+
+
+class Allocation(BaseModel):
+    """How many items a grounding contributes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    grounding_id: str
+    quota: int = Field(ge=0)
+
+
+class Dropped(BaseModel):
+    """A subtask the planner gave up on, and why."""
+
+    subtask_id: str
+    reason: str
+
+
+class BenchmarkSpec(BaseModel):
+    """The whole plan (``spec.json``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: str
+    size: int = Field(ge=1)
+    subtasks: list[Subtask]
+    groundings: list[Grounding]
+    allocations: list[Allocation]
+    dropped: list[Dropped] = Field(default_factory=list)
+    models: dict[str, str] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> BenchmarkSpec:
+        subtask_ids = [s.id for s in self.subtasks]
+        if len(set(subtask_ids)) != len(subtask_ids):
+            raise ValueError("subtask ids must be unique")
+        grounding_ids = {g.id for g in self.groundings}
+        if len(grounding_ids) != len(self.groundings):
+            raise ValueError("grounding ids must be unique")
+        for g in self.groundings:
+            if g.subtask_id not in subtask_ids:
+                raise ValueError(f"grounding {g.id} names unknown subtask {g.subtask_id}")
+        for a in self.allocations:
+            if a.grounding_id not in grounding_ids:
+                raise ValueError(f"allocation names unknown grounding {a.grounding_id}")
+        if self.allocations and sum(a.quota for a in self.allocations) != self.size:
+            raise ValueError(
+                f"quotas sum to {sum(a.quota for a in self.allocations)}, not the size {self.size}"
+            )
+        return self

@@ -1,0 +1,122 @@
+"""Integration: `benchsmith plan` on the embedded model over the offline starter catalog."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from benchsmith.api import plan_benchmark
+from benchsmith.catalog.starter import build_starter
+from benchsmith.catalog.store import Catalog
+from benchsmith.config import RunConfig
+from benchsmith.llm.local import server_available
+from benchsmith.spec import BenchmarkSpec
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not server_available(), reason="benchsmith[local] is not installed"),
+]
+
+
+@pytest.fixture(scope="module")
+def starter(tmp_path_factory):
+    catalog = Catalog(tmp_path_factory.mktemp("catalog"))
+    assert len(build_starter(catalog)) >= 8
+    return catalog
+
+
+def config(catalog, **extra):
+    return RunConfig(
+        model="local",
+        catalog_dir=str(catalog.root),
+        max_subtasks=1,
+        max_design_rounds=1,
+        max_regrounding=1,
+        **extra,
+    )
+
+
+@pytest.mark.parametrize(
+    "intent,modality,tool",
+    [
+        ("spoken questions about the capital cities of world countries", "audio", "tts_speak"),
+        ("recognize handwritten digits in blurry images", "image", None),
+        ("facts about countries: their region and subregion", "text", None),
+    ],
+)
+def test_embedded_model_plans_a_valid_spec(starter, tmp_path, intent, modality, tool):
+    result = plan_benchmark(intent, size=12, out=tmp_path, config=config(starter))
+    spec = BenchmarkSpec.model_validate_json((tmp_path / "spec.json").read_text())
+    assert spec == result.spec
+    assert spec.intent == intent and spec.size == 12
+    assert spec.subtasks and sum(a.quota for a in spec.allocations) == 12
+    known = set(starter.ids())
+    for g in spec.groundings:
+        assert g.dataset_id in known
+        card = starter.get(g.dataset_id)
+        assert g.answer_field in {f.path for f in card.fields}
+    assert all(modality in s.input_modalities for s in spec.subtasks)
+    used = {a.grounding_id for a in spec.allocations if a.quota}
+    plans = [g.plan for g in spec.groundings if g.id in used]
+    if tool:
+        assert all(p and p[0].tool == tool for p in plans)
+    if modality == "image":
+        assert all(
+            "image" in starter.get(g.dataset_id).modalities for g in spec.groundings if g.id in used
+        )
+    assert result.log and any(line.startswith("grounding:") for line in result.log)
+
+
+def test_plan_command_prints_the_plan_and_writes_the_spec(starter, tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "plan",
+            "world capitals quiz",
+            "--size",
+            "8",
+            "--catalog",
+            str(starter.root),
+            "--out",
+            str(tmp_path),
+            "--max-subtasks",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Benchmark plan: 'world capitals quiz', 8 items" in done.stdout
+    spec = json.loads((tmp_path / "spec.json").read_text())
+    assert sum(a["quota"] for a in spec["allocations"]) == 8
+    assert f"spec written to {tmp_path / 'spec.json'}" in done.stdout
+
+
+def test_empty_catalog_is_a_clear_error(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "plan",
+            "world capitals quiz",
+            "--size",
+            "5",
+            "--catalog",
+            str(tmp_path / "empty"),
+            "--out",
+            str(tmp_path / "out"),
+            "--max-subtasks",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("benchsmith: error: ") and "catalog" in line
