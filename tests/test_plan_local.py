@@ -15,6 +15,8 @@ from benchsmith.spec import BenchmarkSpec
 
 pytestmark = [
     pytest.mark.integration,
+    # The embedded model is slow on 2 shared cores; each plan takes ~30 s when idle.
+    pytest.mark.timeout(900),
     pytest.mark.skipif(not server_available(), reason="benchsmith[local] is not installed"),
 ]
 
@@ -120,3 +122,36 @@ def test_empty_catalog_is_a_clear_error(tmp_path):
     assert done.returncode != 0
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("benchsmith: error: ") and "catalog" in line
+
+
+@pytest.mark.parametrize(
+    "answer,code,text",
+    [("approve\n", 0, "spec written to"), ("reject\ntoo easy\n", 1, "rejected in review")],
+)
+def test_plan_review_asks_a_person(starter, tmp_path, answer, code, text):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchsmith.cli",
+            "plan",
+            "world capitals quiz",
+            "--size",
+            "4",
+            "--catalog",
+            str(starter.root),
+            "--out",
+            str(tmp_path),
+            "--max-subtasks",
+            "1",
+            "--review",
+        ],
+        input=answer,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == code, done.stderr
+    assert "approve, edit or reject the plan?" in done.stdout
+    assert text in done.stdout + done.stderr
+    assert (tmp_path / "spec.json").exists() == (code == 0)
