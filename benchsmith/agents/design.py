@@ -130,7 +130,9 @@ def check_subtasks(
     for s in subtasks:
         if not _norm(s.name) or not _norm(s.description):
             problems.append(f"{s.id}: empty name or description")
-        elif any(_norm(e) in (_norm(s.name), _norm(s.description)) for e in PROMPT_ECHOES):
+        elif any(_norm(e) in (_norm(s.name), _norm(s.description)) for e in PROMPT_ECHOES) or (
+            "untrusted" in f"{s.name} {s.description}".lower()
+        ):
             problems.append(f"{s.id}: copies the prompt's own wording")
         elif any(m not in modalities for m in s.input_modalities):
             problems.append(f"{s.id}: input modality {s.input_modalities} is not allowed")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.errors import CatalogError, HubUnavailableError
 
 if TYPE_CHECKING:
     from benchsmith.catalog.store import Catalog
@@ -133,6 +133,11 @@ def show_cmd(ctx: click.Context, dataset_id: str, as_json: bool) -> None:
 @click.option("--task", help="Only datasets with a task containing this text.")
 @click.option("--language", help="Only datasets in this language (ISO code).")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--hub",
+    is_flag=True,
+    help="Also search the Hugging Face Hub (when reachable; reported unavailable offline).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the hits as JSON.")
 @click.pass_context
 def search_cmd(
@@ -142,21 +147,46 @@ def search_cmd(
     task: str | None,
     language: str | None,
     limit: int,
+    hub: bool,
     as_json: bool,
 ) -> None:
     """Search the catalog (BM25 over names, descriptions, fields, tasks, domains)."""
     hits = _catalog(ctx).search(query, modality=modality, task=task, language=language, limit=limit)
+    hub_hits: list = []
+    hub_note = None
+    if hub:
+        from benchsmith.catalog.hub import HubSource
+
+        source = HubSource()
+        status = source.status()
+        if status.available:
+            try:
+                hub_hits = source.search(query, limit=limit)
+            except HubUnavailableError as exc:
+                hub_note = str(exc)
+        else:
+            hub_note = f"Hugging Face Hub: {status.reason}"
     if as_json:
-        click.echo(_dump([h.model_dump(exclude={"card"}) for h in hits]))
+        payload: object = [h.model_dump(exclude={"card"}) for h in hits]
+        if hub:
+            payload = {
+                "catalog": payload,
+                "hub": [h.model_dump() for h in hub_hits],
+                "hub_unavailable": hub_note,
+            }
+        click.echo(_dump(payload))
         return
     if not hits:
         click.echo("no dataset matches")
-        return
     for hit in hits:
         click.echo(
             f"{hit.rank}. {hit.id} ({hit.score:.2f})  {hit.size} records  "
             f"[{', '.join(hit.modalities)}]  {', '.join(hit.tasks)}  - {hit.name}"
         )
+    for h in hub_hits:
+        click.echo(f"hub: {h.id}  [{', '.join(h.tags[:5])}]  {h.description[:80]}")
+    if hub_note:
+        click.echo(hub_note)
 
 
 @catalog.command("starter", context_settings=CONTEXT_SETTINGS)

@@ -109,3 +109,18 @@ def test_help(runner):
     assert result.exit_code == 0
     for command in ("add", "list", "show", "search", "starter", "records", "remove"):
         assert command in result.output
+
+
+def test_search_with_hub_reports_it_unavailable_offline_and_keeps_local_hits(
+    runner, tmp_path, data, monkeypatch
+):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    root = tmp_path / "cat"
+    run(runner, root, "add", str(data), "--name", "Quiz")
+    result = run(runner, root, "search", "capital", "--hub", "--json")
+    payload = json.loads(result.output)
+    assert payload["hub"] == []
+    assert payload["hub_unavailable"].startswith("Hugging Face Hub: ")
+    assert [h["id"] for h in payload["catalog"]] == ["quiz"]
+    text = run(runner, root, "search", "capital", "--hub").output
+    assert "Hugging Face Hub: " in text and "quiz" in text
