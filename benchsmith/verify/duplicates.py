@@ -1,0 +1,198 @@
+"""Exact and near-duplicate detection across the items of a benchmark.
+
+Exact duplicates share the SHA-256 of their normalized input text and of their media files'
+contents. Near duplicates are found with MinHash signatures in a ``MinHashLSH`` index and
+confirmed with the exact Jaccard similarity of the shingle sets, so an LSH false positive is
+never reported.
+
+Rules chosen here:
+
+- Shingles are word n-grams (``ngram`` words, default 3) of the normalized text; a text of
+  fewer than :data:`SHORT_TEXT_WORDS` words (including unspaced CJK text, which is one "word")
+  uses character 5-grams instead.
+- Near duplicates are looked for only among items with the same media (same file hashes, in
+  the same order): one question template asked about different images is not a duplicate.
+- LSH retrieves candidates at a threshold below ``threshold`` (better recall near the
+  boundary); the reported ``similarity`` is the exact Jaccard of the shingle sets, which must
+  reach ``threshold``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from datasketch import MinHash, MinHashLSH
+from pydantic import BaseModel, ConfigDict
+
+from benchsmith.item import Item
+from benchsmith.verify.structural import normalize_text
+
+SHORT_TEXT_WORDS = 6
+"""Texts with fewer words than this are shingled by character 5-grams."""
+CHAR_NGRAM = 5
+
+_WORDS = re.compile(r"\w+")
+
+
+class DuplicateVerdict(BaseModel):
+    """Whether an item duplicates one already in the index."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["unique", "exact", "near"]
+    of: str | None = None
+    similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    id: str
+    media: tuple[str, ...]
+    shingles: frozenset[str]
+
+
+class DuplicateIndex:
+    """An index of added items that tells whether a new item duplicates one of them.
+
+    Thread-safe: every method holds one lock. Deterministic: the MinHash permutations come
+    from a fixed seed. Use :meth:`check_and_add` when several threads add items, so no two
+    duplicates slip in between a check and an add.
+
+    Args:
+        threshold: Smallest Jaccard similarity of shingle sets reported as a near duplicate.
+        num_perm: MinHash permutations.
+        ngram: Words per shingle.
+        seed: Seed of the MinHash permutations.
+        media_root: Folder media paths are relative to (the benchmark folder); files are
+            hashed by content. Without it, or for a missing file, the path itself is hashed.
+    """
+
+    def __init__(
+        self,
+        threshold: float = 0.8,
+        num_perm: int = 128,
+        ngram: int = 3,
+        seed: int = 1,
+        *,
+        media_root: Path | None = None,
+    ) -> None:
+        """Make an empty index."""
+        if not 0 < threshold <= 1:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold}")
+        if ngram < 1:
+            raise ValueError(f"ngram must be at least 1, got {ngram}")
+        self.threshold = threshold
+        self.num_perm = num_perm
+        self.ngram = ngram
+        self.seed = seed
+        self.media_root = Path(media_root) if media_root is not None else None
+        self._lock = threading.RLock()
+        self._template = MinHash(num_perm=num_perm, seed=seed)
+        self._lsh = MinHashLSH(threshold=max(0.5, threshold - 0.15), num_perm=num_perm)
+        self._exact: dict[str, str] = {}
+        self._entries: dict[str, _Entry] = {}
+
+    def __len__(self) -> int:
+        """How many items were added."""
+        with self._lock:
+            return len(self._entries)
+
+    # -- fingerprints -------------------------------------------------------------------------
+    def _media_hashes(self, item: Item) -> tuple[str, ...]:
+        out = []
+        for kind, rel in item.media_paths():
+            path = self.media_root / rel if self.media_root is not None else None
+            if path is not None and path.is_file():
+                digest = hashlib.sha256()
+                with open(path, "rb") as fh:
+                    for block in iter(lambda: fh.read(1 << 20), b""):
+                        digest.update(block)
+                out.append(f"{kind}:{digest.hexdigest()}")
+            else:
+                out.append(f"{kind}:path:{rel}")
+        return tuple(out)
+
+    def shingles(self, text: str) -> frozenset[str]:
+        """The shingles of a text (word n-grams, or character 5-grams for short texts)."""
+        norm = normalize_text(text)
+        words = _WORDS.findall(norm)
+        if len(words) >= SHORT_TEXT_WORDS:
+            n = min(self.ngram, len(words))
+            return frozenset(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
+        joined = " ".join(words)
+        if len(joined) <= CHAR_NGRAM:
+            return frozenset({joined}) if joined else frozenset()
+        return frozenset(joined[i : i + CHAR_NGRAM] for i in range(len(joined) - CHAR_NGRAM + 1))
+
+    def _fingerprint(self, item: Item) -> tuple[str, _Entry]:
+        text = normalize_text(item.input_text())
+        media = self._media_hashes(item)
+        key = hashlib.sha256("\x00".join((text, *media)).encode("utf-8")).hexdigest()
+        return key, _Entry(item.id, media, self.shingles(text))
+
+    def _minhash(self, shingles: frozenset[str]) -> MinHash:
+        m = self._template.copy()
+        m.update_batch([s.encode("utf-8") for s in sorted(shingles)])
+        return m
+
+    # -- public -------------------------------------------------------------------------------
+    def check(self, item: Item) -> DuplicateVerdict:
+        """Whether ``item`` duplicates an added item (exactly, or nearly); adds nothing."""
+        key, entry = self._fingerprint(item)
+        with self._lock:
+            return self._check(key, entry)[0]
+
+    def add(self, item: Item) -> None:
+        """Add ``item`` to the index.
+
+        Raises:
+            ValueError: An item with the same id was added before.
+        """
+        key, entry = self._fingerprint(item)
+        with self._lock:
+            self._add(key, entry, None)
+
+    def check_and_add(self, item: Item) -> DuplicateVerdict:
+        """:meth:`check` then :meth:`add`, atomically."""
+        key, entry = self._fingerprint(item)
+        with self._lock:
+            verdict, minhash = self._check(key, entry)
+            self._add(key, entry, minhash)
+            return verdict
+
+    def _check(self, key: str, entry: _Entry) -> tuple[DuplicateVerdict, MinHash | None]:
+        if key in self._exact:
+            return DuplicateVerdict(kind="exact", of=self._exact[key], similarity=1.0), None
+        if not entry.shingles:
+            return DuplicateVerdict(kind="unique"), None
+        minhash = self._minhash(entry.shingles)
+        best: tuple[float, str] | None = None
+        for candidate_id in self._lsh.query(minhash):
+            other = self._entries[candidate_id]
+            if other.media != entry.media:
+                continue
+            union = len(entry.shingles | other.shingles)
+            jaccard = len(entry.shingles & other.shingles) / union
+            # Highest similarity first; ties go to the smallest id (deterministic).
+            if jaccard >= self.threshold and (
+                best is None or (-jaccard, candidate_id) < (-best[0], best[1])
+            ):
+                best = (jaccard, candidate_id)
+        if best is None:
+            return DuplicateVerdict(kind="unique"), minhash
+        return DuplicateVerdict(kind="near", of=best[1], similarity=round(best[0], 4)), minhash
+
+    def _add(self, key: str, entry: _Entry, minhash: MinHash | None) -> None:
+        if entry.id in self._entries:
+            raise ValueError(f"item id {entry.id!r} is already in the duplicate index")
+        self._entries[entry.id] = entry
+        if key in self._exact:
+            return  # its exact twin already stands for it in the LSH index
+        self._exact[key] = entry.id
+        if entry.shingles:
+            self._lsh.insert(entry.id, minhash or self._minhash(entry.shingles))

@@ -1,0 +1,48 @@
+"""The Item model: Inspect-style fields and its helpers."""
+
+import pytest
+from pydantic import ValidationError
+
+from benchsmith.item import Item
+
+
+def test_multimodal_item_round_trips_and_exposes_text_media_and_answer():
+    data = {
+        "id": "capitals-0001",
+        "input": [
+            {"role": "system", "content": "Answer with the letter only."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Which city is the capital?"},
+                    {"type": "audio", "audio": "media/q1.wav", "format": "wav"},
+                    {"type": "image", "image": "media/map.png"},
+                ],
+            },
+        ],
+        "choices": ["Lyon", "Paris", "Nice"],
+        "target": "B",
+        "metadata": {"subtask": "capitals"},
+    }
+    item = Item.model_validate(data)
+    assert item.model_dump(exclude_none=True) == data | {
+        "input": [data["input"][0], {"role": "user", "content": data["input"][1]["content"]}]
+    }
+    assert item.input_text() == "Answer with the letter only.\nWhich city is the capital?"
+    assert item.media_paths() == [("audio", "media/q1.wav"), ("image", "media/map.png")]
+    assert item.answer_text() == "Paris"
+
+
+def test_plain_text_item_and_unknown_fields():
+    item = Item(id="x", input="2+2?", target="4")
+    assert (item.input_text(), item.media_paths(), item.answer_text()) == ("2+2?", [], "4")
+    with pytest.raises(ValidationError):
+        Item.model_validate({"id": "x", "input": "q", "target": "a", "answer": "a"})
+    with pytest.raises(ValidationError):
+        Item.model_validate(
+            {
+                "id": "x",
+                "input": [{"role": "user", "content": [{"type": "video", "video": "v.mp4"}]}],
+                "target": "a",
+            }
+        )

@@ -1,0 +1,177 @@
+"""Duplicate detection: exact, near, unique, determinism, speed, threads."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from PIL import Image
+
+from benchsmith.item import Item
+from benchsmith.verify import DuplicateIndex, DuplicateVerdict
+
+QUESTION = (
+    "In which year did the first crewed spacecraft land on the Moon during the program "
+    "that NASA ran back then"
+)  # 20 words
+
+
+def item(id_: str, text: str, *parts: dict) -> Item:
+    if parts:
+        return Item(
+            id=id_,
+            input=[{"role": "user", "content": [{"type": "text", "text": text}, *parts]}],
+            target="x",
+        )
+    return Item(id=id_, input=text, target="x")
+
+
+def replace_word(text: str, index: int, word: str) -> str:
+    words = text.split()
+    words[index] = word
+    return " ".join(words)
+
+
+def test_unique_then_exact_after_whitespace_and_case_changes():
+    index = DuplicateIndex()
+    assert index.check(item("a", QUESTION)) == DuplicateVerdict(kind="unique")
+    index.add(item("a", QUESTION))
+    variant = "  " + QUESTION.upper().replace(" ", "   \n ") + "\t"
+    assert index.check(item("b", variant)) == DuplicateVerdict(kind="exact", of="a", similarity=1.0)
+    assert len(index) == 1
+
+
+def test_near_for_one_word_changed_in_the_middle():
+    index = DuplicateIndex(threshold=0.7)
+    index.add(item("a", QUESTION))
+    changed = replace_word(QUESTION, 10, "Mars")
+    # 18 trigrams each, 3 of them differ: 15 of 21 shared.
+    assert index.check(item("b", changed)) == DuplicateVerdict(
+        kind="near", of="a", similarity=round(15 / 21, 4)
+    )
+
+
+def test_near_for_one_word_changed_at_the_end_with_defaults():
+    index = DuplicateIndex()
+    index.add(item("a", QUESTION))
+    changed = replace_word(QUESTION, -1, "later")
+    verdict = index.check(item("b", changed))
+    assert verdict == DuplicateVerdict(kind="near", of="a", similarity=round(17 / 19, 4))
+    assert verdict.similarity >= 0.7
+
+
+def test_one_word_changed_in_the_middle_is_below_the_default_threshold():
+    index = DuplicateIndex()
+    index.add(item("a", QUESTION))
+    assert index.check(item("b", replace_word(QUESTION, 10, "Mars"))) == DuplicateVerdict(
+        kind="unique"
+    )
+
+
+def test_unique_for_a_different_question():
+    index = DuplicateIndex()
+    index.add(item("a", QUESTION))
+    other = "Which chemical element has the atomic number seventy nine and the symbol Au in tables"
+    assert index.check(item("b", other)) == DuplicateVerdict(kind="unique")
+
+
+def test_short_texts_use_character_shingles():
+    index = DuplicateIndex(threshold=0.7)
+    assert index.shingles("Capital of Peru?") == frozenset(
+        {
+            "capit",
+            "apita",
+            "pital",
+            "ital ",
+            "tal o",
+            "al of",
+            "l of ",
+            " of p",
+            "of pe",
+            "f per",
+            " peru",
+        }
+    )
+    index.add(item("a", "Capital of Peru?"))
+    assert index.check(item("b", " CAPITAL  of peru?")).kind == "exact"
+    # punctuation is kept in the exact hash but not in the shingles
+    assert index.check(item("b", "Capital of Peru!!")) == DuplicateVerdict(
+        kind="near", of="a", similarity=1.0
+    )
+    assert index.check(item("c", "The capital of Peru?")) == DuplicateVerdict(
+        kind="near", of="a", similarity=round(11 / 15, 4)
+    )
+
+
+def test_same_text_with_different_images_is_not_a_duplicate(tmp_path):
+    media = tmp_path / "media"
+    media.mkdir()
+    Image.new("RGB", (4, 4), (255, 0, 0)).save(media / "red.png")
+    Image.new("RGB", (4, 4), (0, 0, 255)).save(media / "blue.png")
+    Image.new("RGB", (4, 4), (255, 0, 0)).save(media / "red2.png")
+    index = DuplicateIndex(media_root=tmp_path)
+    index.add(item("a", QUESTION, {"type": "image", "image": "media/red.png"}))
+    blue = item("b", QUESTION, {"type": "image", "image": "media/blue.png"})
+    assert index.check(blue) == DuplicateVerdict(kind="unique")
+    same_bytes = item("c", QUESTION, {"type": "image", "image": "media/red2.png"})
+    assert index.check(same_bytes) == DuplicateVerdict(kind="exact", of="a", similarity=1.0)
+    near = item("d", replace_word(QUESTION, -1, "x"), {"type": "image", "image": "media/red2.png"})
+    assert index.check(near).kind == "near"
+
+
+def test_determinism_across_two_indexes():
+    texts = [replace_word(QUESTION, i % 20, f"w{i}") for i in range(60)]
+    texts += [f"Question number {i} about topic {i * 7} in field {i % 5} please" for i in range(40)]
+    texts += [t.upper() for t in texts[:5]]
+
+    def results() -> list[DuplicateVerdict]:
+        index = DuplicateIndex(threshold=0.7)
+        return [index.check_and_add(item(f"i{n}", t)) for n, t in enumerate(texts)]
+
+    first, second = results(), results()
+    assert first == second
+    assert {v.kind for v in first} == {"unique", "near", "exact"}
+
+
+def test_adding_an_id_twice_fails():
+    index = DuplicateIndex()
+    index.add(item("a", QUESTION))
+    with pytest.raises(ValueError, match="already in the duplicate index"):
+        index.add(item("a", "something else entirely, with words"))
+
+
+def test_two_thousand_items_in_under_two_seconds():
+    index = DuplicateIndex()
+    start = time.perf_counter()
+    kinds = [
+        index.check_and_add(
+            item(f"i{n}", f"Item {n}: what is {n * 17 % 1009} plus {n * 31 % 997} in base {n % 9}")
+        ).kind
+        for n in range(2000)
+    ]
+    elapsed = time.perf_counter() - start
+    assert elapsed < 2.0, elapsed
+    assert len(index) == 2000
+    assert kinds.count("exact") == 0
+
+
+def test_thread_safe_check_and_add():
+    index = DuplicateIndex()
+    verdicts: list[DuplicateVerdict] = []
+    lock = threading.Lock()
+
+    def work(k: int) -> None:
+        for n in range(50):
+            v = index.check_and_add(item(f"t{k}-{n}", f"Shared question {n} asked by many threads"))
+            with lock:
+                verdicts.append(v)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(index) == 200
+    assert sum(v.kind == "unique" for v in verdicts) == 50
+    assert sum(v.kind == "exact" for v in verdicts) == 150
