@@ -375,8 +375,9 @@ def tools_list(category: str | None, as_json: bool) -> None:
     for s in specs:
         click.echo(f"{s.name}  [{s.category}; {s.inputs.describe()}]")
         click.echo(f"    {s.description}")
-        props = s.parameters_schema().get("properties", {})
-        required = set(s.parameters_schema().get("required", []))
+        schema = s.parameters_schema()
+        props = schema.get("properties", {})
+        required = set(schema.get("required", []))
         for key, prop in props.items():
             kind = prop.get("type") or ("enum" if "enum" in prop else "value")
             if "enum" in prop:

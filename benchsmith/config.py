@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchsmith.errors import ConfigError
+from benchsmith.errors import ConfigError, describe_validation_error
 from benchsmith.llm.specs import ROLES, STRUCTURED_METHODS, StructuredMethod
 
 CONFIG_FILE_NAME = "benchsmith.toml"
@@ -170,9 +170,7 @@ def load_file_config(
 
 def _first_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        return f"{where}: {err['msg']}"
+        return describe_validation_error(exc, limit=1)
     return str(exc)
 
 

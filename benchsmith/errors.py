@@ -7,6 +7,16 @@ exits non-zero; it never shows a traceback for these.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
+
+def describe_validation_error(exc: ValidationError, *, limit: int | None = None) -> str:
+    """``field.path: message`` for each error of a pydantic validation (the first ``limit``)."""
+    errors = exc.errors()[:limit] if limit else exc.errors()
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in errors
+    )
+
 
 class BenchsmithError(Exception):
     """Base class of every error benchsmith raises on purpose."""

@@ -1,4 +1,4 @@
-"""Shared fixtures: the fake OpenAI-compatible server and runtimes pointed at it."""
+"""Shared fixture: the fake OpenAI-compatible server."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ from collections.abc import Iterator
 import pytest
 
 from benchsmith.testing.fake_openai import FakeOpenAIServer
-from benchsmith.testing.runtime import endpoint_runtime as make_runtime
-
-__all__ = ["make_runtime"]
 
 
 @pytest.fixture

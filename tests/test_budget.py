@@ -3,13 +3,13 @@
 import threading
 
 import pytest
-from conftest import make_runtime
 
 from benchsmith.config import Price
 from benchsmith.errors import BudgetExceededError
 from benchsmith.llm.specs import parse_model_spec
 from benchsmith.llm.usage import UsageLedger, price_for
 from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+from benchsmith.testing.runtime import endpoint_runtime as make_runtime
 
 USAGE = {"prompt_tokens": 700, "completion_tokens": 300, "total_tokens": 1000}
 

@@ -4,11 +4,11 @@ import threading
 import time
 
 import pytest
-from conftest import make_runtime
 
 from benchsmith.errors import ModelRequestError, ModelUnavailableError
 from benchsmith.llm.specs import parse_model_spec
 from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+from benchsmith.testing.runtime import endpoint_runtime as make_runtime
 
 PROMPT = [("user", "Say ok.")]
 

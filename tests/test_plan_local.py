@@ -28,6 +28,15 @@ def starter(tmp_path_factory):
     return catalog
 
 
+def plan_cli(intent, size, catalog_dir, out, *extra, stdin=None):
+    """Run `benchsmith plan` in a subprocess with one subtask."""
+    return subprocess.run(
+        [sys.executable, "-m", "benchsmith.cli", "plan", intent, "--size", str(size),
+         "--catalog", str(catalog_dir), "--out", str(out), "--max-subtasks", "1", *extra],
+        input=stdin, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+
+
 def config(catalog, **extra):
     return RunConfig(
         model="local",
@@ -71,26 +80,7 @@ def test_embedded_model_plans_a_valid_spec(starter, tmp_path, intent, modality, 
 
 
 def test_plan_command_prints_the_plan_and_writes_the_spec(starter, tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchsmith.cli",
-            "plan",
-            "world capitals quiz",
-            "--size",
-            "8",
-            "--catalog",
-            str(starter.root),
-            "--out",
-            str(tmp_path),
-            "--max-subtasks",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = plan_cli("world capitals quiz", 8, starter.root, tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Benchmark plan: 'world capitals quiz', 8 items" in done.stdout
     spec = json.loads((tmp_path / "spec.json").read_text())
@@ -99,26 +89,7 @@ def test_plan_command_prints_the_plan_and_writes_the_spec(starter, tmp_path):
 
 
 def test_empty_catalog_is_a_clear_error(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchsmith.cli",
-            "plan",
-            "world capitals quiz",
-            "--size",
-            "5",
-            "--catalog",
-            str(tmp_path / "empty"),
-            "--out",
-            str(tmp_path / "out"),
-            "--max-subtasks",
-            "1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = plan_cli("world capitals quiz", 5, tmp_path / "empty", tmp_path / "out")
     assert done.returncode != 0
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("benchsmith: error: ") and "catalog" in line
@@ -129,28 +100,7 @@ def test_empty_catalog_is_a_clear_error(tmp_path):
     [("approve\n", 0, "spec written to"), ("reject\ntoo easy\n", 1, "rejected in review")],
 )
 def test_plan_review_asks_a_person(starter, tmp_path, answer, code, text):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchsmith.cli",
-            "plan",
-            "world capitals quiz",
-            "--size",
-            "4",
-            "--catalog",
-            str(starter.root),
-            "--out",
-            str(tmp_path),
-            "--max-subtasks",
-            "1",
-            "--review",
-        ],
-        input=answer,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    done = plan_cli("world capitals quiz", 4, starter.root, tmp_path, "--review", stdin=answer)
     assert done.returncode == code, done.stderr
     assert "approve, edit or reject the plan?" in done.stdout
     assert text in done.stdout + done.stderr

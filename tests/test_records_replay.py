@@ -8,12 +8,12 @@ import time
 from typing import Literal
 
 import pytest
-from conftest import make_runtime
 from pydantic import BaseModel, Field
 
 from benchsmith.errors import ReplayMissError
 from benchsmith.llm.records import RECORDS_FILE, RunRecords
 from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+from benchsmith.testing.runtime import endpoint_runtime as make_runtime
 
 
 class Subtask(BaseModel):

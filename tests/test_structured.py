@@ -4,7 +4,6 @@ import json
 from typing import Literal
 
 import pytest
-from conftest import make_runtime
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel, Field
 
@@ -16,6 +15,7 @@ from benchsmith.llm.specs import ROLES, parse_model_spec
 from benchsmith.llm.structured import classify_reply, structured_call
 from benchsmith.testing.fake_chat import ScriptedChatModel
 from benchsmith.testing.fake_openai import Reply
+from benchsmith.testing.runtime import endpoint_runtime as make_runtime
 
 
 class Verdict(BaseModel):

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from benchsmith.errors import describe_validation_error
 from benchsmith.spec import ParamRange, PlanStep, Subtask
 from benchsmith.tools.registry import registry
 
@@ -209,8 +210,7 @@ def validate_step(step: PlanStep) -> list[str]:
         try:
             spec.params.model_validate(trial)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            problems.append(f"{step.tool}: {where}: {first['msg']} (with {trial})")
+            first = describe_validation_error(exc, limit=1)
+            problems.append(f"{step.tool}: {first} (with {trial})")
             break
     return problems

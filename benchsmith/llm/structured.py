@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, conv
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.errors import StructuredOutputError
+from benchsmith.errors import StructuredOutputError, describe_validation_error
 from benchsmith.llm.specs import StructuredMethod
 
 if TYPE_CHECKING:
@@ -103,9 +103,7 @@ def _validate(schema: type[BaseModel], data: Any, raw: str) -> Classified:
     try:
         return Classified("ok", value=schema.model_validate(data), raw=raw)
     except ValidationError as exc:
-        errors = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
-        )
+        errors = describe_validation_error(exc)
         return Classified("invalid", error=f"does not match the schema: {errors}", raw=raw)
 
 

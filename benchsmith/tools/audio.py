@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -27,10 +27,10 @@ from benchsmith.tools.media import (
     export_audio,
     load_audio,
     measure_audio,
-    run_ffmpeg,
+    pipe_pcm,
     samples,
 )
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, tool
+from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 if TYPE_CHECKING:
     import random
@@ -83,16 +83,6 @@ class AudioOutParams(ToolParams):
                     f"format {self.format!r}; change the name or leave it out"
                 )
         return self
-
-
-def discard(path: Path, message: str) -> NoReturn:
-    """Delete an output that missed its post-condition and raise.
-
-    Raises:
-        PostconditionError: Always, with ``message``.
-    """
-    path.unlink(missing_ok=True)
-    raise PostconditionError(message)
 
 
 def check_format_rate(fmt: str, rate: int) -> None:
@@ -150,37 +140,6 @@ def _dbfs(x: np.ndarray) -> float | None:
     return round(_db(p), 2) if p > 0 else None
 
 
-def _pipe_ffmpeg(
-    segment: AudioSegment,
-    limits: Limits,
-    what: str,
-    *,
-    audio_filter: str | None = None,
-    rate: int | None = None,
-    channels: int | None = None,
-) -> AudioSegment:
-    """Run raw 16-bit samples through ffmpeg (a filter and/or a new rate and channel count)."""
-    from pydub import AudioSegment
-
-    out_rate = rate or segment.frame_rate
-    out_channels = channels or segment.channels
-    args = [
-        "-f",
-        "s16le",
-        "-ar",
-        str(segment.frame_rate),
-        "-ac",
-        str(segment.channels),
-        "-i",
-        "-",
-    ]
-    if audio_filter:
-        args += ["-af", audio_filter]
-    args += ["-f", "s16le", "-ar", str(out_rate), "-ac", str(out_channels), "-"]
-    raw = run_ffmpeg(args, limits, what, stdin=segment.set_sample_width(2).raw_data)
-    return AudioSegment(data=raw, sample_width=2, frame_rate=out_rate, channels=out_channels)
-
-
 def match_format(segment: AudioSegment, rate: int, channels: int, limits: Limits) -> AudioSegment:
     """The audio at ``rate`` Hz with ``channels`` (1 or 2) channels.
 
@@ -195,7 +154,7 @@ def match_format(segment: AudioSegment, rate: int, channels: int, limits: Limits
         segment, _clipped = _segment(x, segment.frame_rate)
     if segment.frame_rate == rate:
         return segment
-    return _pipe_ffmpeg(segment, limits, f"resampling audio to {rate} Hz", rate=rate)
+    return pipe_pcm(segment, limits, f"resampling audio to {rate} Hz", rate=rate)
 
 
 def _load(ctx: ToolContext, path: Path) -> AudioSegment:
@@ -231,14 +190,16 @@ def _check_common(
 ) -> None:
     """Post-conditions every audio tool shares: sample rate, channels, duration."""
     if measured["sample_rate"] != rate:
-        discard(out, f"{tool_name}: {out.name!r} has {measured['sample_rate']} Hz, not {rate}")
+        raise discard_output(
+            out, f"{tool_name}: {out.name!r} has {measured['sample_rate']} Hz, not {rate}"
+        )
     if measured["channels"] != channels:
-        discard(
+        raise discard_output(
             out, f"{tool_name}: {out.name!r} has {measured['channels']} channels, not {channels}"
         )
     tolerance_s += _codec_slack_s(str(measured["format"]), rate)
     if abs(measured["duration_s"] - duration_s) > tolerance_s:
-        discard(
+        raise discard_output(
             out,
             f"{tool_name}: {out.name!r} lasts {measured['duration_s']:.3f}s, expected "
             f"{duration_s:.3f}s (tolerance {tolerance_s * 1000:.0f} ms)",
@@ -262,7 +223,7 @@ def _check_level(
     if measured["format"] not in LOSSLESS or expected_dbfs is None or got is None:
         return
     if expected_dbfs > _PRECISION_FLOOR_DBFS and abs(got - expected_dbfs) > _LEVEL_TOLERANCE_DB:
-        discard(
+        raise discard_output(
             out,
             f"{tool_name}: {out.name!r} has an RMS level of {got:.2f} dBFS, not the "
             f"{expected_dbfs:.2f} dBFS of the samples written",
@@ -500,7 +461,7 @@ def audio_add_noise(ctx: ToolContext, params: NoiseParams, inputs: list[Path]) -
             )
         else:
             hint = "; the input may be too quiet for this SNR in 16 bits"
-        discard(
+        raise discard_output(
             out,
             f"audio_add_noise: {out.name!r} has an SNR of {achieved:.2f} dB, not the "
             f"{params.snr_db:g} dB asked (tolerance {_SNR_TOLERANCE_DB} dB){hint}",
@@ -619,7 +580,7 @@ def audio_mix(ctx: ToolContext, params: MixParams, inputs: list[Path]) -> ToolOu
         measured["achieved_gain_db"] = round(achieved, 3)
         off = abs(achieved - params.gain_db)
         if _db(expected_power) > _PRECISION_FLOOR_DBFS and off > _LEVEL_TOLERANCE_DB:
-            discard(
+            raise discard_output(
                 out,
                 f"audio_mix: the overlay in {out.name!r} is at {achieved:.2f} dB, not the "
                 f"{params.gain_db:g} dB asked",
@@ -729,7 +690,7 @@ def _stretch(
     segment = _load(ctx, inputs[0])
     rate, channels = segment.frame_rate, segment.channels
     duration = len(segment.raw_data) // (2 * channels) / rate
-    changed = _pipe_ffmpeg(
+    changed = pipe_pcm(
         segment, ctx.limits, f"{tool_name} of {inputs[0].name!r}", audio_filter=make_filter(rate)
     )
     out, measured = _write(ctx, params, changed, inputs[0].stem)
@@ -939,14 +900,14 @@ def audio_gain(ctx: ToolContext, params: GainParams, inputs: list[Path]) -> Tool
     checkable = params.format in LOSSLESS and clipped == 0 and change is not None
     if checkable and expected_level > _PRECISION_FLOOR_DBFS:
         if abs(change - applied) > _LEVEL_TOLERANCE_DB:
-            discard(
+            raise discard_output(
                 out,
                 f"audio_gain: the level of {out.name!r} changed by {change:.2f} dB, not the "
                 f"{applied:.2f} dB applied (tolerance {_LEVEL_TOLERANCE_DB} dB)",
             )
     if params.normalize_peak_dbfs is not None and params.format in LOSSLESS and peak_out > 0:
         if abs(20 * math.log10(peak_out) - params.normalize_peak_dbfs) > 0.1:
-            discard(
+            raise discard_output(
                 out,
                 f"audio_gain: the peak of {out.name!r} is {20 * math.log10(peak_out):.2f} dBFS, "
                 f"not {params.normalize_peak_dbfs:g}",

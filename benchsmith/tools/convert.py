@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from benchsmith.errors import InputRejectedError, PostconditionError, ToolParamError
+from benchsmith.errors import InputRejectedError, ToolParamError
 from benchsmith.tools.context import Limits, ToolContext, check_input_file
 from benchsmith.tools.media import (
     AUDIO_FORMATS,
@@ -37,16 +37,16 @@ from benchsmith.tools.media import (
     measure_audio,
     measure_image,
     open_image,
+    pipe_pcm,
     run_ffmpeg,
     run_program,
     save_image,
 )
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, tool
+from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 if TYPE_CHECKING:
     import pyarrow as pa
     from PIL import Image
-    from pydub import AudioSegment
 
 # -- shared helpers ---------------------------------------------------------------------------
 
@@ -73,12 +73,6 @@ def _output(ctx: ToolContext, params: ToolParams, fmt: str, stem: str, tool_name
             f"{' or '.join(suffixes)} to hold {fmt}"
         )
     return ctx.output_for(params.output_name, suffixes[0], stem=stem)
-
-
-def _fail(path: Path, message: str) -> PostconditionError:
-    """Delete a bad output and return the error to raise."""
-    path.unlink(missing_ok=True)
-    return PostconditionError(message)
 
 
 # -- convert_audio -----------------------------------------------------------------------------
@@ -114,34 +108,6 @@ class ConvertAudioParams(ToolParams):
     )
 
 
-def _resample(segment: AudioSegment, rate: int, limits: Limits) -> AudioSegment:
-    """Resample 16-bit PCM with ffmpeg's resampler (anti-aliased; deterministic)."""
-    from pydub import AudioSegment
-
-    seg = segment.set_sample_width(2)
-    raw = run_ffmpeg(
-        [
-            "-f",
-            "s16le",
-            "-ar",
-            str(seg.frame_rate),
-            "-ac",
-            str(seg.channels),
-            "-i",
-            "-",
-            "-ar",
-            str(rate),
-            "-f",
-            "s16le",
-            "-",
-        ],
-        limits,
-        f"resampling to {rate} Hz",
-        stdin=seg.raw_data,
-    )
-    return AudioSegment(data=raw, sample_width=2, frame_rate=rate, channels=seg.channels)
-
-
 @tool("convert_audio", params=ConvertAudioParams, category="convert", inputs=InputSpec("audio"))
 def convert_audio(ctx: ToolContext, params: ConvertAudioParams, inputs: list[Path]) -> ToolOutput:
     """Convert audio between wav, mp3, ogg and flac; optionally resample or make mono/stereo.
@@ -161,7 +127,7 @@ def convert_audio(ctx: ToolContext, params: ConvertAudioParams, inputs: list[Pat
     if params.channels and params.channels != segment.channels:
         segment = segment.set_channels(params.channels)
     if rate != segment.frame_rate:
-        segment = _resample(segment, rate, ctx.limits)
+        segment = pipe_pcm(segment, ctx.limits, f"resampling to {rate} Hz", rate=rate)
     channels = segment.channels
     out = _output(ctx, params, params.format, inputs[0].stem, "convert_audio")
     export_audio(segment, out, ctx.limits)
@@ -169,14 +135,14 @@ def convert_audio(ctx: ToolContext, params: ConvertAudioParams, inputs: list[Pat
     measured["input_duration_s"] = round(in_duration, 3)
     drift = abs(measured["duration_s"] - in_duration)
     if drift > AUDIO_DURATION_TOLERANCE_S:
-        raise _fail(
+        raise discard_output(
             out,
             f"convert_audio: {out.name} lasts {measured['duration_s']:.3f}s but "
             f"{inputs[0].name} lasts {in_duration:.3f}s (more than "
             f"{AUDIO_DURATION_TOLERANCE_S * 1000:.0f} ms apart)",
         )
     if measured["sample_rate"] != rate or measured["channels"] != channels:
-        raise _fail(
+        raise discard_output(
             out,
             f"convert_audio: {out.name} decodes at {measured['sample_rate']} Hz, "
             f"{measured['channels']} channel(s); expected {rate} Hz, {channels}",
@@ -250,7 +216,7 @@ def convert_image(ctx: ToolContext, params: ConvertImageParams, inputs: list[Pat
     measured = measure_image(out, ctx.limits)
     measured["exif_rotation_applied"] = rotated
     if (measured["width"], measured["height"]) != (width, height):
-        raise _fail(
+        raise discard_output(
             out,
             f"convert_image: {out.name} is {measured['width']}x{measured['height']}, "
             f"expected {width}x{height}",
@@ -578,7 +544,7 @@ def convert_table(ctx: ToolContext, params: ConvertTableParams, inputs: list[Pat
     try:
         back = read_table(out, ctx.limits, infer_types=params.infer_types)
     except InputRejectedError as exc:
-        raise _fail(out, f"convert_table: {out.name} does not read back: {exc}") from exc
+        raise discard_output(out, f"convert_table: {out.name} does not read back: {exc}") from exc
     measured = {
         "rows": back.num_rows,
         "columns": back.column_names,
@@ -587,7 +553,7 @@ def convert_table(ctx: ToolContext, params: ConvertTableParams, inputs: list[Pat
         "bytes": out.stat().st_size,
     }
     if back.num_rows != table.num_rows or back.column_names != table.column_names:
-        raise _fail(
+        raise discard_output(
             out,
             f"convert_table: {out.name} reads back as {back.num_rows} rows x "
             f"{back.column_names}, expected {table.num_rows} rows x {table.column_names}",
@@ -713,7 +679,9 @@ def _edit_audio_tags(
     args += ["-fflags", "+bitexact", "-flags:a", "+bitexact", str(out)]
     run_ffmpeg(args, ctx.limits, f"input {src.name!r}")
     if _audio_packets_digest(out, ctx.limits) != _audio_packets_digest(src, ctx.limits):
-        raise _fail(out, f"edit_metadata: the audio packets of {out.name} differ from {src.name}")
+        raise discard_output(
+            out, f"edit_metadata: the audio packets of {out.name} differ from {src.name}"
+        )
     return _ffprobe_tags(out, ctx.limits)
 
 
@@ -948,7 +916,7 @@ def edit_metadata(ctx: ToolContext, params: EditMetadataParams, inputs: list[Pat
         measured: dict[str, Any] = {"format": fmt, "tags": tags}
         for name, value in params.tags.items():
             if tags.get(name) != value:
-                raise _fail(
+                raise discard_output(
                     out,
                     f"edit_metadata: {out.name} tag {name} reads back as "
                     f"{tags.get(name)!r}, not {value!r}",
@@ -958,7 +926,7 @@ def edit_metadata(ctx: ToolContext, params: EditMetadataParams, inputs: list[Pat
         )
         left = sorted(unwanted & set(tags))
         if left:
-            raise _fail(out, f"edit_metadata: {out.name} still has tags {left}")
+            raise discard_output(out, f"edit_metadata: {out.name} still has tags {left}")
         return ToolOutput(files=[out], measured=measured)
     before = open_image(src, ctx.limits)
     if kind == "png":
@@ -971,14 +939,14 @@ def edit_metadata(ctx: ToolContext, params: EditMetadataParams, inputs: list[Pat
         after = open_image(out, ctx.limits)
         meta = _image_metadata(out, kind, ctx.limits)
     except (InputRejectedError, OSError, SyntaxError, ValueError) as exc:
-        raise _fail(out, f"edit_metadata: {out.name} does not decode: {exc}") from exc
+        raise discard_output(out, f"edit_metadata: {out.name} does not decode: {exc}") from exc
     if (after.mode, after.size) != (before.mode, before.size) or (
         after.tobytes() != before.tobytes()
     ):
-        raise _fail(out, f"edit_metadata: the pixels of {out.name} differ from {src.name}")
+        raise discard_output(out, f"edit_metadata: the pixels of {out.name} differ from {src.name}")
     problem = _check_image_readback(params, kind, meta)
     if problem:
-        raise _fail(out, f"edit_metadata: {out.name}: {problem}")
+        raise discard_output(out, f"edit_metadata: {out.name}: {problem}")
     measured = {"format": fmt, "width": after.width, "height": after.height, **meta}
     return ToolOutput(files=[out], measured=measured)
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from benchsmith.errors import PostconditionError, ToolParamError, ToolUnavailableError
+from benchsmith.errors import ToolParamError, ToolUnavailableError
 from benchsmith.tools.context import ToolContext
 from benchsmith.tools.media import IMAGE_FORMATS, measure_image, open_image, save_image
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, tool
+from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 if TYPE_CHECKING:
     import numpy as np
@@ -228,8 +228,7 @@ def _decoded(ctx: ToolContext, out: Path) -> Image.Image:
 def _require(ok: bool, out: Path, message: str) -> None:
     """Delete ``out`` and raise :class:`PostconditionError` unless ``ok``."""
     if not ok:
-        out.unlink(missing_ok=True)
-        raise PostconditionError(f"{message}; the output {out.name!r} was deleted")
+        raise discard_output(out, f"{message}; the output {out.name!r} was deleted")
 
 
 def _require_size(name: str, measured: dict[str, Any], out: Path, size: tuple[int, int]) -> None:

@@ -353,6 +353,37 @@ def export_audio(segment: AudioSegment, path: Path, limits: Limits) -> None:
     )
 
 
+def pipe_pcm(
+    segment: AudioSegment,
+    limits: Limits,
+    what: str,
+    *,
+    audio_filter: str | None = None,
+    rate: int | None = None,
+    channels: int | None = None,
+) -> AudioSegment:
+    """Run raw 16-bit samples through ffmpeg (a filter and/or a new rate and channel count)."""
+    from pydub import AudioSegment
+
+    out_rate = rate or segment.frame_rate
+    out_channels = channels or segment.channels
+    args = [
+        "-f",
+        "s16le",
+        "-ar",
+        str(segment.frame_rate),
+        "-ac",
+        str(segment.channels),
+        "-i",
+        "-",
+    ]
+    if audio_filter:
+        args += ["-af", audio_filter]
+    args += ["-f", "s16le", "-ar", str(out_rate), "-ac", str(out_channels), "-"]
+    raw = run_ffmpeg(args, limits, what, stdin=segment.set_sample_width(2).raw_data)
+    return AudioSegment(data=raw, sample_width=2, frame_rate=out_rate, channels=out_channels)
+
+
 def samples(segment: AudioSegment) -> np.ndarray:
     """The samples as float64 in [-1, 1], shape (frames, channels).
 

@@ -26,7 +26,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchsmith.errors import PostconditionError, ToolParamError, UnknownToolError
+from benchsmith.errors import (
+    PostconditionError,
+    ToolParamError,
+    UnknownToolError,
+    describe_validation_error,
+)
 from benchsmith.llm.records import canonical_json
 from benchsmith.tools.context import ToolContext, check_input_file, stable_seed
 
@@ -154,6 +159,16 @@ def planner_description(doc: str) -> str:
     return " ".join(p for p in kept if p)
 
 
+def discard_output(path: Path | None, message: str) -> PostconditionError:
+    """Delete an output that missed its post-condition and return the error to raise.
+
+    Every tool uses this, so a failed check never leaves a bad file in the media folder.
+    """
+    if path is not None:
+        Path(path).unlink(missing_ok=True)
+    return PostconditionError(message)
+
+
 def tool(
     name: str,
     *,
@@ -210,14 +225,15 @@ def get_tool(name: str) -> ToolSpec:
     Raises:
         UnknownToolError: No such tool; the message lists the close names.
     """
-    tools = registry()
-    if name not in tools:
+    load_builtin_tools()
+    spec = _REGISTRY.get(name)  # no sorted copy: this runs on every tool call
+    if spec is None:
         import difflib
 
-        close = difflib.get_close_matches(name, tools, n=3)
+        close = difflib.get_close_matches(name, sorted(_REGISTRY), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else "; see `benchsmith tools list`"
         raise UnknownToolError(f"no tool named {name!r}{hint}")
-    return tools[name]
+    return spec
 
 
 def tool_names(category: str | None = None) -> list[str]:
@@ -298,9 +314,7 @@ def run_tool(
             params if isinstance(params, spec.params) else spec.params.model_validate(params or {})
         )
     except ValidationError as exc:
-        errors = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()
-        )
+        errors = describe_validation_error(exc)
         raise ToolParamError(f"tool {name}: bad parameters: {errors}") from exc
     if not spec.inputs.min <= len(inputs) <= spec.inputs.max:
         raise ToolParamError(

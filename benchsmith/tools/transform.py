@@ -28,16 +28,9 @@ from pydantic import (
     model_validator,
 )
 
-from benchsmith.errors import InputRejectedError, PostconditionError, ToolParamError
+from benchsmith.errors import InputRejectedError, ToolParamError
 from benchsmith.tools.context import Limits, ToolContext, check_input_file
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, tool
-
-
-def _fail(path: Path | None, message: str) -> PostconditionError:
-    """Delete a bad output (if any) and return the error to raise."""
-    if path is not None:
-        path.unlink(missing_ok=True)
-    return PostconditionError(message)
+from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 
 def _dumps(value: Any) -> str:
@@ -216,7 +209,7 @@ def patch_record(ctx: ToolContext, params: PatchRecordParams, inputs: list[Path]
     written = json.loads(out.read_text(encoding="utf-8"))
     expected = jsonpatch.apply_patch(original, ops, in_place=False)
     if _dumps(written) != _dumps(expected):
-        raise _fail(out, f"patch_record: {out.name} differs from the patch applied again")
+        raise discard_output(out, f"patch_record: {out.name} differs from the patch applied again")
     measured = {
         "source": where,
         "ops": len(ops),
@@ -444,18 +437,22 @@ def decompose_text(ctx: ToolContext, params: DecomposeTextParams, inputs: list[P
     # Post-condition: spans exact, in order, disjoint, and covering all non-space text.
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     if written != parts:
-        raise _fail(out, f"decompose_text: {out.name} does not read back as written")
+        raise discard_output(out, f"decompose_text: {out.name} does not read back as written")
     previous_end = 0
     for part in parts:
         s, e = part["start"], part["end"]
         if not (previous_end <= s < e <= len(text)) or part["text"] != text[s:e]:
-            raise _fail(out, f"decompose_text: part {part['index']} span {s}:{e} is not exact")
+            raise discard_output(
+                out, f"decompose_text: part {part['index']} span {s}:{e} is not exact"
+            )
         if params.mode == "chunks" and e - s > params.max_chars:
-            raise _fail(out, f"decompose_text: chunk {part['index']} exceeds {params.max_chars}")
+            raise discard_output(
+                out, f"decompose_text: chunk {part['index']} exceeds {params.max_chars}"
+            )
         previous_end = e
     missing = _uncovered(text, spans + markers)
     if missing is not None:
-        raise _fail(
+        raise discard_output(
             out,
             f"decompose_text: text at {missing[0]} ({text[missing[0] : missing[1]]!r}) is in no "
             "part",
@@ -575,7 +572,9 @@ def make_multiple_choice(
         or keys[ord(target) - ord("A")] != answer_key
         or len(set(keys)) != len(keys)
     ):
-        raise _fail(None, f"make_multiple_choice: choices {choices} miss the post-condition")
+        raise discard_output(
+            None, f"make_multiple_choice: choices {choices} miss the post-condition"
+        )
     values = {
         "question": params.question,
         "choices": choices,

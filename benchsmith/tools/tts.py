@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from benchsmith.errors import InputRejectedError, ToolParamError, ToolUnavailableError
-from benchsmith.tools.audio import AudioOutParams, discard
+from benchsmith.tools.audio import AudioOutParams
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.tools.media import export_audio, load_audio, measure_audio, run_program
-from benchsmith.tools.registry import InputSpec, ToolOutput, tool
+from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
 
 if TYPE_CHECKING:
     from pydub import AudioSegment
@@ -513,15 +513,15 @@ def tts_speak(ctx: ToolContext, params: SpeakParams, inputs: list[Path]) -> Tool
         }
     )
     if duration <= 0:
-        discard(out, f"tts_speak wrote {out.name!r} with no audio")
+        raise discard_output(out, f"tts_speak wrote {out.name!r} with no audio")
     if not _MIN_DURATION_FACTOR * expected <= duration <= _MAX_DURATION_FACTOR * expected:
-        discard(
+        raise discard_output(
             out,
             f"tts_speak: {out.name!r} lasts {duration:.2f}s, implausible for {words} words at "
             f"{params.rate} words a minute (expected about {expected:.2f}s)",
         )
     if language != expected_language:
-        discard(
+        raise discard_output(
             out,
             f"tts_speak: recorded language {language!r} is not the voice's {expected_language!r}",
         )
@@ -662,9 +662,11 @@ def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -
         }
     )
     if len(timeline) != len(params.turns):
-        discard(out, f"tts_dialogue: {len(timeline)} segments for {len(params.turns)} turns")
+        raise discard_output(
+            out, f"tts_dialogue: {len(timeline)} segments for {len(params.turns)} turns"
+        )
     if abs(measured["duration_s"] - expected) > _DIALOGUE_TOLERANCE_S:
-        discard(
+        raise discard_output(
             out,
             f"tts_dialogue: {out.name!r} lasts {measured['duration_s']:.3f}s, not the "
             f"{expected:.3f}s of its turns and pauses",
