@@ -21,14 +21,20 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
 DEMO_OUT ?= out/demo
 
+# Real builds on the embedded model and the starter catalog, offline: a spoken benchmark
+# (English and French speech with background noise) and an image benchmark from approved
+# plans in examples/specs/, then one planned from an intent. Each folder gets data/,
+# media/, a dataset card, report.md, rejects.jsonl, an Inspect task and an lm-eval task.
 demo: install catalog
 	$(BIN)/benchsmith doctor --probe
-	$(BIN)/benchsmith plan "spoken questions about world capitals" --size 20 --max-subtasks 2 \
-		--out $(DEMO_OUT)/plan
-	$(BIN)/benchsmith tools run tts_speak --out $(DEMO_OUT) --param output_name=question.wav \
-		--param 'text=What is the capital of Australia?' --param voice=en-us
-	$(BIN)/benchsmith tools run audio_add_noise --out $(DEMO_OUT) --input $(DEMO_OUT)/question.wav \
-		--param snr_db=5 --param kind=babble --param output_name=question-noisy.wav
+	rm -rf $(DEMO_OUT)
+	$(BIN)/benchsmith build --spec examples/specs/spoken-capitals.json --seed 1 \
+		--out $(DEMO_OUT)/spoken-capitals --concurrency 2
+	$(BIN)/benchsmith build --spec examples/specs/digit-images.json --seed 1 \
+		--out $(DEMO_OUT)/digit-images --concurrency 2
+	$(BIN)/benchsmith build "spoken questions about world capitals" --size 6 --max-subtasks 1 \
+		--out $(DEMO_OUT)/from-intent --concurrency 2
+	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each)"
 
 test: install catalog
 	$(BIN)/python -m pytest
@@ -41,6 +47,7 @@ benchmarks: install
 	$(BIN)/python benchmarks/local_model.py
 	$(BIN)/python benchmarks/tools_overhead.py
 	$(BIN)/python benchmarks/catalog_speed.py
+	$(BIN)/python benchmarks/build_speed.py
 
 install: system $(STAMP)
 

@@ -1,8 +1,10 @@
-"""The Python API: plan a benchmark (and, as the executor lands, build it).
+"""The Python API: plan a benchmark, or build it end to end.
 
-``plan_benchmark`` runs the graph's planner on an intent and writes ``spec.json``. With a
-``reviewer`` callback the plan pauses at ``review_plan`` and the callback's decision
-(approve, edit or reject) resumes it: the CLI's ``--review`` asks a person.
+``plan_benchmark`` runs the graph's planner on an intent and writes ``spec.json``.
+``build_benchmark`` plans (or starts from an approved spec), realizes every sample slot,
+verifies, refills and writes the benchmark folder. With a ``reviewer`` callback the plan
+pauses at ``review_plan`` and the callback's decision (approve, edit or reject) resumes
+it: the CLI's ``--review`` asks a person.
 """
 
 from __future__ import annotations
@@ -80,11 +82,6 @@ def plan_benchmark(
     Raises:
         PlanError: No feasible plan (the message names the bottleneck), or it was rejected.
     """
-    from langgraph.checkpoint.memory import InMemorySaver
-    from langgraph.types import Command
-
-    from benchsmith.graph import make_builder
-
     config = config or RunConfig()
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
@@ -93,18 +90,7 @@ def plan_benchmark(
             config = replace(config, run_dir=str(out_dir / ".run"))
         config = add_run_sources(config, out_dir, datasets, references)
     config = replace(config, review=reviewer is not None)
-    graph = make_builder().compile(checkpointer=InMemorySaver())
-    thread = {"configurable": {"thread_id": uuid.uuid4().hex}}
-    payload: Any = {"intent": intent, "size": size}
-    while True:
-        graph.invoke(payload, thread, context=config)
-        snapshot = graph.get_state(thread, subgraphs=True)
-        pending = _interrupts(snapshot)
-        if not pending:
-            break
-        assert reviewer is not None
-        payload = Command(resume=reviewer(pending[0]))
-    values = graph.get_state(thread).values
+    values = _run_graph({"intent": intent, "size": size}, config, reviewer)
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     spec = BenchmarkSpec.model_validate(values["spec"])
@@ -124,6 +110,53 @@ def plan_benchmark(
     )
 
 
+def _run_graph(
+    payload: dict[str, Any],
+    config: RunConfig,
+    reviewer: Reviewer | None,
+    on_update: Callable[[str, dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the graph to the end, answering review interrupts with ``reviewer``."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command
+
+    from benchsmith.graph import make_builder
+
+    # A checkpointer only when a person reviews the plan (interrupts need one): without it
+    # a large build keeps no per-step copies of its state.
+    graph = make_builder().compile(checkpointer=InMemorySaver() if reviewer else None)
+    thread: dict[str, Any] = {
+        "configurable": {"thread_id": uuid.uuid4().hex},
+        # A few more slot workers than model requests in flight: while some workers run
+        # tools and checks, the endpoint still has ``concurrency`` requests (its semaphore
+        # caps them there, see LLMRuntime.from_config).
+        "max_concurrency": config.concurrency + max(2, config.concurrency // 4),
+        "recursion_limit": 200,
+    }
+    current: Any = payload
+    final: dict[str, Any] = {}
+    while True:
+        for mode, chunk in graph.stream(
+            current, thread, context=config, stream_mode=["updates", "values"]
+        ):
+            if mode == "values" and isinstance(chunk, dict):
+                final = chunk
+            elif mode == "updates" and on_update is not None and isinstance(chunk, dict):
+                for node, update in chunk.items():
+                    if isinstance(update, dict):
+                        on_update(node, update)
+        if reviewer is None:
+            break
+        snapshot = graph.get_state(thread, subgraphs=True)
+        pending = _interrupts(snapshot)
+        if not pending:
+            break
+        current = Command(resume=reviewer(pending[0]))
+    if reviewer is not None:
+        return dict(graph.get_state(thread).values)
+    return final
+
+
 def _interrupts(snapshot: Any) -> list[Any]:
     found = []
     for task in snapshot.tasks:
@@ -131,3 +164,211 @@ def _interrupts(snapshot: Any) -> list[Any]:
         if task.state is not None:
             found.extend(_interrupts(task.state))
     return found
+
+
+# -- build ------------------------------------------------------------------------------------
+BUILD_FILE = "build.json"
+
+#: Called for every node update of a build: ``progress(node, update)``.
+Progress = Callable[[str, dict[str, Any]], None]
+
+
+class BuildError(BenchsmithError):
+    """A build cannot start or continue: the message says why and what to do."""
+
+
+@dataclass
+class BuildResult:
+    """What a build produced."""
+
+    out: Path
+    spec: BenchmarkSpec
+    report: dict[str, Any]
+    status: str
+    log: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def items(self) -> int:
+        """Accepted items written to ``data/test.jsonl``."""
+        return int(self.report.get("items", 0))
+
+
+def _load_spec(spec: BenchmarkSpec | str | os.PathLike[str] | dict[str, Any]) -> BenchmarkSpec:
+    if isinstance(spec, BenchmarkSpec):
+        return spec
+    if isinstance(spec, dict):
+        return BenchmarkSpec.model_validate(spec)
+    from pydantic import ValidationError
+
+    from benchsmith.errors import describe_validation_error
+
+    path = Path(spec)
+    try:
+        return BenchmarkSpec.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise BuildError(f"spec file {str(path)!r} does not exist") from exc
+    except (ValidationError, ValueError) as exc:
+        detail = describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
+        raise BuildError(f"spec file {str(path)!r} is not a valid plan: {detail}") from exc
+
+
+def _settings(config: RunConfig, intent: str, size: int) -> dict[str, Any]:
+    """What must not change between a build and its resumption."""
+    return {
+        "intent": intent,
+        "size": size,
+        "seed": config.seed,
+        "languages": list(config.languages),
+        "modalities": list(config.modalities),
+        "answer_formats": list(config.answer_formats),
+        "judge": config.judge,
+    }
+
+
+def build_benchmark(
+    intent: str | None = None,
+    *,
+    size: int = 100,
+    out: str | os.PathLike[str],
+    model: str | None = None,
+    config: RunConfig | None = None,
+    datasets: Sequence[str] = (),
+    references: Sequence[str] = (),
+    spec: BenchmarkSpec | str | os.PathLike[str] | dict[str, Any] | None = None,
+    resume: bool = False,
+    reviewer: Reviewer | None = None,
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Build a benchmark: plan, realize, verify, refill, and write the folder ``out``.
+
+    Args:
+        intent: What the benchmark should measure (not needed with ``spec``).
+        size: Number of items (taken from ``spec`` when given).
+        out: The benchmark folder.
+        model: Model spec for every role (overrides ``config.model``).
+        config: Run configuration (seed, budget, concurrency, caps, constraints).
+        datasets: Extra data files/folders to ground in.
+        references: Reference documents to ground in.
+        spec: An approved plan (a ``spec.json`` path, a dict or a ``BenchmarkSpec``): skip
+            planning and realize it (with ``config.seed``, so a new seed gives fresh items).
+        resume: Continue the build already in ``out`` (finished items are kept, recorded
+            model calls are not paid again).
+        reviewer: Approves, edits or rejects the plan before realization (see
+            :func:`plan_benchmark`).
+        progress: Called with every graph node's update (for progress bars).
+
+    Returns:
+        The folder, the spec, the report and the status (``complete`` or ``shortfall``).
+
+    Raises:
+        BuildError: ``out`` holds another build (without ``resume``), or the resumed
+            build was started with other settings.
+        PlanError: No feasible plan.
+        BudgetExceededError: The budget ran out (what was accepted is packaged first).
+    """
+    from benchsmith.agents.realize import forget_workspace
+    from benchsmith.errors import BudgetExceededError
+
+    config = config or RunConfig()
+    if model is not None:
+        config = replace(config, model=model)
+    out_dir = Path(out)
+    run_dir = out_dir / ".run"
+    settings_path = run_dir / BUILD_FILE
+    existing_spec = out_dir / "spec.json"
+    occupied = out_dir.exists() and any(p.name != ".run" for p in out_dir.iterdir())
+    if not resume and (occupied or settings_path.is_file()):
+        raise BuildError(
+            f"output folder {str(out_dir)!r} is not empty; pass --resume to continue the build "
+            "in it, or choose another --out"
+        )
+    if resume and not settings_path.is_file():
+        if occupied:
+            raise BuildError(
+                f"{str(out_dir)!r} holds no benchsmith build to resume (no .run/{BUILD_FILE})"
+            )
+        resume = False
+    parsed_spec = _load_spec(spec) if spec is not None else None
+    if parsed_spec is not None:
+        intent, size = parsed_spec.intent, parsed_spec.size
+    if resume:
+        saved = json.loads(settings_path.read_text(encoding="utf-8"))
+        intent = saved["intent"] if intent is None else intent
+        size = saved["size"] if parsed_spec is None else size
+        config = replace(config, seed=saved["seed"]) if config.seed == 0 else config
+        now = _settings(config, intent or "", size)
+        changed = [k for k in now if saved.get(k) != now[k]]
+        if changed:
+            raise BuildError(
+                f"cannot resume {str(out_dir)!r}: it was started with other settings "
+                f"({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
+                "rerun with the same ones or build into a new folder"
+            )
+        if parsed_spec is None and existing_spec.is_file():
+            parsed_spec = _load_spec(existing_spec)
+    if not intent:
+        raise BuildError("give an intent (what the benchmark should measure) or --spec")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config = replace(
+        config, out_dir=str(out_dir), run_dir=str(run_dir), review=reviewer is not None
+    )
+    config = add_run_sources(config, run_dir, datasets, references)
+    if not resume:
+        tmp = settings_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(_settings(config, intent, size), indent=2) + "\n")
+        os.replace(tmp, settings_path)
+    payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
+    if parsed_spec is not None:
+        payload["spec"] = parsed_spec.model_dump(mode="json")
+    forget_workspace(config)
+    try:
+        values = _run_graph(payload, config, reviewer, progress)
+    except BudgetExceededError:
+        _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
+        raise
+    finally:
+        forget_workspace(config)
+    if values.get("plan_status") != "ok" or not values.get("spec"):
+        raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
+    report = values.get("report") or {}
+    return BuildResult(
+        out=out_dir,
+        spec=BenchmarkSpec.model_validate(values["spec"]),
+        report=report,
+        status=str(report.get("status") or values.get("build_status")),
+        log=list(values.get("planner_log") or []) + list(values.get("build_log") or []),
+        warnings=list(values.get("warnings") or []),
+    )
+
+
+def _load_spec_if_any(path: Path) -> BenchmarkSpec | None:
+    return _load_spec(path) if path.is_file() else None
+
+
+def _package_partial(config: RunConfig, spec: BenchmarkSpec | None) -> None:
+    """After the budget ran out: package what was accepted, marked as stopped."""
+    import time
+
+    from benchsmith.agents.packaging import source_cards
+    from benchsmith.agents.realize import workspace_for
+    from benchsmith.llm.registry import runtime_for
+    from benchsmith.package.writer import write_package
+
+    if spec is None:
+        return
+    ws = workspace_for(config, spec)
+    write_package(
+        ws.bench_dir,
+        spec,
+        ws.ledger,
+        targets={a.grounding_id: a.quota for a in spec.allocations},
+        shortfalls=[],
+        llm_usage=runtime_for(config).ledger.summary(),
+        models={},
+        started_at=time.time(),
+        seed=config.seed,
+        sources=source_cards(config, [g.dataset_id for g in spec.groundings]),
+        status="budget_exhausted",
+    )

@@ -13,44 +13,17 @@ from collections.abc import Sequence
 
 import click
 
+from benchsmith.cli_options import (
+    CONTEXT_SETTINGS,
+    model_option,
+    planning_options,
+    role_model_option,
+    split_codes,
+)
+from benchsmith.cli_options import parse_role_models as _parse_role_models
 from benchsmith.config import RunConfig, load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
-from benchsmith.llm.specs import ROLES
-
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def _parse_role_models(values: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for value in values:
-        role, sep, spec = value.partition("=")
-        if not sep or not spec:
-            raise ConfigError(
-                f"--role-model {value!r}: write it as ROLE=SPEC, e.g. judge=openai:gpt-4o"
-            )
-        if role not in ROLES:
-            raise ConfigError(
-                f"--role-model {value!r}: unknown role {role!r}; roles are {', '.join(ROLES)}"
-            )
-        out[role] = spec
-    return out
-
-
-model_option = click.option(
-    "--model",
-    "model",
-    metavar="SPEC",
-    help="Model for every role: local (embedded, the default), openai:MODEL, "
-    "ollama:MODEL, vllm:MODEL, or MODEL@http://host:port/v1.",
-)
-role_model_option = click.option(
-    "--role-model",
-    "role_models",
-    multiple=True,
-    metavar="ROLE=SPEC",
-    help=f"Model for one role (repeatable). Roles: {', '.join(ROLES)}.",
-)
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -232,56 +205,7 @@ def _review_interactively(pending: dict) -> dict:
     metavar="DIR",
     help="Folder for spec.json and the run records (default: out/plan-<slug>).",
 )
-@model_option
-@role_model_option
-@click.option(
-    "--dataset",
-    "datasets",
-    multiple=True,
-    type=click.Path(exists=True),
-    metavar="PATH",
-    help="A data file or folder to ground in (repeatable).",
-)
-@click.option(
-    "--reference",
-    "references",
-    multiple=True,
-    type=click.Path(exists=True),
-    metavar="FILE",
-    help="A reference document to ground in (repeatable).",
-)
-@click.option(
-    "--catalog",
-    "catalog_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Dataset catalog (default: $BENCHSMITH_HOME/catalog).",
-)
-@click.option(
-    "--modality",
-    "modalities",
-    multiple=True,
-    type=click.Choice(["text", "image", "audio"]),
-    help="Input modalities the items must use (repeatable).",
-)
-@click.option(
-    "--language",
-    "languages",
-    multiple=True,
-    metavar="CODE",
-    help="Language the items must be in (repeatable, e.g. fr).",
-)
-@click.option(
-    "--max-subtasks",
-    type=click.IntRange(1, 12),
-    default=4,
-    show_default=True,
-    help="Most subtasks.",
-)
-@click.option("--budget-usd", type=float, default=None, help="Hard cap on model spending.")
-@click.option("--budget-tokens", type=int, default=None, help="Hard cap on model tokens.")
-@click.option("--review", is_flag=True, help="Show the plan and ask to approve, edit or reject.")
+@planning_options
 @click.option("--json", "as_json", is_flag=True, help="Print the spec as JSON.")
 @click.pass_context
 def plan(
@@ -321,7 +245,7 @@ def plan(
         config_file=ctx.obj["config_file"],
         catalog_dir=catalog_dir,
         modalities=list(modalities),
-        languages=list(languages),
+        languages=split_codes(languages),
         max_subtasks=max_subtasks,
         budget_usd=budget_usd,
         budget_tokens=budget_tokens,
@@ -442,6 +366,15 @@ def _register_catalog() -> None:
 
 
 _register_catalog()
+
+
+def _register_build() -> None:
+    from benchsmith.cli_build import register
+
+    register(cli)
+
+
+_register_build()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -174,6 +174,9 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
+JUDGE_MODES = ("auto", "enforce", "advisory", "off")
+
+
 @dataclass
 class RunConfig:
     """Configuration of one run; the graph's context schema.
@@ -250,6 +253,35 @@ class RunConfig:
         default=False,
         metadata={"description": "Pause for a human to approve or edit the plan (interrupt)."},
     )
+    out_dir: str | None = field(
+        default=None,
+        metadata={"description": "The benchmark folder a build writes (data/, media/, ...)."},
+    )
+    concurrency: int = field(
+        default=4, metadata={"description": "Sample slots realized at once (1-64)."}
+    )
+    max_fix_attempts: int = field(
+        default=2,
+        metadata={"description": "Local fixes of a failing item before it is discarded (0-5)."},
+    )
+    max_refill_rounds: int = field(
+        default=3,
+        metadata={"description": "Rounds that refill quotas after rejections (0-20)."},
+    )
+    max_slots_factor: float = field(
+        default=3.0,
+        metadata={
+            "description": "Most sample slots a grounding may use, as a multiple of its quota."
+        },
+    )
+    judge: str = field(
+        default="auto",
+        metadata={
+            "description": "The verification role's LLM judge: enforce (a failing verdict "
+            "rejects the item), advisory (recorded only), off, or auto (enforce, except "
+            "advisory when that role is the embedded 135M model, too small to judge)."
+        },
+    )
 
     def __post_init__(self) -> None:
         """Check the values a user can get wrong."""
@@ -265,6 +297,18 @@ class RunConfig:
         for name in ("max_design_rounds", "max_regrounding", "max_allocation_rounds"):
             if not 0 <= getattr(self, name) <= 20:
                 raise ConfigError(f"{name} must be from 0 to 20, got {getattr(self, name)}")
+        if not 1 <= self.concurrency <= 64:
+            raise ConfigError(f"concurrency must be from 1 to 64, got {self.concurrency}")
+        if self.judge not in JUDGE_MODES:
+            raise ConfigError(f"judge must be one of {', '.join(JUDGE_MODES)}, got {self.judge!r}")
+        if not 0 <= self.max_fix_attempts <= 5:
+            raise ConfigError(f"max_fix_attempts must be from 0 to 5, got {self.max_fix_attempts}")
+        if not 0 <= self.max_refill_rounds <= 20:
+            raise ConfigError(
+                f"max_refill_rounds must be from 0 to 20, got {self.max_refill_rounds}"
+            )
+        if not 1.0 <= self.max_slots_factor <= 50:
+            raise ConfigError(f"max_slots_factor must be from 1 to 50, got {self.max_slots_factor}")
         bad_modalities = [m for m in self.modalities if m not in ("text", "image", "audio")]
         if bad_modalities:
             raise ConfigError(f"unknown modality {bad_modalities}; use text, image or audio")

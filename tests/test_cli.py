@@ -200,3 +200,32 @@ def test_tools_run_prints_provenance_and_refuses_bad_input(tmp_path):
     )
     assert escape.returncode == 2 and "contains '..'" in escape.stderr
     assert not (tmp_path / "evil.wav").exists()
+
+
+def test_build_usage_errors_are_one_line(tmp_path, capsys):
+    from benchsmith.cli import main
+
+    assert main(["build"]) == 2
+    assert "give an INTENT, or --spec FILE" in capsys.readouterr().err
+    assert main(["build", "x", "--replay", "--out", str(tmp_path / "o")]) == 2
+    assert "--replay replays the records of a build" in capsys.readouterr().err
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "mine.txt").write_text("keep")
+    code = main(["build", "capitals", "--out", str(taken), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1
+    assert "is not empty; pass --resume" in err
+    assert (taken / "mine.txt").read_text() == "keep"
+
+
+def test_build_help_explains_the_options():
+    from click.testing import CliRunner
+
+    from benchsmith.cli import cli
+
+    result = CliRunner().invoke(cli, ["build", "--help"])
+    assert result.exit_code == 0
+    for flag in ("--size", "--out", "--spec", "--seed", "--resume", "--replay", "--judge",
+                 "--concurrency", "--budget-usd", "--dataset", "--reference", "--languages"):
+        assert flag in result.output

@@ -7,7 +7,13 @@ from benchsmith.agents.preflight import preflight
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, ModelSpecError
 from benchsmith.graph import builder, graph, make_builder
-from benchsmith.graph.routers import route_after_allocation, route_after_grounding
+from benchsmith.graph.routers import (
+    route_after_allocation,
+    route_after_collect,
+    route_after_grounding,
+    route_after_planner,
+    route_after_preflight,
+)
 
 
 def run_preflight(state, config):
@@ -52,8 +58,9 @@ def test_bad_model_spec_fails_before_any_call():
 
 def test_exported_graph_schemas_and_edges():
     assert graph.name == "benchsmith"
-    assert set(graph.get_input_jsonschema()["properties"]) == {"intent", "size"}
-    assert {"spec", "plan_status", "error", "models"} <= set(
+    assert set(graph.get_input_jsonschema()["properties"]) == {"intent", "size", "build", "spec"}
+    assert set(graph.get_input_jsonschema()["required"]) == {"intent", "size"}
+    assert {"spec", "plan_status", "error", "models", "build_status", "report"} <= set(
         graph.get_output_jsonschema()["properties"]
     )
     assert builder.context_schema is RunConfig
@@ -65,11 +72,17 @@ def test_exported_graph_schemas_and_edges():
         "planner:grounding",
         "planner:allocation",
         "planner:review_plan",
+        "collect",
+        "realize",
+        "package",
     ):
         assert node in names, names
     edges = {(e.source, e.target) for e in drawn.edges}
     assert ("planner:grounding", "planner:design") in edges
     assert ("planner:allocation", "planner:design") in edges
+    # The executor's loop: collect fans out to realize and is fed back; then package.
+    assert {("collect", "realize"), ("realize", "collect"), ("collect", "package")} <= edges
+    assert ("preflight", "collect") in edges  # a build from an approved spec skips planning
 
 
 def test_routers_are_pure_functions_of_the_state():
@@ -78,3 +91,11 @@ def test_routers_are_pure_functions_of_the_state():
     assert route_after_allocation({"plan_status": "ok"}) == "review_plan"
     assert route_after_allocation({"plan_status": "redesign"}) == "design"
     assert route_after_allocation({"plan_status": "infeasible"}) == "__end__"
+    assert route_after_preflight({"build": True, "spec": {"x": 1}}) == "collect"
+    assert route_after_preflight({"build": False, "spec": {"x": 1}}) == "planner"
+    assert route_after_planner({"build": True, "plan_status": "ok", "spec": {}}) == "__end__"
+    assert route_after_planner({"build": True, "plan_status": "ok", "spec": {"x": 1}}) == "collect"
+    assert route_after_planner({"build": False, "plan_status": "ok", "spec": {"x": 1}}) == "__end__"
+    sends = route_after_collect({"pending_slots": [{"id": "a"}, {"id": "b"}]})
+    assert [(s.node, s.arg) for s in sends] == [("realize", {"id": "a"}), ("realize", {"id": "b"})]
+    assert route_after_collect({"pending_slots": []}) == "package"

@@ -12,6 +12,26 @@ from benchsmith.prompts import (
 
 # Variables that render each shipped template (a new template must be added here).
 EXAMPLES = {
+    "orchestrate.j2": {
+        "subtask_name": "Capitals",
+        "subtask_description": "Name the capital of a country.",
+        "answer_format": "short_answer",
+        "language": "fr",
+        "delivery": "The question will be spoken aloud by a speech synthesizer.",
+        "record": untrusted('{"name": "France", "capital": "Paris"}', "dataset record"),
+        "answer_field": "capital",
+        "answer": untrusted("Paris", "answer"),
+        "question_field": "name",
+        "params": ["s1_snr_db: a number from 0 to 20"],
+        "feedback": ["the question contains the answer"],
+    },
+    "judge.j2": {
+        "subtask_name": "Capitals",
+        "subtask_description": "Name the capital of a country.",
+        "answer_format": "multiple_choice",
+        "media": "an audio recording of the question, with babble noise at 5 dB SNR",
+        "item": untrusted("question: ...\nchoices: A) Paris B) Rome\nanswer: A) Paris", "item"),
+    },
     "allocation.j2": {
         "untrusted_open": "<<<UNTRUSTED ...>>>",
         "untrusted_close": UNTRUSTED_CLOSE,

@@ -7,6 +7,8 @@ spec and report).
 
 from __future__ import annotations
 
+import time
+
 from langgraph.runtime import Runtime
 
 from benchsmith.config import RunConfig
@@ -43,16 +45,39 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
     if all(spec == "local" for spec in models.values()):
         warnings.append(
             "every role uses the embedded 135M model: fine for proving the pipeline, too small "
-            "for good items; pass --model openai:MODEL (or any OpenAI-compatible server)"
+            "for good items (its judge verdicts are recorded, not enforced); pass --model "
+            "openai:MODEL (or any OpenAI-compatible server)"
         )
+    spec = state.get("spec")
+    if spec is not None:
+        from pydantic import ValidationError
+
+        from benchsmith.errors import describe_validation_error
+        from benchsmith.spec import BenchmarkSpec
+
+        try:
+            spec = BenchmarkSpec.model_validate(spec).model_dump(mode="json")
+        except ValidationError as exc:
+            raise ConfigError(
+                f"the given spec is invalid: {describe_validation_error(exc)}"
+            ) from exc
     return {
         "intent": intent,
         "size": size,
         "models": models,
         "warnings": warnings,
-        "plan_status": "planning",
-        "spec": None,
+        "plan_status": "ok" if spec is not None else "planning",
+        "spec": spec,
         "error": None,
+        "build": bool(state.get("build")),
+        "started_at": time.time(),
+        "targets": {},
+        "exec_round": 0,
+        "pending_slots": [],
+        "queued_slots": [],
+        "shortfalls": [],
+        "build_status": "planning" if spec is None else "building",
+        "report": None,
         "subtasks": [],
         "groundings": [],
         "allocations": [],

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END
+from langgraph.types import Send
 
 from benchsmith.graph.state import BuildState
 
@@ -28,3 +29,23 @@ def route_after_allocation(state: BuildState) -> Literal["design", "review_plan"
     if status == "redesign":
         return "design"
     return END
+
+
+def route_after_preflight(state: BuildState) -> Literal["planner", "collect"]:
+    """A build from an approved spec skips planning."""
+    return "collect" if state.get("build") and state.get("spec") else "planner"
+
+
+def route_after_planner(state: BuildState) -> Literal["collect", "__end__"]:
+    """Realize a feasible plan when building; a plan-only run ends here."""
+    if state.get("build") and state.get("plan_status") == "ok" and state.get("spec"):
+        return "collect"
+    return END
+
+
+def route_after_collect(state: BuildState) -> list[Send] | Literal["package"]:
+    """One ``Send`` per pending sample slot; package when the quota monitor sent none."""
+    slots = state.get("pending_slots") or []
+    if slots:
+        return [Send("realize", slot) for slot in slots]
+    return "package"

@@ -8,16 +8,30 @@ bytes or whole datasets. Reducers are used only where values accumulate (``warni
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any
+from typing import Annotated, Any, NotRequired
 
 from typing_extensions import TypedDict
 
 
+def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
+    """Reducer: add two count maps key by key."""
+    out = dict(left or {})
+    for key, value in (right or {}).items():
+        out[key] = out.get(key, 0) + value
+    return out
+
+
 class BuildInput(TypedDict):
-    """What a build starts from (the form Studio shows)."""
+    """What a build starts from (the form Studio shows).
+
+    ``build`` realizes the plan into a benchmark (the run configuration's ``out_dir`` is
+    the folder); ``spec`` starts from an approved plan instead of planning again.
+    """
 
     intent: str
     size: int
+    build: NotRequired[bool]
+    spec: NotRequired[dict[str, Any] | None]
 
 
 class BuildOutput(TypedDict):
@@ -30,10 +44,18 @@ class BuildOutput(TypedDict):
     plan_status: str
     spec: dict[str, Any] | None
     error: str | None
+    build_status: str
+    shortfalls: list[dict[str, Any]]
+    report: dict[str, Any] | None
 
 
 class BuildState(BuildInput, BuildOutput):
-    """The working state of a build."""
+    """The working state of a build.
+
+    The executor's part holds ids and counts only: ``pending_slots`` (the next round's
+    slots), ``tallies`` (finished slots counted by ``SUBTASK:STATUS``; the items are on disk),
+    ``targets`` (items per grounding after reallocations) and ``exec_round``.
+    """
 
     warnings: Annotated[list[str], operator.add]
     planner_log: Annotated[list[str], operator.add]
@@ -44,6 +66,13 @@ class BuildState(BuildInput, BuildOutput):
     ungrounded: list[dict[str, Any]]
     regroundings: int
     allocation_trace: list[dict[str, Any]]
+    started_at: float
+    targets: dict[str, int]
+    exec_round: int
+    pending_slots: list[dict[str, Any]]
+    queued_slots: list[dict[str, Any]]
+    tallies: Annotated[dict[str, int], add_counts]
+    build_log: Annotated[list[str], operator.add]
 
 
 class PlannerOutput(TypedDict):

@@ -1,11 +1,17 @@
 """The workflow: the only module that wires nodes and edges.
 
-``START -> preflight -> planner -> END``, where the planner is a subgraph::
+``START -> preflight -> planner -> collect -> realize (Send per slot) -> collect ... ->
+package -> END``, where the planner is a subgraph::
 
     design -> grounding -(ungrounded, capped)-> design
                         -> allocation -(infeasible, capped)-> design
                                       -(feasible)-> review_plan -> END
                                       -(stop)-> END
+
+A plan-only run (``build`` false) ends after the planner; a build from an approved spec
+goes from preflight straight to ``collect``. ``collect`` is the quota monitor: it sends one
+``realize`` per sample slot (bounded by the run's ``max_concurrency``) and loops until
+every quota is met or nothing more can be drawn, then ``package`` writes the folder.
 
 ``builder`` is the uncompiled ``StateGraph`` (tests compile it with their own
 checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at, and
@@ -17,12 +23,21 @@ from __future__ import annotations
 from langgraph.graph import END, START, StateGraph
 
 from benchsmith.agents.allocation import allocation_node
+from benchsmith.agents.collect import collect_node
 from benchsmith.agents.design import design_node
 from benchsmith.agents.grounding import grounding_node
+from benchsmith.agents.packaging import package_node
 from benchsmith.agents.preflight import preflight
+from benchsmith.agents.realize import realize_node
 from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
-from benchsmith.graph.routers import route_after_allocation, route_after_grounding
+from benchsmith.graph.routers import (
+    route_after_allocation,
+    route_after_collect,
+    route_after_grounding,
+    route_after_planner,
+    route_after_preflight,
+)
 from benchsmith.graph.state import BuildInput, BuildOutput, BuildState, PlannerOutput
 
 
@@ -48,9 +63,15 @@ def make_builder() -> StateGraph:
     )
     builder.add_node("preflight", preflight)
     builder.add_node("planner", make_planner_builder().compile())
+    builder.add_node("collect", collect_node)
+    builder.add_node("realize", realize_node)
+    builder.add_node("package", package_node)
     builder.add_edge(START, "preflight")
-    builder.add_edge("preflight", "planner")
-    builder.add_edge("planner", END)
+    builder.add_conditional_edges("preflight", route_after_preflight)
+    builder.add_conditional_edges("planner", route_after_planner)
+    builder.add_conditional_edges("collect", route_after_collect, ["realize", "package"])
+    builder.add_edge("realize", "collect")
+    builder.add_edge("package", END)
     return builder
 
 

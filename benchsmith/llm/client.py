@@ -144,6 +144,8 @@ class LLMRuntime:
         settings_data = dict(file_config.llm)
         if config.structured_method is not None:
             settings_data["structured_method"] = config.structured_method
+        # A build's --concurrency is the requests in flight unless the file sets a limit.
+        settings_data.setdefault("max_concurrency", config.concurrency)
         settings = LLMSettings(**settings_data)
         models = resolve_role_models(
             model=config.model,

@@ -13,8 +13,10 @@ Each line is one JSON object with a ``kind``:
 * ``structured_failure`` - a reply that was invalid, refused, truncated or empty, with its
   raw text.
 
-Lines are written whole with one ``write`` on a file opened for appending and flushed to
-disk; a line cut short by a killed process is dropped when the records are next opened.
+Lines are written whole with one ``write`` on a file opened for appending; a line cut
+short by a killed process is dropped when the records are next opened. The cache keeps
+only where each call's line is in the file (not the record), so a build of thousands of
+items does not hold every prompt and reply in memory.
 """
 
 from __future__ import annotations
@@ -46,13 +48,20 @@ def request_key(model_identity: str, messages: list[dict], params: dict[str, Any
     )
 
 
-def append_jsonl(path: str | os.PathLike[str], record: dict) -> None:
-    """Append one record as one line, written whole with a single ``write`` and fsynced."""
+def append_jsonl(path: str | os.PathLike[str], record: dict, *, fsync: bool = False) -> None:
+    """Append one record as one line, written whole with a single ``write``.
+
+    Once ``write`` returns, the line is in the page cache: a process killed after that
+    (even with SIGKILL) loses nothing, and one killed during it leaves at most a partial
+    last line, which readers drop. ``fsync`` also protects against a power loss, at a
+    cost of milliseconds a line; the run records do without it (a lost call is redone).
+    """
     line = (canonical_json(record) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line)
-        os.fsync(fd)
+        if fsync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
@@ -68,8 +77,12 @@ class RunRecords:
         """
         self.path: Path | None = None
         self._lock = threading.Lock()
-        self._calls: dict[str, dict] = {}
-        self.loaded_records: list[dict] = []
+        self._write_lock = threading.Lock()
+        # key -> (offset, length) of its line in the file, or the record itself in memory.
+        self._calls: dict[str, tuple[int, int] | dict] = {}
+        self._memory: list[dict] = []
+        self._size = 0
+        self._loaded_size = 0
         if run_dir is not None:
             folder = Path(run_dir)
             folder.mkdir(parents=True, exist_ok=True)
@@ -80,40 +93,82 @@ class RunRecords:
         assert self.path is not None
         if not self.path.exists():
             return
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
-            # A killed run left half a line: drop it so the next append starts clean.
-            with open(self.path, "r+b") as fh:
+        with open(self.path, "r+b") as fh:
+            data = fh.read()
+            end = data.rfind(b"\n") + 1
+            if end < len(data):
+                # A killed run left half a line: drop it so the next append starts clean.
                 fh.truncate(end)
-            data = data[:end]
-        for line in data.decode("utf-8", errors="replace").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(record, dict):
-                continue
-            self.loaded_records.append(record)
-            if record.get("kind") == "call" and "key" in record:
-                self._calls[record["key"]] = record
+        offset = 0
+        for raw in data[:end].splitlines(keepends=True):
+            record = _parse(raw)
+            if record is not None and record.get("kind") == "call" and "key" in record:
+                self._calls[record["key"]] = (offset, len(raw))
+            offset += len(raw)
+        self._size = self._loaded_size = end
+
+    @property
+    def loaded_records(self) -> list[dict]:
+        """The records that were in the file when it was opened (all, in memory-only mode)."""
+        if self.path is None:
+            with self._lock:
+                return list(self._memory)
+        if not self._loaded_size:
+            return []
+        with open(self.path, "rb") as fh:
+            data = fh.read(self._loaded_size)
+        return [r for r in map(_parse, data.splitlines()) if r is not None]
 
     def lookup(self, key: str) -> dict | None:
         """The recorded call with this key, or None."""
         with self._lock:
-            return self._calls.get(key)
+            where = self._calls.get(key)
+        if where is None or isinstance(where, dict):
+            return where
+        assert self.path is not None
+        offset, length = where
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            record = _parse(os.pread(fd, length, offset))
+        finally:
+            os.close(fd)
+        # Another writer could have moved lines; never serve a record under the wrong key.
+        return record if record is not None and record.get("key") == key else None
 
     def append(self, record: dict) -> None:
-        """Append one record (and cache it when it is a completed call)."""
-        with self._lock:
-            if record.get("kind") == "call":
-                self._calls[record["key"]] = record
-            if self.path is None:
-                self.loaded_records.append(record)
-                return
-            append_jsonl(self.path, record)
+        """Append one record (and cache it when it is a completed call).
+
+        Only the write itself is serialized: lookups never wait for another call's write.
+        """
+        is_call = record.get("kind") == "call" and "key" in record
+        if self.path is None:
+            with self._lock:
+                self._memory.append(record)
+                if is_call:
+                    self._calls[record["key"]] = record
+            return
+        line = (canonical_json(record) + "\n").encode("utf-8")
+        with self._write_lock:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            offset = self._size
+            self._size += len(line)
+        if is_call:
+            with self._lock:
+                self._calls[record["key"]] = (offset, len(line))
 
     def __len__(self) -> int:
         """Number of cached calls."""
         with self._lock:
             return len(self._calls)
+
+
+def _parse(raw: bytes) -> dict | None:
+    try:
+        record = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError:
+        return None
+    return record if isinstance(record, dict) else None

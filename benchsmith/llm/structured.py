@@ -9,10 +9,12 @@ the reason shown to the model.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, convert_to_messages
@@ -72,7 +74,14 @@ def tool_name(schema: type[BaseModel]) -> str:
 
 
 def request_params(schema: type[BaseModel], method: StructuredMethod) -> dict[str, Any]:
-    """The request parameters that ask for ``schema`` with ``method``."""
+    """The request parameters that ask for ``schema`` with ``method`` (a fresh copy)."""
+    return copy.deepcopy(_request_params(schema, method))
+
+
+@lru_cache(maxsize=512)
+def _request_params(schema: type[BaseModel], method: StructuredMethod) -> dict[str, Any]:
+    # Building a JSON schema costs about a millisecond; a build asks for the same few
+    # schemas thousands of times.
     if method == "function_calling":
         tool = convert_to_openai_tool(schema)
         return {

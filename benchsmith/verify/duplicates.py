@@ -1,9 +1,11 @@
 """Exact and near-duplicate detection across the items of a benchmark.
 
 Exact duplicates share the SHA-256 of their normalized input text and of their media files'
-contents. Near duplicates are found with MinHash signatures in a ``MinHashLSH`` index and
-confirmed with the exact Jaccard similarity of the shingle sets, so an LSH false positive is
-never reported.
+contents. Near duplicates are found with datasketch MinHash signatures banded into a
+locality-sensitive hash index (``bands`` x ``rows`` of the signature) and confirmed with the
+exact Jaccard similarity of the shingle sets, so an LSH false positive is never reported.
+The index is kept compact (a few KB an item: band buckets map integers to entry numbers,
+shingles are stored as integer hashes), so a benchmark of many thousands of items fits.
 
 Rules chosen here:
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from datasketch import MinHash, MinHashLSH
+from datasketch import MinHash
 from pydantic import BaseModel, ConfigDict
 
 from benchsmith.item import Item
@@ -53,7 +55,23 @@ class DuplicateVerdict(BaseModel):
 class _Entry:
     id: str
     media: tuple[str, ...]
-    shingles: frozenset[str]
+    shingles: frozenset[int]
+
+
+def band_layout(threshold: float, num_perm: int) -> tuple[int, int]:
+    """The LSH layout of a signature: ``(bands, rows)``.
+
+    The one whose threshold ``(1/bands)**(1/rows)`` is the highest at or below ``threshold``
+    (recall first: candidates are confirmed exactly anyway).
+    """
+    best = (num_perm, 1)
+    for rows in range(1, num_perm + 1):
+        bands = num_perm // rows
+        if bands < 1:
+            break
+        if (1 / bands) ** (1 / rows) <= threshold:
+            best = (bands, rows)
+    return best
 
 
 class DuplicateIndex:
@@ -93,14 +111,17 @@ class DuplicateIndex:
         self.media_root = Path(media_root) if media_root is not None else None
         self._lock = threading.RLock()
         self._template = MinHash(num_perm=num_perm, seed=seed)
-        self._lsh = MinHashLSH(threshold=max(0.5, threshold - 0.15), num_perm=num_perm)
-        self._exact: dict[str, str] = {}
-        self._entries: dict[str, _Entry] = {}
+        # Candidates are retrieved below the threshold (better recall near the boundary).
+        self.bands, self.rows = band_layout(max(0.5, threshold - 0.15), num_perm)
+        self._buckets: list[dict[int, int | list[int]]] = [{} for _ in range(self.bands)]
+        self._exact: dict[bytes, str] = {}
+        self._entries: list[_Entry] = []
+        self._ids: set[str] = set()
 
     def __len__(self) -> int:
         """How many items were added."""
         with self._lock:
-            return len(self._entries)
+            return len(self._ids)
 
     # -- fingerprints -------------------------------------------------------------------------
     def _media_hashes(self, item: Item) -> tuple[str, ...]:
@@ -129,23 +150,32 @@ class DuplicateIndex:
             return frozenset({joined}) if joined else frozenset()
         return frozenset(joined[i : i + CHAR_NGRAM] for i in range(len(joined) - CHAR_NGRAM + 1))
 
-    def _fingerprint(self, item: Item) -> tuple[str, _Entry]:
+    def _fingerprint(self, item: Item) -> tuple[bytes, _Entry, frozenset[str]]:
         text = normalize_text(item.input_text())
         media = self._media_hashes(item)
-        key = hashlib.sha256("\x00".join((text, *media)).encode("utf-8")).hexdigest()
-        return key, _Entry(item.id, media, self.shingles(text))
+        key = hashlib.sha256("\x00".join((text, *media)).encode("utf-8")).digest()
+        shingles = self.shingles(text)
+        # Integer hashes of the shingles (consistent within the process, which is all the
+        # exact Jaccard comparison needs) take a fraction of the strings' memory.
+        return key, _Entry(item.id, media, frozenset(hash(s) for s in shingles)), shingles
 
     def _minhash(self, shingles: frozenset[str]) -> MinHash:
         m = self._template.copy()
         m.update_batch([s.encode("utf-8") for s in sorted(shingles)])
         return m
 
+    def _band_keys(self, minhash: MinHash) -> list[int]:
+        values = minhash.hashvalues
+        return [
+            hash(values[b * self.rows : (b + 1) * self.rows].tobytes()) for b in range(self.bands)
+        ]
+
     # -- public -------------------------------------------------------------------------------
     def check(self, item: Item) -> DuplicateVerdict:
         """Whether ``item`` duplicates an added item (exactly, or nearly); adds nothing."""
-        key, entry = self._fingerprint(item)
+        key, entry, shingles = self._fingerprint(item)
         with self._lock:
-            return self._check(key, entry)[0]
+            return self._check(key, entry, shingles)[0]
 
     def add(self, item: Item) -> None:
         """Add ``item`` to the index.
@@ -153,46 +183,68 @@ class DuplicateIndex:
         Raises:
             ValueError: An item with the same id was added before.
         """
-        key, entry = self._fingerprint(item)
+        key, entry, shingles = self._fingerprint(item)
         with self._lock:
-            self._add(key, entry, None)
+            self._add(key, entry, shingles, None)
 
     def check_and_add(self, item: Item) -> DuplicateVerdict:
         """:meth:`check` then :meth:`add`, atomically."""
-        key, entry = self._fingerprint(item)
+        key, entry, shingles = self._fingerprint(item)
         with self._lock:
-            verdict, minhash = self._check(key, entry)
-            self._add(key, entry, minhash)
+            verdict, bands = self._check(key, entry, shingles)
+            self._add(key, entry, shingles, bands)
             return verdict
 
-    def _check(self, key: str, entry: _Entry) -> tuple[DuplicateVerdict, MinHash | None]:
+    def _check(
+        self, key: bytes, entry: _Entry, shingles: frozenset[str]
+    ) -> tuple[DuplicateVerdict, list[int] | None]:
         if key in self._exact:
             return DuplicateVerdict(kind="exact", of=self._exact[key], similarity=1.0), None
         if not entry.shingles:
             return DuplicateVerdict(kind="unique"), None
-        minhash = self._minhash(entry.shingles)
+        bands = self._band_keys(self._minhash(shingles))
+        candidates: set[int] = set()
+        for bucket, band in zip(self._buckets, bands, strict=True):
+            found = bucket.get(band)
+            if found is None:
+                continue
+            candidates.update(found if isinstance(found, list) else (found,))
         best: tuple[float, str] | None = None
-        for candidate_id in self._lsh.query(minhash):
-            other = self._entries[candidate_id]
+        for number in candidates:
+            other = self._entries[number]
             if other.media != entry.media:
                 continue
             union = len(entry.shingles | other.shingles)
             jaccard = len(entry.shingles & other.shingles) / union
             # Highest similarity first; ties go to the smallest id (deterministic).
             if jaccard >= self.threshold and (
-                best is None or (-jaccard, candidate_id) < (-best[0], best[1])
+                best is None or (-jaccard, other.id) < (-best[0], best[1])
             ):
-                best = (jaccard, candidate_id)
+                best = (jaccard, other.id)
         if best is None:
-            return DuplicateVerdict(kind="unique"), minhash
-        return DuplicateVerdict(kind="near", of=best[1], similarity=round(best[0], 4)), minhash
+            return DuplicateVerdict(kind="unique"), bands
+        return DuplicateVerdict(kind="near", of=best[1], similarity=round(best[0], 4)), bands
 
-    def _add(self, key: str, entry: _Entry, minhash: MinHash | None) -> None:
-        if entry.id in self._entries:
+    def _add(
+        self, key: bytes, entry: _Entry, shingles: frozenset[str], bands: list[int] | None
+    ) -> None:
+        if entry.id in self._ids:
             raise ValueError(f"item id {entry.id!r} is already in the duplicate index")
-        self._entries[entry.id] = entry
+        self._ids.add(entry.id)
         if key in self._exact:
             return  # its exact twin already stands for it in the LSH index
         self._exact[key] = entry.id
-        if entry.shingles:
-            self._lsh.insert(entry.id, minhash or self._minhash(entry.shingles))
+        if not entry.shingles:
+            return
+        number = len(self._entries)
+        self._entries.append(entry)
+        for bucket, band in zip(
+            self._buckets, bands or self._band_keys(self._minhash(shingles)), strict=True
+        ):
+            found = bucket.get(band)
+            if found is None:
+                bucket[band] = number
+            elif isinstance(found, list):
+                found.append(number)
+            else:
+                bucket[band] = [found, number]

@@ -175,3 +175,13 @@ def test_thread_safe_check_and_add():
     assert len(index) == 200
     assert sum(v.kind == "unique" for v in verdicts) == 50
     assert sum(v.kind == "exact" for v in verdicts) == 150
+
+
+def test_band_layout_retrieves_below_the_threshold():
+    from benchsmith.verify.duplicates import band_layout
+
+    assert band_layout(0.65, 128) == (21, 6)
+    bands, rows = band_layout(0.65, 128)
+    assert (1 / bands) ** (1 / rows) <= 0.65 < (1 / (128 // (rows + 1))) ** (1 / (rows + 1))
+    # Probability that a pair at Jaccard 0.8 becomes a candidate: above 99%.
+    assert 1 - (1 - 0.8**rows) ** bands > 0.99

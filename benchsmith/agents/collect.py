@@ -1,0 +1,252 @@
+"""Quota control: compare accepted items with each quota and plan the slots that refill it.
+
+Records of a grounding are drawn in a seeded permutation of the dataset, so the slots of a
+build are a pure function of the spec, the seed and what the ledger says has finished: a
+resumed build plans exactly the slots the killed one had not finished, and never draws a
+record twice. When a grounding's records run out (or it reaches its attempt cap) its
+shortfall moves to the subtask's other groundings; when none is left the subtask's
+shortfall is reported with the reason. Rounds are capped by ``max_refill_rounds``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchsmith.package.ledger import Ledger
+from benchsmith.spec import BenchmarkSpec, Grounding
+from benchsmith.tools.context import stable_seed
+
+WINDOW = 1024
+"""Most slots sent in one fan-out. LangGraph keeps a task object (about 10 KB) per ``Send``
+until its step ends, so a round larger than this is sent a window at a time: memory stays
+flat however large the benchmark, at the cost of one step boundary per window."""
+
+
+def record_order(grounding: Grounding, seed: int) -> list[int]:
+    """The seeded order in which a grounding draws its dataset's records."""
+    order = list(range(grounding.available_records))
+    random.Random(stable_seed(seed, grounding.id, "records")).shuffle(order)
+    return order
+
+
+def slot_languages(spec: BenchmarkSpec, subtask_id: str, fallback: list[str]) -> list[str]:
+    """Languages a subtask's items rotate through (empty: no language constraint)."""
+    for s in spec.subtasks:
+        if s.id == subtask_id:
+            return list(s.languages or fallback)
+    return list(fallback)
+
+
+def make_slot(
+    grounding: Grounding, position: int, index: int, languages: list[str], round_: int
+) -> dict[str, Any]:
+    """The slot drawing record ``index`` (the ``position``-th of the grounding's order)."""
+    return {
+        "id": f"{grounding.id}#{index}",
+        "grounding_id": grounding.id,
+        "subtask_id": grounding.subtask_id,
+        "record_index": index,
+        "language": languages[position % len(languages)] if languages else None,
+        "item_id": f"{grounding.id}-{index:05d}",
+        "round": round_,
+    }
+
+
+@dataclass
+class SlotPlan:
+    """What the quota monitor decided for one round."""
+
+    slots: list[dict[str, Any]] = field(default_factory=list)
+    targets: dict[str, int] = field(default_factory=dict)
+    shortfalls: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        """Nothing left to send."""
+        return not self.slots
+
+
+def plan_slots(
+    spec: BenchmarkSpec,
+    ledger: Ledger,
+    *,
+    seed: int,
+    round_: int,
+    targets: dict[str, int] | None,
+    max_rounds: int,
+    max_slots_factor: float,
+    languages: list[str] | None = None,
+) -> SlotPlan:
+    """Plan the next round of slots.
+
+    Args:
+        spec: The plan (allocations give the initial targets).
+        ledger: What has finished.
+        seed: The run seed.
+        round_: This round's number (0 is the first).
+        targets: Current target per grounding (after reallocations); None: the quotas.
+        max_rounds: Refill rounds allowed after the first.
+        max_slots_factor: Most slots a grounding may use, as a multiple of its target.
+        languages: Languages of the run, for subtasks that name none.
+
+    Returns:
+        The slots to send, the updated targets and, when nothing more can be sent, the
+        shortfall of every subtask that missed its quota, with the reason.
+    """
+    by_id = {g.id: g for g in spec.groundings}
+    plan = SlotPlan(
+        targets=dict(targets) if targets else {a.grounding_id: a.quota for a in spec.allocations}
+    )
+    done = ledger.done_ids()
+    blocked: dict[str, str] = {}
+    free: dict[str, list[tuple[int, int]]] = {}
+    for gid, target in plan.targets.items():
+        g = by_id[gid]
+        order = record_order(g, seed)
+        unused = [(pos, idx) for pos, idx in enumerate(order) if f"{g.id}#{idx}" not in done]
+        free[gid] = unused
+        used = ledger.slots_used(gid)
+        cap = max(1, math.ceil(target * max_slots_factor))
+        if not unused:
+            blocked[gid] = f"its dataset {g.dataset_id} has no unused records ({len(order)} tried)"
+        elif used >= cap:
+            blocked[gid] = (
+                f"it used its attempt cap of {cap} slots ({max_slots_factor:g}x its quota)"
+            )
+    if round_ > max_rounds:
+        for gid in plan.targets:
+            blocked.setdefault(gid, f"the refill rounds ran out ({max_rounds})")
+    # Move the shortfall of blocked groundings to open groundings of the same subtask.
+    for gid in list(plan.targets):
+        short = plan.targets[gid] - ledger.accepted_count(gid)
+        if short <= 0 or gid not in blocked:
+            continue
+        subtask_id = by_id[gid].subtask_id
+        others = [
+            o
+            for o in plan.targets
+            if o != gid and by_id[o].subtask_id == subtask_id and o not in blocked
+        ]
+        others += [
+            g.id
+            for g in spec.groundings
+            if g.subtask_id == subtask_id and g.id not in plan.targets and free.get(g.id, True)
+        ]
+        if not others:
+            continue
+        receiver = others[0]
+        plan.targets[gid] -= short
+        plan.targets[receiver] = plan.targets.get(receiver, 0) + short
+        plan.notes.append(f"moved {short} item(s) of {gid} to {receiver}: {blocked[gid]}")
+        if receiver not in free:
+            g = by_id[receiver]
+            free[receiver] = list(enumerate(record_order(g, seed)))
+    for gid, target in plan.targets.items():
+        if gid in blocked:
+            continue
+        need = target - ledger.accepted_count(gid)
+        if need <= 0:
+            continue
+        g = by_id[gid]
+        cap = max(1, math.ceil(target * max_slots_factor))
+        room = max(0, cap - ledger.slots_used(gid))
+        langs = slot_languages(spec, g.subtask_id, list(languages or []))
+        for pos, idx in free[gid][: min(need, room)]:
+            plan.slots.append(make_slot(g, pos, idx, langs, round_))
+    if plan.done:
+        plan.shortfalls = shortfalls(spec, ledger, plan.targets, blocked)
+    return plan
+
+
+def shortfalls(
+    spec: BenchmarkSpec, ledger: Ledger, targets: dict[str, int], blocked: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Every subtask below its quota, with the reason its groundings could not fill it."""
+    out = []
+    for s in spec.subtasks:
+        gids = [g for g in targets if _subtask_of(spec, g) == s.id]
+        quota = sum(targets[g] for g in gids)
+        accepted = sum(ledger.accepted_count(g) for g in gids)
+        if accepted >= quota:
+            continue
+        reasons = [f"{g}: {blocked[g]}" for g in gids if g in blocked]
+        rejected = sum(ledger.rejected_count(g) for g in gids)
+        out.append(
+            {
+                "subtask_id": s.id,
+                "quota": quota,
+                "accepted": accepted,
+                "missing": quota - accepted,
+                "rejected": rejected,
+                "reason": "; ".join(reasons) or "no grounding could take the shortfall",
+            }
+        )
+    return out
+
+
+def _subtask_of(spec: BenchmarkSpec, grounding_id: str) -> str | None:
+    for g in spec.groundings:
+        if g.id == grounding_id:
+            return g.subtask_id
+    return None
+
+
+def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    """Graph node, the quota monitor: plan the next round of slots (none: package).
+
+    It opens the build's workspace on its first run, so the realize nodes that follow
+    share the ledger, the duplicate index and the loaded records.
+    """
+    from benchsmith.agents.realize import workspace_for
+    from benchsmith.agents.sources import run_config
+
+    config = run_config(runtime)
+    ws = workspace_for(config, state["spec"])
+    queued = list(state.get("queued_slots") or [])
+    if queued:
+        # The rest of the current round, one window at a time (see WINDOW).
+        return {
+            "pending_slots": queued[:WINDOW],
+            "queued_slots": queued[WINDOW:],
+            "build_log": [f"collect: next {min(WINDOW, len(queued))} slot(s) of this round"],
+        }
+    round_ = int(state.get("exec_round") or 0)
+    spec_path = ws.bench_dir / "spec.json"
+    if not spec_path.is_file():
+        # The plan is on disk before the first slot, so a killed build resumes without it.
+        from benchsmith.package.writer import atomic_write
+
+        atomic_write(spec_path, ws.spec.model_dump_json(indent=2) + "\n")
+    plan = plan_slots(
+        ws.spec,
+        ws.ledger,
+        seed=config.seed,
+        round_=round_,
+        targets=state.get("targets") or None,
+        max_rounds=config.max_refill_rounds,
+        max_slots_factor=config.max_slots_factor,
+        languages=list(config.languages),
+    )
+    log = list(plan.notes)
+    if plan.slots:
+        log.append(f"collect: round {round_}: {len(plan.slots)} slot(s) to realize")
+    else:
+        log.append(
+            "collect: every quota is met"
+            if not plan.shortfalls
+            else "collect: stopping with shortfalls: "
+            + "; ".join(f"{s['subtask_id']} {s['accepted']}/{s['quota']}" for s in plan.shortfalls)
+        )
+    return {
+        "pending_slots": plan.slots[:WINDOW],
+        "queued_slots": plan.slots[WINDOW:],
+        "targets": plan.targets,
+        "exec_round": round_ + 1,
+        "shortfalls": plan.shortfalls,
+        "build_status": "building",
+        "build_log": log,
+    }

@@ -1,0 +1,292 @@
+"""Execution: run a specialized plan's tools in order and assemble the item.
+
+Each step's string parameters get their placeholders filled (``{question}``, ``{answer}``,
+``{record.FIELD}``), its ranged parameters the orchestration's values (integers rounded
+where the tool takes integers), and its input the record's media field or the previous
+step's output. Tools write into the slot's scratch folder; the final image/audio is moved
+into the benchmark's ``media/`` under the item's id, so ``media/`` holds exactly what items
+refer to. Every step's provenance becomes the item's transformation trace.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from benchsmith.agents.orchestration import SYNTHESIS_TOOLS, SampleDecision, field_value, value_text
+from benchsmith.agents.plans import PLACEHOLDER
+from benchsmith.errors import ToolParamError
+from benchsmith.item import AudioPart, ImagePart, Item, Message, TextPart
+from benchsmith.spec import Grounding, Subtask
+from benchsmith.tools.context import ToolContext, stable_seed
+from benchsmith.tools.registry import get_tool, run_tool
+
+MAX_POOL = 500
+"""Most distractor candidates handed to ``make_multiple_choice``."""
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
+AUDIO_SUFFIXES = {".wav", ".mp3", ".ogg", ".flac", ".m4a"}
+
+INSTRUCTIONS = {
+    "audio": "Listen to the audio and answer the question it asks.",
+    "image": "Read the question in the image and answer it.",
+}
+
+
+@dataclass
+class Draft:
+    """An executed sample: the item (media already in place) and what it was made from."""
+
+    item: Item
+    question: str
+    answer: str
+    trace: list[dict[str, Any]]
+
+
+def media_kind(path: str | os.PathLike[str]) -> str | None:
+    """``image``, ``audio`` or None, from a file's suffix."""
+    suffix = Path(path).suffix.lower()
+    if suffix in IMAGE_SUFFIXES:
+        return "image"
+    if suffix in AUDIO_SUFFIXES:
+        return "audio"
+    return None
+
+
+def fill(value: Any, question: str, answer: str, record: dict[str, Any]) -> Any:
+    """Fill the placeholders of a string parameter (other values are returned as they are)."""
+    if not isinstance(value, str):
+        return value
+
+    def one(match: Any) -> str:
+        name = match.group(1)
+        if name == "question":
+            return question
+        if name == "answer":
+            return answer
+        return value_text(field_value(record, name.removeprefix("record.")))
+
+    return PLACEHOLDER.sub(one, value)
+
+
+@cache
+def _properties(tool: str) -> dict[str, Any]:
+    return get_tool(tool).parameters_schema().get("properties", {})
+
+
+def coerce_params(tool: str, params: dict[str, Any]) -> dict[str, Any]:
+    """Round values the tool takes as integers (ranges are numbers, some tools want ints)."""
+    props = _properties(tool)
+    out = dict(params)
+    for key, value in params.items():
+        kind = props.get(key, {}).get("type")
+        if kind == "integer" and isinstance(value, float):
+            out[key] = int(round(value))
+    return out
+
+
+def distractor_pool(
+    values: list[str], answer: str, seed: int, slot_id: str, limit: int = MAX_POOL
+) -> list[str]:
+    """Other values of the answer field (a seeded sample), the answer itself excluded.
+
+    Args:
+        values: The field's distinct values as text (see :func:`distinct_texts`).
+        answer: The item's answer.
+        seed: The run seed.
+        slot_id: The slot (the sample differs per slot).
+        limit: Most candidates returned.
+    """
+    key = answer.casefold()
+    if len(values) > limit + 1:
+        rng = random.Random(stable_seed(seed, slot_id, "pool"))
+        picked = rng.sample(values, limit + 1)
+    else:
+        picked = list(values)
+    return [v for v in picked if v.casefold() != key][:limit]
+
+
+def distinct_texts(values: list[Any]) -> list[str]:
+    """A field's values as distinct, non-empty texts (first occurrence order)."""
+    seen: set[str] = set()
+    out = []
+    for value in values:
+        text = value_text(value)
+        if text and text.casefold() not in seen:
+            seen.add(text.casefold())
+            out.append(text)
+    return out
+
+
+def source_entry(path: Path, ctx: ToolContext) -> dict[str, Any]:
+    """The trace entry of a dataset file used as it is (measured like a tool output)."""
+    from benchsmith.tools.media import measure_audio, measure_image
+    from benchsmith.tools.registry import file_record
+
+    kind = media_kind(path)
+    measured = (
+        measure_image(path, ctx.limits) if kind == "image" else measure_audio(path, ctx.limits)
+    )
+    record = file_record(path)
+    return {
+        "step": -1,
+        "tool": "source_file",
+        "params": {},
+        "inputs": [path.name],
+        "outputs": [{"sha256": record.sha256, "bytes": record.bytes}],
+        "measured": measured,
+    }
+
+
+def execute(
+    slot: dict[str, Any],
+    subtask: Subtask,
+    grounding: Grounding,
+    record: dict[str, Any],
+    decision: SampleDecision,
+    *,
+    bench_dir: Path,
+    work_dir: Path,
+    seed: int,
+    answer_values: list[str],
+    tool_context: ToolContext,
+) -> Draft:
+    """Run the plan for one slot and build its item.
+
+    Args:
+        slot: The slot (``id``, ``item_id``, ``language``, ...).
+        subtask: Its subtask.
+        grounding: Its grounding.
+        record: The raw record (media fields as absolute paths).
+        decision: The orchestration's question and parameter values.
+        bench_dir: The benchmark folder (final media go to ``bench_dir/media``).
+        work_dir: Scratch folder of this slot (tools write here).
+        seed: The run seed.
+        answer_values: Distinct texts of the answer field across the dataset (the
+            distractor pool, from :func:`distinct_texts`).
+        tool_context: Context with the run's limits, allowed roots and records.
+
+    Returns:
+        The draft item.
+
+    Raises:
+        ToolError: A tool refused its parameters or input, or missed its post-condition.
+    """
+    answer = value_text(field_value(record, grounding.answer_field))
+    if not answer:
+        raise ToolParamError(f"record has no value in the answer field {grounding.answer_field!r}")
+    question = decision.question
+    ctx = ToolContext(
+        media_dir=work_dir,
+        seed=stable_seed(seed, slot["id"]),
+        limits=tool_context.limits,
+        run_dir=tool_context.run_dir,
+        offline=tool_context.offline,
+        allowed_roots=tool_context.allowed_roots,
+    )
+    current: Path | None = None
+    trace: list[dict[str, Any]] = []
+    choices: list[str] | None = None
+    target = answer
+    spoken_or_rendered = False
+    for index, step in enumerate(grounding.plan):
+        spec = get_tool(step.tool)
+        params = {k: fill(v, question, answer, record) for k, v in step.params.items()}
+        params.update(decision.params.get(index, {}))
+        if step.tool == "make_multiple_choice" and "pool" not in params:
+            params["pool"] = distractor_pool(answer_values, answer, seed, slot["id"])
+        params = coerce_params(step.tool, params)
+        inputs: list[Path] = []
+        if step.input_field:
+            media = field_value(record, step.input_field)
+            if not isinstance(media, str) or not media:
+                raise ToolParamError(f"record has no file in field {step.input_field!r}")
+            inputs = [Path(media)]
+        elif (
+            current is not None
+            and spec.inputs.max >= 1
+            and spec.inputs.kind
+            in (
+                media_kind(current),
+                "any",
+            )
+        ):
+            inputs = [current]
+        result = run_tool(step.tool, params, inputs, ctx)
+        entry = {
+            "step": index,
+            "tool": step.tool,
+            "params": {k: v for k, v in result.provenance.params.items() if k != "pool"},
+            "seed": result.provenance.seed,
+            "inputs": [Path(r.path).name for r in result.provenance.inputs],
+            "outputs": [{"sha256": r.sha256, "bytes": r.bytes} for r in result.provenance.outputs],
+            "measured": result.provenance.measured,
+        }
+        if "pool" in result.provenance.params:
+            entry["params"]["pool_size"] = len(result.provenance.params["pool"] or [])
+        trace.append(entry)
+        if step.tool in SYNTHESIS_TOOLS and "{question}" in str(step.params.get("text", "")):
+            spoken_or_rendered = True
+        if result.outputs:
+            current = work_dir / result.outputs[0]
+        if step.tool == "make_multiple_choice":
+            choices = list(result.values["choices"])
+            target = str(result.values["target"])
+    if current is None:
+        # A dataset image/audio used as it is (no tool touched it).
+        wanted = [m for m in subtask.input_modalities if m in ("image", "audio")]
+        for value in record.values():
+            if isinstance(value, str) and media_kind(value) in wanted and Path(value).is_file():
+                current = Path(value)
+                trace.append(source_entry(current, tool_context))
+                break
+    item_id = slot["item_id"]
+    parts: list[TextPart | ImagePart | AudioPart] = []
+    kind = media_kind(current) if current is not None else None
+    if current is not None and kind is not None:
+        final = bench_dir / "media" / f"{item_id}{current.suffix.lower()}"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.with_name(final.name + ".tmp")
+        shutil.copyfile(current, tmp)
+        os.replace(tmp, final)
+        relative = final.relative_to(bench_dir).as_posix()
+        text = INSTRUCTIONS[kind] if spoken_or_rendered else question
+        parts.append(TextPart(text=text))
+        if kind == "image":
+            parts.append(ImagePart(image=relative))
+        else:
+            fmt = "mp3" if final.suffix == ".mp3" else "wav"
+            parts.append(AudioPart(audio=relative, format=fmt))
+        item_input: str | list[Message] = [Message(role="user", content=parts)]
+    else:
+        item_input = question
+    modalities = ["text"] + ([kind] if kind else [])
+    metadata = {
+        "subtask": subtask.id,
+        "subtask_name": subtask.name,
+        "answer_format": subtask.answer_format,
+        "modalities": modalities,
+        "difficulty": subtask.difficulty,
+        "skills": list(subtask.skills),
+        "language": slot.get("language"),
+        "question": question,
+        "answer": answer,
+        "source": {
+            "dataset": grounding.dataset_id,
+            "record_index": slot["record_index"],
+            "grounding": grounding.id,
+            "question_field": grounding.question_field,
+            "answer_field": grounding.answer_field,
+        },
+        "trace": trace,
+        "orchestration": {"source": decision.source, "note": decision.note[:300]},
+    }
+    if subtask.answer_format == "numeric":
+        metadata["tolerance"] = 0.01
+    item = Item(id=item_id, input=item_input, choices=choices, target=target, metadata=metadata)
+    return Draft(item=item, question=question, answer=answer, trace=trace)

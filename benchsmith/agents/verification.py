@@ -1,0 +1,209 @@
+"""Verification agent: every check an item must pass before it is accepted.
+
+In order, cheapest first: the structural checks of :mod:`benchsmith.verify.structural`
+(schema, media, answer among the choices, post-conditions; the text checks - no leak,
+language, verbatim copy of the source - run on the question itself, since a spoken or
+rendered question is not in the input text), then the LLM judge of the verification role
+(answerability, a single correct answer, relevance, clarity; the item is quoted as
+untrusted data and the verdict is a structured object), then near-duplicate detection
+against the accepted items. Each failure says whether a local fix (a new orchestration
+with the reason) can help: wording problems can, broken media or duplicates cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from benchsmith.errors import StructuredOutputError
+from benchsmith.item import LETTERS, Item
+from benchsmith.llm.client import RoleModel
+from benchsmith.prompts import render, untrusted
+from benchsmith.spec import Subtask
+from benchsmith.tools.context import Limits
+from benchsmith.verify.duplicates import DuplicateIndex
+from benchsmith.verify.structural import (
+    check_answer_in_choices,
+    check_language,
+    check_media,
+    check_no_leak,
+    check_postconditions,
+    check_schema,
+    check_verbatim_source,
+)
+
+#: Checks a new wording can fix (the others discard the item).
+FIXABLE = {"no_leak", "language", "verbatim_source", "judge", "duplicate"}
+
+YesNo = Literal["yes", "no"]
+
+
+class JudgeVerdict(BaseModel):
+    """The LLM judge's verdict on one item."""
+
+    answerable: YesNo = Field(description="yes if a capable test-taker can answer it.")
+    single_answer: YesNo = Field(description="yes if exactly one answer is correct: the given one.")
+    relevant: YesNo = Field(description="yes if it tests what the subtask describes.")
+    clear: YesNo = Field(description="yes if it is unambiguous and well written.")
+    reason: str = Field(default="", max_length=100, description="A few words for any no.")
+
+    def failed(self) -> list[str]:
+        """The checks answered no."""
+        return [
+            k
+            for k in ("answerable", "single_answer", "relevant", "clear")
+            if getattr(self, k) == "no"
+        ]
+
+
+@dataclass
+class Verification:
+    """The outcome of verifying one item."""
+
+    ok: bool
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    judge: dict[str, Any] | None = None
+    duplicate: dict[str, Any] | None = None
+    failed_check: str | None = None
+    reason: str = ""
+
+    @property
+    def fixable(self) -> bool:
+        """Whether a new wording may pass."""
+        return not self.ok and self.failed_check in FIXABLE
+
+    def record(self) -> dict[str, Any]:
+        """What goes into the item's ``metadata.verification``."""
+        out: dict[str, Any] = {"structural": self.verdicts}
+        if self.judge is not None:
+            out["judge"] = self.judge
+        if self.duplicate is not None:
+            out["duplicate"] = self.duplicate
+        return out
+
+
+def describe_media(item: Item) -> str:
+    """What media the test-taker gets, from the trace (for a text-only judge)."""
+    notes = []
+    for kind, _path in item.media_paths():
+        steps = [e.get("tool", "") for e in item.metadata.get("trace", [])]
+        detail = ", ".join(s for s in steps if s and s != "make_multiple_choice")
+        notes.append(f"an {kind} file (made by: {detail})" if detail else f"an {kind} file")
+    return "; ".join(notes)
+
+
+def item_for_judge(item: Item, question: str) -> str:
+    """The item as the judge reads it: question, choices, answer."""
+    lines = [f"question: {question}"]
+    if item.choices:
+        lines.append(
+            "choices: " + " ".join(f"{LETTERS[i]}) {c}" for i, c in enumerate(item.choices))
+        )
+        lines.append(f"answer: {item.target}) {item.answer_text()}")
+    else:
+        lines.append(f"answer: {item.target}")
+    return "\n".join(lines)
+
+
+def judge_item(model: RoleModel, item: Item, subtask: Subtask, question: str) -> JudgeVerdict:
+    """Ask the verification role's model for a verdict.
+
+    Raises:
+        StructuredOutputError: The model gave no valid verdict.
+    """
+    prompt = render(
+        "judge",
+        subtask_name=subtask.name,
+        subtask_description=subtask.description,
+        answer_format=subtask.answer_format,
+        media=describe_media(item),
+        item=untrusted(item_for_judge(item, question), "item"),
+    )
+    return model.structured(JudgeVerdict, [("user", prompt)])
+
+
+def verify(
+    item: Item,
+    *,
+    question: str,
+    subtask: Subtask,
+    bench_dir: Path,
+    languages: Sequence[str] | None,
+    source_text: str | None,
+    judge: RoleModel | None,
+    duplicates: DuplicateIndex | None,
+    limits: Limits | None = None,
+    judge_enforced: bool = True,
+) -> Verification:
+    """Run every check on one item; the first failure stops (later checks cost more).
+
+    With ``judge_enforced`` false the judge's verdict is recorded on the item but does not
+    reject it (for a judge model too small to be trusted).
+
+    The duplicate check also adds a passing item to the index (atomically), so two
+    concurrent duplicates cannot both pass.
+    """
+    text_item = Item(
+        id=item.id,
+        input=f"{question}\n{item.input_text()}" if item.input_text() != question else question,
+        choices=item.choices,
+        target=item.target,
+        metadata=item.metadata,
+    )
+    fmt = subtask.answer_format
+    verdicts = [
+        check_schema(item, fmt),
+        check_media(item, bench_dir, limits),
+        check_answer_in_choices(item, fmt),
+        check_postconditions(item),
+        # The question must not give the answer away, whatever the format (the choices of a
+        # multiple-choice item are meant to be seen; its question is not).
+        check_no_leak(
+            Item(id=item.id, input=text_item.input, target=item.answer_text()), "short_answer"
+        ),
+        check_language(Item(id=item.id, input=question, target=item.target), languages),
+        check_verbatim_source(text_item, source_text),
+    ]
+    dumped = [v.model_dump() for v in verdicts]
+    for v in verdicts:
+        if not v.ok:
+            return Verification(
+                False, dumped, failed_check=v.check, reason=f"{v.check}: {v.reason}"
+            )
+    judged: dict[str, Any] | None = None
+    if judge is not None:
+        try:
+            verdict = judge_item(judge, item, subtask, question)
+        except StructuredOutputError as exc:
+            return Verification(
+                False, dumped, failed_check="judge", reason=f"judge: no valid verdict ({exc})"
+            )
+        judged = verdict.model_dump() | {"enforced": judge_enforced}
+        if verdict.failed() and judge_enforced:
+            why = f" ({verdict.reason})" if verdict.reason else ""
+            return Verification(
+                False,
+                dumped,
+                judge=judged,
+                failed_check="judge",
+                reason=f"judge: {', '.join(verdict.failed())} answered no{why}",
+            )
+    dup: dict[str, Any] | None = None
+    if duplicates is not None:
+        found = duplicates.check_and_add(item)
+        dup = found.model_dump()
+        if found.kind != "unique":
+            sim = f" (similarity {found.similarity:.2f})" if found.similarity is not None else ""
+            return Verification(
+                False,
+                dumped,
+                judge=judged,
+                duplicate=dup,
+                failed_check="duplicate",
+                reason=f"duplicate: {found.kind} duplicate of {found.of}{sim}",
+            )
+    return Verification(True, dumped, judge=judged, duplicate=dup)

@@ -1,0 +1,500 @@
+"""The benchmark's Hugging Face dataset card (``BENCH/README.md``).
+
+:func:`render_card` writes YAML front matter (``configs:`` pointing at ``data/test.jsonl``,
+``pretty_name``, ``language``, ``size_categories``, ``task_categories``, ``license``,
+``tags``) and a Markdown body: the intent, a subtask table, counts, the source datasets with
+their licenses and provenance, the two exports and how to run them, and the item format.
+
+Free text (the intent, subtask and source descriptions, licenses) comes from users, models
+and dataset files, so it is treated as untrusted: the front matter is written by
+``yaml.safe_dump`` with every string folded to one line, table cells have ``|`` escaped and
+newlines folded, and ``<``/``>`` are escaped everywhere in the body.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from benchsmith.catalog.cards import DatasetCard
+from benchsmith.item import Item
+from benchsmith.package.inspect_export import INSPECT_TASK_FILE
+from benchsmith.spec import BenchmarkSpec
+
+if TYPE_CHECKING:
+    from benchsmith.package.lmeval_export import LmEvalExport
+
+DATA_FILE = "data/test.jsonl"
+
+# License identifiers the Hub knows (a subset: the ones datasets mostly carry).
+HUB_LICENSES = frozenset(
+    """
+    afl-3.0 agpl-3.0 apache-2.0 artistic-2.0 bsd bsd-2-clause bsd-3-clause bsd-3-clause-clear
+    bsl-1.0 c-uda cc cc-by-2.0 cc-by-2.5 cc-by-3.0 cc-by-4.0 cc-by-nc-2.0 cc-by-nc-3.0
+    cc-by-nc-4.0 cc-by-nc-nd-3.0 cc-by-nc-nd-4.0 cc-by-nc-sa-2.0 cc-by-nc-sa-3.0
+    cc-by-nc-sa-4.0 cc-by-nd-4.0 cc-by-sa-3.0 cc-by-sa-4.0 cc0-1.0 cdla-permissive-1.0
+    cdla-permissive-2.0 cdla-sharing-1.0 ecl-2.0 epl-1.0 epl-2.0 eupl-1.1 gfdl gpl gpl-2.0
+    gpl-3.0 isc lgpl-2.1 lgpl-3.0 lgpl-lr mit mpl-2.0 ms-pl ncsa odbl odc-by ofl-1.1 openrail
+    osl-3.0 pddl postgresql unlicense unknown wtfpl zlib other
+    """.split()
+)
+
+_TASK_BY_FORMAT = {
+    "multiple_choice": "multiple-choice",
+    "short_answer": "question-answering",
+    "numeric": "question-answering",
+    "open": "text-generation",
+}
+_TASK_BY_MODALITY = {
+    "image": ["visual-question-answering", "image-text-to-text"],
+    "audio": ["audio-text-to-text"],
+}
+_SIZE_BOUNDS = [
+    (1_000, "n<1K"),
+    (10_000, "1K<n<10K"),
+    (100_000, "10K<n<100K"),
+    (1_000_000, "100K<n<1M"),
+    (10_000_000, "1M<n<10M"),
+]
+
+
+@dataclass
+class CardStats:
+    """The figures the card shows, computed from the items and the exports.
+
+    Attributes:
+        n_items: Items in ``data/test.jsonl``.
+        by_subtask: Items per subtask id.
+        by_modality: Items per input-modality combination (``text``, ``text+image``...).
+        by_language: Items per language code (``unknown`` when an item has none).
+        n_lmeval_items: Items the lm-eval task runs (the text-only ones).
+        lmeval_task: The lm-eval task name, or None when there is no lm-eval task.
+        inspect_task: The Inspect task's name (``inspect eval FILE@NAME``), if known.
+        bench_name: The folder's name, used in the how-to commands.
+        title: A human title (``pretty_name``); None derives one from the intent.
+        acceptance_rate: Share of candidates that passed verification, if known.
+        summary: Other figures worth a line each (``{"LLM calls": 412}``).
+    """
+
+    n_items: int
+    by_subtask: dict[str, int] = field(default_factory=dict)
+    by_modality: dict[str, int] = field(default_factory=dict)
+    by_language: dict[str, int] = field(default_factory=dict)
+    n_lmeval_items: int = 0
+    lmeval_task: str | None = None
+    inspect_task: str | None = None
+    bench_name: str = "BENCH"
+    title: str | None = None
+    acceptance_rate: float | None = None
+    summary: dict[str, str | int | float] = field(default_factory=dict)
+
+
+def _modalities(item: Item) -> list[str]:
+    declared = item.metadata.get("modalities")
+    if isinstance(declared, list) and declared and all(isinstance(m, str) for m in declared):
+        return [m for m in ("text", "image", "audio") if m in declared] or list(declared)
+    kinds = {kind for kind, _ in item.media_paths()}
+    return ["text", *[m for m in ("image", "audio") if m in kinds]]
+
+
+def card_stats(
+    items: Iterable[Item | Mapping[str, Any]],
+    *,
+    lmeval: LmEvalExport | None = None,
+    inspect_task: str | None = None,
+    bench_name: str = "BENCH",
+    title: str | None = None,
+    acceptance_rate: float | None = None,
+    summary: Mapping[str, str | int | float] | None = None,
+) -> CardStats:
+    """Count the items for the card (one pass; items may be a generator).
+
+    Args:
+        items: The items, as :class:`~benchsmith.item.Item` or their JSON dicts.
+        lmeval: What the lm-eval export wrote (None: no lm-eval task).
+        inspect_task: The Inspect task's name (see
+            :func:`benchsmith.package.inspect_export.task_name`); defaults to the lm-eval
+            export's task name, which is the same.
+        bench_name: The benchmark folder's name.
+        title: A human title.
+        acceptance_rate: Share of candidates that passed verification.
+        summary: Other figures to show.
+
+    Returns:
+        The card's figures.
+    """
+    by_subtask: Counter[str] = Counter()
+    by_modality: Counter[str] = Counter()
+    by_language: Counter[str] = Counter()
+    n = 0
+    for raw in items:
+        item = raw if isinstance(raw, Item) else Item.model_validate(raw)
+        n += 1
+        by_subtask[str(item.metadata.get("subtask") or "unknown")] += 1
+        by_modality["+".join(_modalities(item))] += 1
+        by_language[str(item.metadata.get("language") or "unknown")] += 1
+    written = lmeval is not None and lmeval.yaml_path is not None
+    return CardStats(
+        n_items=n,
+        by_subtask=dict(by_subtask),
+        by_modality=dict(by_modality),
+        by_language=dict(by_language),
+        n_lmeval_items=lmeval.n_items if lmeval is not None and written else 0,
+        lmeval_task=lmeval.task_name if lmeval is not None and written else None,
+        inspect_task=inspect_task or (lmeval.task_name if lmeval is not None else None),
+        bench_name=bench_name,
+        title=title,
+        acceptance_rate=acceptance_rate,
+        summary=dict(summary or {}),
+    )
+
+
+# -- escaping ---------------------------------------------------------------------------------
+def one_line(text: object, limit: int | None = None) -> str:
+    """Untrusted text folded to one line (every whitespace run becomes one space).
+
+    Args:
+        text: Any value.
+        limit: Cut to this many characters (ending with ``…``) when given.
+    """
+    out = " ".join(str(text).split())
+    if limit is not None and len(out) > limit:
+        out = out[: max(limit - 1, 0)].rstrip() + "…"
+    return out
+
+
+def md_text(text: object) -> str:
+    """Untrusted text for a Markdown paragraph: ``<``, ``>`` and ``&`` escaped as entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_cell(text: object, limit: int | None = 300) -> str:
+    """Untrusted text for a Markdown table cell: one line, pipes and backslashes escaped."""
+    return md_text(one_line(text, limit)).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def md_code(text: object) -> str:
+    """Untrusted text as inline code (backticks and line breaks removed)."""
+    return "`" + one_line(text, 120).replace("`", "'") + "`"
+
+
+def _quote(text: str) -> str:
+    """Text as a Markdown block quote, each line prefixed (keeps it one block)."""
+    lines = [line.rstrip() for line in md_text(text).strip().splitlines()] or [""]
+    return "\n".join(f"> {line}" if line else ">" for line in lines)
+
+
+# -- front matter ------------------------------------------------------------------------------
+def normalize_license(text: str) -> str:
+    """A source's license as a Hub license id when it is one (``CC BY 4.0`` → ``cc-by-4.0``).
+
+    Returns the lower-cased, hyphenated form; callers check it against :data:`HUB_LICENSES`.
+    """
+    norm = re.sub(r"[\s_]+", "-", one_line(text).lower()).strip("-")
+    return norm or "unknown"
+
+
+def card_license(sources: Sequence[DatasetCard]) -> tuple[str, str]:
+    """The card's ``license`` value and a sentence explaining it.
+
+    One license shared by every source is used when the Hub knows it; several licenses, or
+    one the Hub does not know, give ``other``; no sources give ``unknown``.
+    """
+    if not sources:
+        return "unknown", "No source dataset is recorded, so the license is unknown."
+    licenses = sorted({normalize_license(s.license) for s in sources})
+    if len(licenses) == 1:
+        (only,) = licenses
+        if only in HUB_LICENSES:
+            return only, f"All source datasets are under `{only}`."
+        return "other", (
+            f"All source datasets are under the license {md_code(sources[0].license)}, which "
+            "has no Hub identifier, so the card says `other`."
+        )
+    originals = {normalize_license(s.license): s.license for s in reversed(sources)}
+    names = ", ".join(md_code(originals[x]) for x in licenses)
+    return "other", (
+        f"The source datasets have different licenses ({names}), so the card says `other`: "
+        "each item carries the license of the dataset it was made from "
+        "(`metadata.source`), and the most restrictive one applies to the benchmark as a whole."
+    )
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` value for ``n`` items."""
+    for bound, label in _SIZE_BOUNDS:
+        if n < bound:
+            return label
+    return "n>10M"
+
+
+def task_categories(spec: BenchmarkSpec, stats: CardStats) -> list[str]:
+    """Hub task categories from the subtasks' answer formats and input modalities."""
+    out: list[str] = []
+    for subtask in spec.subtasks:
+        out.append(_TASK_BY_FORMAT.get(subtask.answer_format, "question-answering"))
+        for modality in subtask.input_modalities:
+            out.extend(_TASK_BY_MODALITY.get(modality, []))
+    for combo in stats.by_modality:
+        for modality in combo.split("+"):
+            out.extend(_TASK_BY_MODALITY.get(modality, []))
+    return list(dict.fromkeys(out)) or ["question-answering"]
+
+
+def languages(spec: BenchmarkSpec, stats: CardStats) -> list[str]:
+    """Language codes of the subtasks and the items (``unknown`` and bad codes left out)."""
+    codes = [code for s in spec.subtasks for code in s.languages] + list(stats.by_language)
+    clean = [one_line(c).lower() for c in codes]
+    return sorted({c for c in clean if re.fullmatch(r"[a-z]{2,3}(-[a-z0-9]{2,8})*", c)})
+
+
+def pretty_name(spec: BenchmarkSpec, stats: CardStats) -> str:
+    """The card's ``pretty_name``: the title, or the intent's first sentence, on one line."""
+    if stats.title:
+        return one_line(stats.title, 80)
+    first = re.split(r"(?<=[.!?])\s", one_line(spec.intent), maxsplit=1)[0]
+    return one_line(first.rstrip("."), 80) or stats.bench_name
+
+
+def front_matter(
+    spec: BenchmarkSpec, stats: CardStats, sources: Sequence[DatasetCard]
+) -> dict[str, Any]:
+    """The card's YAML metadata, as a dict."""
+    license_id, _ = card_license(sources)
+    meta: dict[str, Any] = {
+        "configs": [
+            {"config_name": "default", "data_files": [{"split": "test", "path": DATA_FILE}]}
+        ],
+        "pretty_name": pretty_name(spec, stats),
+    }
+    langs = languages(spec, stats)
+    if langs:
+        meta["language"] = langs
+    meta["license"] = license_id
+    if license_id == "other":
+        meta["license_name"] = "mixed-source-licenses" if len(sources) > 1 else "source-license"
+    meta["size_categories"] = [size_category(stats.n_items)]
+    meta["task_categories"] = task_categories(spec, stats)
+    modality_tags = sorted({m for combo in stats.by_modality for m in combo.split("+")})
+    meta["tags"] = ["benchsmith", "evaluation", "benchmark", *modality_tags]
+    return meta
+
+
+# -- body --------------------------------------------------------------------------------------
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{md_cell(k)}: {v}" for k, v in sorted(counts.items())) or "none"
+
+
+def _subtask_section(spec: BenchmarkSpec, stats: CardStats) -> str:
+    rows = [
+        (
+            s.id,
+            s.name,
+            s.description,
+            s.answer_format.replace("_", " "),
+            ", ".join(s.input_modalities),
+            stats.by_subtask.get(s.id, 0),
+        )
+        for s in spec.subtasks
+    ]
+    known = {s.id for s in spec.subtasks}
+    rows += [
+        (k, "", "(not in spec.json)", "", "", v)
+        for k, v in stats.by_subtask.items()
+        if k not in known
+    ]
+    table = _table(["id", "name", "description", "answer format", "modalities", "items"], rows)
+    dropped = ""
+    if spec.dropped:
+        dropped = "\n\nSubtasks dropped while planning:\n\n" + "\n".join(
+            f"- {md_code(d.subtask_id)}: {md_text(one_line(d.reason, 300))}" for d in spec.dropped
+        )
+    return f"## Subtasks\n\n{table}{dropped}"
+
+
+def _size_section(stats: CardStats) -> str:
+    lines = [
+        f"- Items: **{stats.n_items}** (one split, `test`)",
+        f"- By input modality: {_counts(stats.by_modality)}",
+        f"- By language: {_counts(stats.by_language)}",
+    ]
+    if stats.acceptance_rate is not None:
+        lines.append(
+            f"- Acceptance rate: {stats.acceptance_rate:.1%} of generated candidates passed "
+            "verification (the rest are in `rejects.jsonl`)"
+        )
+    lines += [f"- {md_cell(k)}: {md_cell(v)}" for k, v in stats.summary.items()]
+    return "## Size\n\n" + "\n".join(lines)
+
+
+def _sources_section(spec: BenchmarkSpec, sources: Sequence[DatasetCard]) -> str:
+    _, explanation = card_license(sources)
+    if not sources:
+        return f"## Source datasets\n\n{explanation}"
+    used = {g.dataset_id for g in spec.groundings}
+    rows = []
+    for card in sources:
+        prov = card.provenance
+        origin = "; ".join(
+            part
+            for part in (
+                prov.source,
+                f"{prov.package} {prov.version or ''}".strip() if prov.package else None,
+                f"recipe {prov.recipe}" if prov.recipe else None,
+                prov.notes or None,
+            )
+            if part
+        )
+        rows.append(
+            (
+                card.id,
+                card.name,
+                card.license,
+                origin or "unknown",
+                "yes" if card.id in used or not used else "no",
+            )
+        )
+    table = _table(["id", "name", "license", "provenance", "grounds a subtask"], rows)
+    details = "\n".join(
+        f"- {md_code(c.id)}: {md_text(one_line(c.description, 400)) or '(no description)'}"
+        for c in sources
+    )
+    return f"## Source datasets\n\n{table}\n\n{details}\n\n**License.** {explanation}"
+
+
+def _exports_section(stats: CardStats) -> str:
+    bench = stats.bench_name if re.fullmatch(r"[\w.\-/]+", stats.bench_name) else "BENCH"
+    task_ref = stats.inspect_task if (stats.inspect_task or "").isidentifier() else "TASK"
+    lmeval_task = stats.lmeval_task if (stats.lmeval_task or "").isidentifier() else None
+    lines = [
+        "## Exports",
+        "",
+        f"- **Hugging Face datasets**: all {stats.n_items} items.",
+        f"- **Inspect AI task** (`{INSPECT_TASK_FILE}`): all {stats.n_items} items, as they "
+        "are (text, image and audio input), scored per answer format.",
+    ]
+    if lmeval_task:
+        lines.append(
+            f"- **lm-evaluation-harness task** (`lmeval/`, task `{lmeval_task}`): the "
+            f"text-only items, {stats.n_lmeval_items} of {stats.n_items}. lm-eval has no image "
+            "or audio input, so items with an image or audio part are left out."
+        )
+    else:
+        lines.append(
+            "- **lm-evaluation-harness**: no task, because no item is text-only (lm-eval has "
+            "no image or audio input)."
+        )
+    lines += [
+        "",
+        "### Load with datasets",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        f'ds = load_dataset("{bench}", split="test")  # a local folder or a Hub repo id',
+        "```",
+        "",
+        "### Run with Inspect AI",
+        "",
+        "Needs only `inspect_ai`; runs from any directory:",
+        "",
+        "```bash",
+        f"inspect eval {bench}/{INSPECT_TASK_FILE} --model openai/gpt-4o-mini",
+        f"inspect eval {bench}/{INSPECT_TASK_FILE} --model openai/gpt-4o-mini -T subtask=ID",
+        "```",
+        "",
+        "Inspect takes a task file by a path relative to the current directory; to give an "
+        f"absolute path, name the task: `/abs/path/{INSPECT_TASK_FILE}@{task_ref}`.",
+        "",
+        "Multiple-choice items use Inspect's `multiple_choice()` solver and `choice()` scorer; "
+        "short answers are scored by normalized exact match (NFKC, case-folded, whitespace "
+        "collapsed, surrounding punctuation stripped), numeric answers by their first number "
+        "within a relative tolerance (`metadata.tolerance`, default 0.01), open answers by "
+        "finding the normalized target in the answer (or with `-T grader=MODEL`, by "
+        "`model_graded_fact()`). Metrics: accuracy and its standard error.",
+    ]
+    if lmeval_task:
+        lines += [
+            "",
+            "### Run with lm-evaluation-harness",
+            "",
+            "```bash",
+            f"lm_eval --include_path {bench}/lmeval --tasks {lmeval_task} \\",
+            "  --model local-chat-completions \\",
+            "  --model_args model=MODEL,base_url=http://localhost:8000/v1/chat/completions,"
+            "num_concurrent=1,tokenized_requests=False,tokenizer_backend=None \\",
+            "  --apply_chat_template",
+            "```",
+            "",
+            "Every item is a `generate_until` request (API chat models support nothing else). "
+            "Multiple-choice prompts list the lettered choices and ask for the letter; the "
+            "metric `acc` applies the same per-format rules as the Inspect scorer.",
+        ]
+    return "\n".join(lines)
+
+
+_FORMAT_SECTION = """\
+## Item format
+
+`data/test.jsonl` holds one JSON object a line:
+
+- `id`: unique item id.
+- `input`: the prompt, a string or chat messages
+  (`{"role": "user", "content": [parts]}`) whose parts are `{"type": "text", "text": ...}`,
+  `{"type": "image", "image": "media/x.png"}` or
+  `{"type": "audio", "audio": "media/x.wav", "format": "wav"}`; media paths are relative to
+  this folder and every file is in `media/`.
+- `choices`: the options of a multiple-choice item, else null.
+- `target`: the letter of the right choice (`A`, `B`, ...) when there are choices, else the
+  answer.
+- `metadata`: `subtask`, `answer_format` (`multiple_choice`, `short_answer`, `numeric`,
+  `open`), `modalities`, `difficulty`, `skills`, `language`, `tolerance` (numeric items), the
+  source record, the transformation trace (tool names and parameters) and the verification
+  verdicts.
+
+`spec.json` is the plan the items were built from (subtasks, groundings, quotas), and
+`report.json` tells how the build went.
+"""
+
+
+def render_card(spec: BenchmarkSpec, stats: CardStats, sources: Sequence[DatasetCard]) -> str:
+    """The benchmark's ``README.md``: a Hugging Face dataset card.
+
+    Args:
+        spec: The benchmark's plan (``spec.json``).
+        stats: Its figures (see :func:`card_stats`).
+        sources: The cards of the source datasets.
+
+    Returns:
+        The card: YAML front matter then Markdown.
+    """
+    meta = yaml.safe_dump(
+        front_matter(spec, stats, sources),
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=10_000,
+    )
+    title = md_text(pretty_name(spec, stats)).replace("#", "\\#")
+    sections = [
+        f"# {title}",
+        "A benchmark built by benchsmith for this intent:",
+        _quote(spec.intent),
+        _subtask_section(spec, stats),
+        _size_section(stats),
+        _sources_section(spec, sources),
+        _exports_section(stats),
+        _FORMAT_SECTION.rstrip(),
+    ]
+    return f"---\n{meta}---\n\n" + "\n\n".join(sections) + "\n"

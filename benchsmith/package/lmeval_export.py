@@ -1,0 +1,397 @@
+"""The lm-evaluation-harness export: a task for the benchmark's text-only items.
+
+lm-eval takes text prompts only, so items with an image or audio part are left out (and
+counted, by reason). ``write_lmeval_task`` writes ``BENCH/lmeval/``:
+
+- ``<task>.yaml``: a ``generate_until`` task (API chat models such as
+  ``local-chat-completions`` support nothing else) whose ``custom_dataset`` is
+  ``utils.load``;
+- ``utils.py``: standard library (plus ``datasets``, which lm-eval depends on) only. ``load``
+  streams ``../data/test.jsonl`` (found relative to its own ``__file__``, so the folder can
+  move and lm-eval can run from anywhere) into an Arrow-backed dataset of compact documents,
+  one per text-only item; ``process_results`` scores an answer with the same per-format rules
+  as the Inspect task (:func:`benchsmith.package.inspect_export.score_answer`, whose source is
+  copied in).
+
+Multiple-choice items get their lettered choices in the prompt and end with "Answer with the
+letter of the correct choice."; the target is the letter. Short and numeric items end with
+the same one-line instruction Inspect sends as a system message. The metric is ``acc``, the
+mean of the per-item 0/1 scores. ``--metadata '{"subtask": "ID"}'`` restricts the task to
+some subtasks (ids, comma-separated).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.errors import BenchsmithError
+from benchsmith.package.inspect_export import (
+    INSTRUCTIONS,
+    MC_INSTRUCTION,
+    python_dict,
+    scoring_source,
+    task_name,
+)
+from benchsmith.spec import BenchmarkSpec
+
+LMEVAL_DIR = "lmeval"
+DEFAULT_MAX_GEN_TOKS = 256
+
+
+class ExportError(BenchsmithError):
+    """A benchmark folder cannot be exported (missing or malformed ``data/test.jsonl``)."""
+
+
+@dataclass
+class LmEvalExport:
+    """What :func:`write_lmeval_task` wrote, or why it wrote nothing.
+
+    Attributes:
+        task_name: The lm-eval task name (``benchsmith_<slug>``).
+        yaml_path: The task's YAML file; None when nothing was written.
+        n_items: Text-only items the task runs.
+        n_skipped: Items left out.
+        skip_reasons: Why, as reason to count (``{"has image": 3, "has audio": 5}``).
+        message: One line for people: what was written, or why nothing was.
+    """
+
+    task_name: str
+    yaml_path: Path | None
+    n_items: int
+    n_skipped: int
+    skip_reasons: dict[str, int] = field(default_factory=dict)
+    message: str = ""
+
+    @property
+    def written(self) -> bool:
+        """Whether a task was written."""
+        return self.yaml_path is not None
+
+
+# -- item rules (standard library only: copied into the generated utils.py) ----------------------
+def skip_reason(record: dict) -> str | None:
+    """Why lm-eval cannot take an item, or None when it is text-only.
+
+    Args:
+        record: One line of ``data/test.jsonl``, parsed.
+
+    Returns:
+        ``"has image"``, ``"has audio"``, ``"has image and audio"`` or None.
+    """
+    kinds = set()
+    raw = record.get("input")
+    for message in raw if isinstance(raw, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") in ("image", "audio"):
+                kinds.add(part["type"])
+    if kinds == {"image", "audio"}:
+        return "has image and audio"
+    return f"has {kinds.pop()}" if kinds else None
+
+
+def prompt_text(record: dict) -> str:
+    """The text prompt lm-eval sends for a text-only item.
+
+    The input's text (messages' text joined by blank lines); for an item with choices, the
+    choices as ``A) ...`` lines and the multiple-choice instruction; for a short or numeric
+    answer, that format's one-line instruction.
+
+    Args:
+        record: One text-only line of ``data/test.jsonl``, parsed.
+
+    Returns:
+        The prompt.
+    """
+    raw = record.get("input")
+    if isinstance(raw, str):
+        question = raw
+    else:
+        texts = []
+        for message in raw or []:
+            content = message.get("content", "")
+            if isinstance(content, str):
+                texts.append(content)
+            else:
+                texts.extend(p.get("text", "") for p in content if p.get("type") == "text")
+        question = "\n\n".join(t for t in texts if t)
+    choices = record.get("choices") or []
+    if choices:
+        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        options = "\n".join(f"{letters[i]}) {c}" for i, c in enumerate(choices))
+        return f"{question.strip()}\n\n{options}\n\n{MC_INSTRUCTION}"
+    meta = record.get("metadata") or {}
+    instruction = INSTRUCTIONS.get(str(meta.get("answer_format")))
+    return f"{question.strip()}\n\n{instruction}" if instruction else question.strip()
+
+
+def to_doc(record: dict) -> dict:
+    """The compact lm-eval document of a text-only item.
+
+    Args:
+        record: One text-only line of ``data/test.jsonl``, parsed.
+
+    Returns:
+        ``id``, ``prompt``, ``target``, ``answer_format``, ``tolerance`` (None when unset),
+        ``n_choices`` and ``subtask``.
+    """
+    meta = record.get("metadata") or {}
+    choices = record.get("choices") or []
+    tolerance = meta.get("tolerance")
+    fmt = "multiple_choice" if choices else str(meta.get("answer_format") or "short_answer")
+    return {
+        "id": str(record["id"]),
+        "prompt": prompt_text(record),
+        "target": str(record["target"]),
+        "answer_format": fmt,
+        "tolerance": float(tolerance) if isinstance(tolerance, (int, float)) else None,
+        "n_choices": len(choices),
+        "subtask": str(meta.get("subtask") or ""),
+    }
+
+
+ITEM_FUNCTIONS: tuple[Callable[..., object], ...] = (skip_reason, prompt_text, to_doc)
+"""The item rules, as copied into the generated ``utils.py``."""
+
+
+# -- the generated files ----------------------------------------------------------------------
+_UTILS_HEADER = '''\
+"""lm-evaluation-harness helpers of the benchsmith benchmark in the parent folder (generated).
+
+load() streams ../data/test.jsonl (relative to this file) into the task's documents, keeping
+only text-only items (lm-eval takes no image or audio). process_results() scores an answer
+with the same per-format rules as the Inspect task (inspect_task.py):
+multiple_choice: the answer's letter; short_answer: normalized exact match; numeric: first
+number within relative tolerance (default 0.01); open: normalized target found in the answer.
+Restrict to some subtasks with: --metadata '{"subtask": "ID1,ID2"}'.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "test.jsonl"
+MC_INSTRUCTION = __MC__
+INSTRUCTIONS: dict[str, str] = __INSTRUCTIONS__
+
+'''
+
+_UTILS_BODY = '''
+
+def iter_docs(path: str, subtask: str = "", stamp: str = "") -> Iterator[dict]:
+    """The documents of the text-only items of a test.jsonl, one line at a time.
+
+    ``stamp`` (the file's size and modification time) only keys the datasets cache.
+    """
+    wanted = {s.strip() for s in subtask.split(",") if s.strip()}
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if skip_reason(record) is not None:
+                continue
+            doc = to_doc(record)
+            if wanted and doc["subtask"] not in wanted:
+                continue
+            yield doc
+
+
+def load(**kwargs: Any) -> dict:
+    """The task's dataset: {"test": the documents}, for custom_dataset in the YAML.
+
+    lm-eval passes the YAML's metadata (and --metadata) as keyword arguments; "subtask"
+    keeps only those subtasks.
+    """
+    import datasets
+
+    stat = DATA.stat()
+    features = datasets.Features(
+        {
+            "id": datasets.Value("string"),
+            "prompt": datasets.Value("string"),
+            "target": datasets.Value("string"),
+            "answer_format": datasets.Value("string"),
+            "tolerance": datasets.Value("float64"),
+            "n_choices": datasets.Value("int64"),
+            "subtask": datasets.Value("string"),
+        }
+    )
+    docs = datasets.Dataset.from_generator(
+        iter_docs,
+        features=features,
+        gen_kwargs={
+            "path": str(DATA),
+            "subtask": str(kwargs.get("subtask") or ""),
+            "stamp": f"{stat.st_size}-{stat.st_mtime_ns}",
+        },
+    )
+    if len(docs) == 0:
+        raise ValueError(f"no text-only item in {DATA} (subtask={kwargs.get('subtask')!r})")
+    return {"test": docs}
+
+
+def process_results(doc: dict, results: list[str]) -> dict[str, float]:
+    """acc: 1.0 when the answer is right by its format's rule, else 0.0."""
+    answer = results[0] if results else ""
+    right = score_answer(
+        answer,
+        doc["target"],
+        doc["answer_format"],
+        n_choices=int(doc["n_choices"] or 0),
+        tolerance=doc["tolerance"],
+    )
+    return {"acc": 1.0 if right else 0.0}
+'''
+
+_YAML = """\
+# lm-evaluation-harness task of a benchsmith benchmark (generated by benchsmith).
+# The __N__ text-only items of ../data/test.jsonl (__SKIPPED__ items with image or audio input
+# are left out: lm-eval has no image or audio input). Run from anywhere with:
+#   lm_eval --include_path path/to/BENCH/lmeval --tasks __TASK__ --model local-chat-completions \\
+#     --model_args model=NAME,base_url=URL/v1/chat/completions,num_concurrent=1,\\
+#       tokenized_requests=False,tokenizer_backend=None --apply_chat_template
+task: __TASK__
+dataset_path: ""
+dataset_name: null
+custom_dataset: !function utils.load
+test_split: test
+output_type: generate_until
+doc_to_text: prompt
+doc_to_target: target
+process_results: !function utils.process_results
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+generation_kwargs:
+  until: []
+  do_sample: false
+  temperature: 0.0
+  max_gen_toks: __MAX__
+metadata:
+  version: 1.0
+  n_items: __N__
+"""
+
+
+def render_utils() -> str:
+    """The text of the generated ``utils.py`` (standard library and ``datasets`` only)."""
+    header = _UTILS_HEADER.replace("__MC__", json.dumps(MC_INSTRUCTION)).replace(
+        "__INSTRUCTIONS__", python_dict(INSTRUCTIONS)
+    )
+    items = "\n\n".join(inspect.getsource(fn).rstrip() + "\n" for fn in ITEM_FUNCTIONS)
+    return header + "\n" + scoring_source() + "\n\n" + items + _UTILS_BODY
+
+
+def render_yaml(name: str, n_items: int, n_skipped: int) -> str:
+    """The text of the task's YAML file.
+
+    Args:
+        name: The task name (a Python identifier).
+        n_items: Text-only items (recorded in the metadata and a comment).
+        n_skipped: Items left out (a comment).
+
+    Raises:
+        ValueError: ``name`` is not an identifier.
+    """
+    if not name.isidentifier():
+        raise ValueError(f"task name {name!r} is not a Python identifier")
+    return (
+        _YAML.replace("__TASK__", name)
+        .replace("__N__", str(n_items))
+        .replace("__SKIPPED__", str(n_skipped))
+        .replace("__MAX__", str(DEFAULT_MAX_GEN_TOKS))
+    )
+
+
+def count_items(data_path: Path) -> tuple[int, Counter[str]]:
+    """Text-only items of a ``test.jsonl`` and the skip reasons of the others, streamed.
+
+    Args:
+        data_path: The ``data/test.jsonl`` file.
+
+    Returns:
+        ``(n_text_only, reasons)``.
+
+    Raises:
+        ExportError: The file is missing or a line is not a JSON item.
+    """
+    if not data_path.is_file():
+        raise ExportError(f"{data_path} does not exist; write the items before exporting them")
+    n_text, reasons = 0, Counter[str]()
+    with data_path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record: Any = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ExportError(f"{data_path}:{number}: not a JSON line ({exc})") from exc
+            if not isinstance(record, dict) or "id" not in record or "input" not in record:
+                raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
+            reason = skip_reason(record)
+            if reason is None:
+                n_text += 1
+            else:
+                reasons[reason] += 1
+    return n_text, reasons
+
+
+def write_lmeval_task(bench_dir: Path, spec: BenchmarkSpec) -> LmEvalExport:
+    """Write ``BENCH/lmeval/`` (task YAML and ``utils.py``) for the text-only items.
+
+    Reads ``data/test.jsonl`` one line at a time to count them. When no item is text-only,
+    writes nothing (and removes a stale ``lmeval/`` task from an earlier export).
+
+    Args:
+        bench_dir: The benchmark folder.
+        spec: Its specification (names the task).
+
+    Returns:
+        What was written: the YAML's path, the task name, the item and skip counts.
+
+    Raises:
+        ExportError: ``data/test.jsonl`` is missing or malformed.
+    """
+    bench_dir = Path(bench_dir)
+    name = task_name(bench_dir, spec)
+    n_items, reasons = count_items(bench_dir / "data" / "test.jsonl")
+    n_skipped = sum(reasons.values())
+    out_dir = bench_dir / LMEVAL_DIR
+    yaml_path = out_dir / f"{name}.yaml"
+    if n_items == 0:
+        for stale in (yaml_path, out_dir / "utils.py"):
+            stale.unlink(missing_ok=True)
+        return LmEvalExport(
+            task_name=name,
+            yaml_path=None,
+            n_items=0,
+            n_skipped=n_skipped,
+            skip_reasons=dict(sorted(reasons.items())),
+            message=f"no lm-eval task: none of the {n_skipped} items is text-only "
+            "(lm-eval has no image or audio input)",
+        )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    yaml_path.write_text(render_yaml(name, n_items, n_skipped), encoding="utf-8")
+    (out_dir / "utils.py").write_text(render_utils(), encoding="utf-8")
+    return LmEvalExport(
+        task_name=name,
+        yaml_path=yaml_path,
+        n_items=n_items,
+        n_skipped=n_skipped,
+        skip_reasons=dict(sorted(reasons.items())),
+        message=f"lm-eval task {name}: {n_items} of {n_items + n_skipped} items (text only)",
+    )

@@ -1,0 +1,363 @@
+"""The benchmark folder writer.
+
+From the build ledger it writes, each file atomically (a temporary file, then
+``os.replace``): ``data/test.jsonl`` (accepted items in id order), ``rejects.jsonl``,
+``spec.json``, ``report.json`` and ``report.md``, the Hugging Face dataset card
+``README.md``, the Inspect AI task file and the lm-evaluation-harness task. Media files no
+accepted item refers to (left by a killed attempt) are removed from ``media/``.
+Writing the same ledger again produces the same files, and a finished build whose ledger
+has not changed is left untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchsmith.llm.records import canonical_json
+from benchsmith.package.ledger import Ledger
+from benchsmith.spec import BenchmarkSpec
+
+DATA_FILE = "data/test.jsonl"
+REJECTS_FILE = "rejects.jsonl"
+REPORT_FILE = "report.json"
+REPORT_MD = "report.md"
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write a whole file atomically (readers see the old file or the new one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+
+
+def ledger_fingerprint(ledger: Ledger) -> str:
+    """What the package was made from: the number of finished slots and their ids."""
+    from benchsmith.llm.records import sha256_text
+
+    return sha256_text(canonical_json(sorted(ledger.done_ids())))
+
+
+def write_data(bench_dir: Path, ledger: Ledger) -> tuple[int, Counter[str], set[str]]:
+    """Write ``data/test.jsonl`` from the accepted items, in id order.
+
+    Streams: only the ids and where each entry is in the ledger are held in memory.
+
+    Returns:
+        The item count, items per subtask, and the media paths the items use.
+    """
+    from benchsmith.item import Item
+
+    accepted: list[tuple[str, tuple[int, int]]] = []
+    per_subtask: Counter[str] = Counter()
+    media: set[str] = set()
+    for where, entry in ledger.located_entries():
+        if entry["status"] != "accepted":
+            continue
+        item = Item.model_validate(entry["item"])
+        accepted.append((item.id, where))
+        per_subtask[str(item.metadata.get("subtask"))] += 1
+        media.update(path for _kind, path in item.media_paths())
+    accepted.sort()
+    with atomic_lines(bench_dir / DATA_FILE) as out:
+        for _item_id, where in accepted:
+            item = Item.model_validate(ledger.read_at(where)["item"])
+            out.write(_dump(item.model_dump(mode="json")) + "\n")
+    return len(accepted), per_subtask, media
+
+
+def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
+    """Write ``rejects.jsonl`` (every discarded slot with its reason); count the reasons."""
+    reasons: Counter[str] = Counter()
+    rejected: list[tuple[str, tuple[int, int]]] = []
+    for where, entry in ledger.located_entries():
+        if entry["status"] == "rejected":
+            reasons[entry.get("check") or "other"] += 1
+            rejected.append((entry["slot"]["id"], where))
+    rejected.sort()
+    with atomic_lines(bench_dir / REJECTS_FILE) as out:
+        for _slot, where in rejected:
+            entry = ledger.read_at(where)
+            row = {
+                "slot": entry["slot"]["id"],
+                "subtask": entry["slot"]["subtask_id"],
+                "grounding": entry["slot"]["grounding_id"],
+                "record_index": entry["slot"]["record_index"],
+                "language": entry["slot"].get("language"),
+                "check": entry.get("check") or "other",
+                "reason": entry.get("reason", ""),
+                "attempts": entry.get("attempts", 0),
+                "history": entry.get("history", []),
+            }
+            out.write(_dump(row) + "\n")
+    return reasons
+
+
+@contextlib.contextmanager
+def atomic_lines(path: Path) -> Iterator[Any]:
+    """Write a text file line by line, atomically.
+
+    Lines go to a temporary file, renamed into place at the end; a failure leaves the old
+    file as it was.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def clean_media(bench_dir: Path, used: set[str]) -> int:
+    """Remove files in ``media/`` no accepted item refers to; return how many."""
+    media_dir = bench_dir / "media"
+    removed = 0
+    if not media_dir.is_dir():
+        return 0
+    for path in media_dir.rglob("*"):
+        if path.is_file() and path.relative_to(bench_dir).as_posix() not in used:
+            path.unlink()
+            removed += 1
+    return removed
+
+
+def quota_table(
+    spec: BenchmarkSpec, ledger: Ledger, targets: dict[str, int]
+) -> list[dict[str, Any]]:
+    """One row per grounding: quota, target after reallocation, accepted, rejected."""
+    quotas = {a.grounding_id: a.quota for a in spec.allocations}
+    rows = []
+    for g in spec.groundings:
+        if g.id not in quotas and g.id not in targets:
+            continue
+        rows.append(
+            {
+                "subtask_id": g.subtask_id,
+                "grounding_id": g.id,
+                "dataset_id": g.dataset_id,
+                "quota": quotas.get(g.id, 0),
+                "target": targets.get(g.id, quotas.get(g.id, 0)),
+                "accepted": ledger.accepted_count(g.id),
+                "rejected": ledger.rejected_count(g.id),
+            }
+        )
+    return rows
+
+
+def render_report_md(report: dict[str, Any]) -> str:
+    """The human-readable report."""
+    lines = [f"# Build report: {report['intent']}", ""]
+    lines.append(
+        f"Status: **{report['status']}**. {report['items']} of {report['size']} items accepted; "
+        f"{report['rejected']} candidate(s) rejected (acceptance rate "
+        f"{report['acceptance_rate']:.0%}); wall time {report['wall_time_s']:.1f} s."
+    )
+    lines += [
+        "",
+        "## Quotas",
+        "",
+        "| subtask | grounding | dataset | quota | target | accepted | rejected |",
+    ]
+    lines.append("| --- | --- | --- | ---: | ---: | ---: | ---: |")
+    for r in report["quotas"]:
+        lines.append(
+            f"| {r['subtask_id']} | {r['grounding_id']} | {r['dataset_id']} | {r['quota']} | "
+            f"{r['target']} | {r['accepted']} | {r['rejected']} |"
+        )
+    if report["shortfalls"]:
+        lines += ["", "## Shortfalls", ""]
+        for s in report["shortfalls"]:
+            lines.append(
+                f"- {s['subtask_id']}: {s['accepted']} of {s['quota']} ({s['missing']} missing): "
+                f"{s['reason']}"
+            )
+    lines += ["", "## Rejections by check", ""]
+    if report["rejection_reasons"]:
+        for check, n in sorted(report["rejection_reasons"].items(), key=lambda kv: -kv[1]):
+            lines.append(f"- {check}: {n}")
+    else:
+        lines.append("- none")
+    fixes = report["fixes"]
+    lines += [
+        "",
+        f"Items accepted after a local fix: {fixes['items_fixed']} "
+        f"({fixes['total_fixes']} fix(es) in all). Orchestration fell back to the template "
+        f"for {report['orchestration_fallbacks']} accepted item(s).",
+    ]
+    llm = report["llm"]
+    cost = llm.get("cost_usd")
+    lines += [
+        "",
+        "## Model calls",
+        "",
+        f"{llm.get('calls', 0)} call(s) ({llm.get('cached_calls', 0)} served from the run "
+        f"records), {llm.get('input_tokens', 0)} input and {llm.get('output_tokens', 0)} output "
+        f"tokens, cost {'unknown' if cost is None else f'${cost:.4f}'}.",
+        "",
+        "| role | calls | cached | failed | input tokens | output tokens |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for role, u in sorted(llm.get("by_role", {}).items()):
+        lines.append(
+            f"| {role} | {u['calls']} | {u['cached_calls']} | {u['failed_calls']} | "
+            f"{u['input_tokens']} | {u['output_tokens']} |"
+        )
+    lines += ["", "## Models", ""]
+    lines += [f"- {role}: {spec}" for role, spec in sorted(report["models"].items())]
+    lines += ["", "## Exports", ""]
+    for name, info in report["exports"].items():
+        lines.append(f"- {name}: {info}")
+    return "\n".join(lines) + "\n"
+
+
+def write_package(
+    bench_dir: Path,
+    spec: BenchmarkSpec,
+    ledger: Ledger,
+    *,
+    targets: dict[str, int],
+    shortfalls: list[dict[str, Any]],
+    llm_usage: dict[str, Any],
+    models: dict[str, str],
+    started_at: float,
+    seed: int,
+    sources: list[Any],
+    status: str | None = None,
+) -> dict[str, Any]:
+    """Write the whole benchmark folder from the ledger; return the report.
+
+    A folder already packaged from the same ledger is left as it is (its report is
+    returned), so rerunning a finished build changes nothing.
+    """
+    bench_dir = Path(bench_dir)
+    fingerprint = ledger_fingerprint(ledger)
+    report_path = bench_dir / REPORT_FILE
+    if report_path.is_file() and (bench_dir / DATA_FILE).is_file():
+        try:
+            old = json.loads(report_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            old = None
+        if isinstance(old, dict) and old.get("ledger_fingerprint") == fingerprint:
+            return old
+    n_items, per_subtask, media = write_data(bench_dir, ledger)
+    reasons = write_rejects(bench_dir, ledger)
+    removed = clean_media(bench_dir, media)
+    atomic_write(
+        bench_dir / "spec.json",
+        json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
+    )
+    fixes = Counter()
+    fallbacks = 0
+    modalities: Counter[str] = Counter()
+    for entry in ledger.entries():
+        if entry["status"] != "accepted":
+            continue
+        meta = entry["item"].get("metadata", {})
+        n = int(meta.get("fixes") or 0)
+        fixes["total_fixes"] += n
+        fixes["items_fixed"] += 1 if n else 0
+        if (meta.get("orchestration") or {}).get("source") == "fallback":
+            fallbacks += 1
+        modalities["+".join(meta.get("modalities") or ["text"])] += 1
+    rejected = sum(reasons.values())
+    rate = round(n_items / (n_items + rejected), 4) if n_items + rejected else 0.0
+    exports = write_exports(
+        bench_dir,
+        spec,
+        sources,
+        acceptance_rate=rate,
+        summary={"candidates rejected": rejected, "LLM calls": llm_usage.get("calls", 0)},
+    )
+    report = {
+        "intent": spec.intent,
+        "size": spec.size,
+        "status": status
+        or ("complete" if n_items >= spec.size and not shortfalls else "shortfall"),
+        "items": n_items,
+        "rejected": rejected,
+        "acceptance_rate": rate,
+        "items_per_subtask": dict(sorted(per_subtask.items())),
+        "items_per_modality": dict(sorted(modalities.items())),
+        "quotas": quota_table(spec, ledger, targets),
+        "shortfalls": shortfalls,
+        "rejection_reasons": dict(sorted(reasons.items())),
+        "fixes": {"items_fixed": fixes["items_fixed"], "total_fixes": fixes["total_fixes"]},
+        "orchestration_fallbacks": fallbacks,
+        "llm": llm_usage,
+        "models": models,
+        "seed": seed,
+        "wall_time_s": round(time.time() - started_at, 3),
+        "media_files": len(media),
+        "stale_media_removed": removed,
+        "exports": exports,
+        "ledger_fingerprint": fingerprint,
+    }
+    atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(bench_dir / REPORT_MD, render_report_md(report))
+    return report
+
+
+def write_exports(
+    bench_dir: Path,
+    spec: BenchmarkSpec,
+    sources: list[Any],
+    *,
+    acceptance_rate: float | None,
+    summary: dict[str, Any],
+) -> dict[str, Any]:
+    """Write the lm-eval task, the Inspect task file and the dataset card; what each covers."""
+    from benchsmith.package.card import card_stats, render_card
+    from benchsmith.package.inspect_export import write_inspect_task
+    from benchsmith.package.lmeval_export import write_lmeval_task
+
+    lmeval = write_lmeval_task(bench_dir, spec)
+    inspect_path = write_inspect_task(bench_dir, spec)
+    stats = card_stats(
+        _stream_items(bench_dir / DATA_FILE),
+        lmeval=lmeval,
+        bench_name=bench_dir.name,
+        acceptance_rate=acceptance_rate,
+        summary=summary,
+    )
+    atomic_write(bench_dir / "README.md", render_card(spec, stats, sources))
+    return {
+        "inspect": {
+            "file": inspect_path.relative_to(bench_dir).as_posix(),
+            "items": stats.n_items,
+        },
+        "lm_eval": {
+            "task": lmeval.task_name if lmeval.written else None,
+            "yaml": lmeval.yaml_path.relative_to(bench_dir).as_posix()
+            if lmeval.yaml_path
+            else None,
+            "items": lmeval.n_items,
+            "skipped": lmeval.skip_reasons,
+            "note": lmeval.message,
+        },
+        "hf_datasets": {"card": "README.md", "data_files": DATA_FILE, "items": stats.n_items},
+    }
+
+
+def _stream_items(path: Path) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)

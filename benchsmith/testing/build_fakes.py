@@ -1,0 +1,108 @@
+"""A fake model that builds benchmarks: replies for the executor's structured calls.
+
+:func:`builder_reply` is a ``default`` for the fake server
+(:class:`~benchsmith.testing.fake_openai.FakeOpenAIServer`): it answers every structured
+request with a schema-valid tool call, and gives the orchestration decision a question
+made from the record quoted in the prompt (so items from different records differ and pass
+the duplicate check). The judge always approves. It lets resume tests and the build
+benchmark drive a real build process over HTTP.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from benchsmith.testing.fake_openai import Reply, example_from_schema
+
+_RECORD = re.compile(r"<<<UNTRUSTED dataset record>>>\n(.*?)\n<<<END UNTRUSTED>>>", re.S)
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    parts = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return "\n".join(parts)
+
+
+def question_for(prompt: str) -> str:
+    """A question naming the record quoted in an orchestration prompt."""
+    match = _RECORD.search(prompt)
+    record = match.group(1) if match else prompt
+    first = record.splitlines()[0] if record else "record"
+    digest = hashlib.sha256(record.encode()).hexdigest()[:8]
+    return f"Which value belongs to {first[:80]} (record {digest})?"
+
+
+def builder_reply(body: dict[str, Any], latency: float = 0.0) -> Reply:
+    """A schema-valid reply to one structured request of a build."""
+    tools = body.get("tools") or []
+    if not tools:
+        return Reply.auto(latency=latency)
+    function = tools[0]["function"]
+    args = example_from_schema(function.get("parameters", {})) or {}
+    if function.get("name") == "SampleDecision":
+        args["question"] = question_for(_prompt(body))
+    return Reply.tool_call(args, name=function.get("name"), latency=latency)
+
+
+def jsonl_dataset(root: Path, dataset_id: str, rows: list[dict[str, Any]]) -> Any:
+    """Write ``rows`` as a JSONL file under ``root`` and add it to the catalog ``root/catalog``.
+
+    Returns:
+        The dataset's card.
+    """
+    from benchsmith.catalog.store import Catalog
+
+    path = Path(root) / f"{dataset_id}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return Catalog(Path(root) / "catalog").add(str(path), id=dataset_id, replace=True)
+
+
+def one_grounding_spec(
+    subtask: Any,
+    card: Any,
+    *,
+    size: int,
+    answer_field: str,
+    question_field: str | None = None,
+    tools: list[str] | None = None,
+    intent: str | None = None,
+) -> Any:
+    """A spec with one subtask grounded in one dataset, its plan built like the planner's."""
+    from benchsmith.agents.plans import build_plan
+    from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores
+
+    modalities = [m for m in card.modalities if m != "table"] or ["text"]
+    media = next((f.path for f in card.fields if f.modality in ("image", "audio")), None)
+    plan = build_plan(
+        subtask,
+        dataset_modalities=modalities,
+        media_field=media,
+        answer_field=answer_field,
+        chosen_tools=list(tools or []),
+    )
+    grounding = Grounding(
+        id=f"{subtask.id}--{card.id}",
+        subtask_id=subtask.id,
+        dataset_id=card.id,
+        question_field=question_field,
+        answer_field=answer_field,
+        plan=plan,
+        scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+        available_records=card.size,
+    )
+    return BenchmarkSpec(
+        intent=intent or subtask.description,
+        size=size,
+        subtasks=[subtask],
+        groundings=[grounding],
+        allocations=[Allocation(grounding_id=grounding.id, quota=size)],
+    )

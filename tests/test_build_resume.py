@@ -1,0 +1,192 @@
+"""Kill -9 a real ``benchsmith build`` process at several points and resume it.
+
+The build runs in a child process against the fake OpenAI-compatible server (over HTTP),
+with real tools (espeak-ng speech, ffmpeg-free WAV noise) so kills land in model calls,
+tool runs and ledger writes alike. After each kill ``--resume`` continues; at the end the
+benchmark has every item once, and no request reached the server twice (finished slots are
+not realized again, and a half-finished slot's recorded calls are served from the records).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchsmith.spec import Subtask
+from benchsmith.testing.build_fakes import builder_reply, jsonl_dataset, one_grounding_spec
+from benchsmith.testing.fake_openai import FakeOpenAIServer
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+COUNTRIES = [
+    ("France", "Paris"),
+    ("Spain", "Madrid"),
+    ("Italy", "Rome"),
+    ("Japan", "Tokyo"),
+    ("Kenya", "Nairobi"),
+    ("Peru", "Lima"),
+    ("Chile", "Santiago"),
+    ("Egypt", "Cairo"),
+    ("India", "New Delhi"),
+    ("Norway", "Oslo"),
+    ("Ghana", "Accra"),
+    ("Cuba", "Havana"),
+    ("Mali", "Bamako"),
+    ("Laos", "Vientiane"),
+    ("Iran", "Tehran"),
+    ("Fiji", "Suva"),
+]
+SIZE = 12
+
+
+def make_spec(tmp_path: Path) -> tuple[Path, Path]:
+    card = jsonl_dataset(tmp_path, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
+    subtask = Subtask(
+        id="spoken",
+        name="Spoken capitals",
+        description="Pick the capital of the country named in a noisy spoken question.",
+        input_modalities=["audio"],
+        answer_format="multiple_choice",
+        languages=["en"],
+    )
+    spec = one_grounding_spec(
+        subtask,
+        card,
+        size=SIZE,
+        answer_field="capital",
+        question_field="name",
+        tools=["audio_add_noise"],
+        intent="spoken capitals",
+    )
+    path = tmp_path / "spec.json"
+    path.write_text(spec.model_dump_json(indent=2))
+    return path, tmp_path / "catalog"
+
+
+def build_cmd(out: Path, spec: Path, catalog: Path, url: str, resume: bool) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchsmith.cli",
+        "build",
+        "--out",
+        str(out),
+        "--model",
+        f"fake-model@{url}",
+        "--catalog",
+        str(catalog),
+        "--concurrency",
+        "2",
+        "--quiet",
+    ]
+    return cmd + (["--resume"] if resume else ["--spec", str(spec)])
+
+
+def ledger_lines(out: Path) -> int:
+    path = out / ".run" / "slots.jsonl"
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def finished_names(out: Path) -> set[str]:
+    """Countries whose slot is in the ledger (finished: accepted or rejected)."""
+    path = out / ".run" / "slots.jsonl"
+    names = set()
+    for line in path.read_text().splitlines() if path.exists() else []:
+        names.add(COUNTRIES[json.loads(line)["slot"]["record_index"]][0])
+    return names
+
+
+def run_and_kill(cmd: list[str], out: Path, after_lines: int, env: dict) -> float | None:
+    """Start the build; SIGKILL it once the ledger holds ``after_lines`` lines.
+
+    Returns:
+        The monotonic time of the kill, or None when the build finished first.
+    """
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 240
+    while proc.poll() is None and time.monotonic() < deadline:
+        if ledger_lines(out) >= after_lines:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed_at = time.monotonic()
+            proc.wait()
+            return killed_at
+        time.sleep(0.005)
+    _out, err_text = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err_text.decode()[-2000:]
+    return None
+
+
+def test_kill_nine_at_several_points_then_resume(tmp_path):
+    spec, catalog = make_spec(tmp_path)
+    out = tmp_path / "bench"
+    env = {**os.environ, "BENCHSMITH_HOME": str(tmp_path / "home"), "PYTHONUNBUFFERED": "1"}
+
+    def latency_reply(body):
+        return builder_reply(body, latency=0.05)
+
+    with FakeOpenAIServer(default=latency_reply) as server:
+        url = server.base_url
+        kills = []
+        # Kill right after the first slot, in the middle, and near the end.
+        for i, point in enumerate((1, 5, 10)):
+            killed_at = run_and_kill(
+                build_cmd(out, spec, catalog, url, resume=i > 0), out, point, env
+            )
+            assert killed_at is not None, f"the build finished before its kill at {point}"
+            kills.append((killed_at, finished_names(out)))
+        done = subprocess.run(
+            build_cmd(out, spec, catalog, url, resume=True),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        requests = server.chat_requests()
+    rows = [json.loads(x) for x in (out / "data" / "test.jsonl").read_text().splitlines()]
+    ids = [r["id"] for r in rows]
+    assert len(rows) == SIZE and len(set(ids)) == SIZE
+    # Every item's media is there, and media/ holds nothing else.
+    media = {p.relative_to(out).as_posix() for p in (out / "media").iterdir()}
+    assert media == {r["input"][0]["content"][1]["audio"] for r in rows}
+    # The ledger has each slot once.
+    slots = [
+        json.loads(x)["slot"]["id"] for x in (out / ".run" / "slots.jsonl").read_text().splitlines()
+    ]
+    assert len(slots) == len(set(slots))
+    # No finished slot called the model again after any kill.
+    for killed_at, finished in kills:
+        for request in requests:
+            if request.received_at > killed_at:
+                text = json.dumps(request.body["messages"])
+                named = {n for n, _ in COUNTRIES if f"name: {n}\\n" in text}
+                assert not named & finished, f"{named & finished} finished, yet called again"
+    orchestration = [r for r in requests if "name: " in json.dumps(r.body["messages"])]
+    assert len(orchestration) >= len(slots)  # the check above saw every slot's first call
+    # A request repeats only when it was in flight at a kill (its reply never recorded):
+    # at most --concurrency (2) per kill.
+    keys = [json.dumps(r.body["messages"], sort_keys=True) for r in requests]
+    repeated = len(keys) - len(set(keys))
+    assert repeated <= 2 * len(kills)
+    assert len(set(keys)) == 2 * len(slots)  # one orchestration and one judge call per slot
+    # Resuming a finished build changes nothing and calls no model.
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and ".run" not in p.parts}
+    with FakeOpenAIServer(default=latency_reply) as witness:
+        again = subprocess.run(
+            build_cmd(out, spec, catalog, witness.base_url, resume=True),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert witness.request_count == 0
+    assert again.returncode == 0, again.stderr[-2000:]
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and ".run" not in p.parts}
+    assert after == before
