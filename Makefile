@@ -23,8 +23,9 @@ DEMO_OUT ?= out/demo
 
 # Real builds on the embedded model and the starter catalog, offline: a spoken benchmark
 # (English and French speech with background noise) and an image benchmark from approved
-# plans in examples/specs/, then one planned from an intent. Each folder gets data/,
-# media/, a dataset card, report.md, rejects.jsonl, an Inspect task and an lm-eval task.
+# plans in examples/specs/, one planned from an intent, and computed problems from the
+# sample chapter examples/references/. Each folder gets data/, media/, a dataset card,
+# report.md, rejects.jsonl, an Inspect task and an lm-eval task.
 demo: install catalog
 	$(BIN)/benchsmith doctor --probe
 	rm -rf $(DEMO_OUT)
@@ -34,6 +35,9 @@ demo: install catalog
 		--out $(DEMO_OUT)/digit-images --concurrency 2
 	$(BIN)/benchsmith build "spoken questions about world capitals" --size 6 --max-subtasks 1 \
 		--out $(DEMO_OUT)/from-intent --concurrency 2
+	$(BIN)/benchsmith build "problems on the time value of money" --size 12 --max-subtasks 1 \
+		--reference examples/references/time-value-of-money.md \
+		--out $(DEMO_OUT)/time-value-of-money --concurrency 2
 	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each)"
 
 test: install catalog
@@ -48,6 +52,7 @@ benchmarks: install
 	$(BIN)/python benchmarks/tools_overhead.py
 	$(BIN)/python benchmarks/catalog_speed.py
 	$(BIN)/python benchmarks/build_speed.py
+	$(BIN)/python benchmarks/solution_speed.py
 
 install: system $(STAMP)
 

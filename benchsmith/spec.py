@@ -102,6 +102,11 @@ class Grounding(BaseModel):
     )
     answer_field: str = Field(description="Record field holding the ground-truth answer.")
     plan: list[PlanStep] = Field(default_factory=list)
+    strategy: Literal["records", "solution_graph"] = Field(
+        default="records",
+        description="records: one item per raw record, through the plan's tools; "
+        "solution_graph: computed problems from a reference's formulas (answer_field unused).",
+    )
     scores: Scores
     rationale: str = ""
     available_records: int = Field(ge=0)

@@ -12,6 +12,29 @@ from benchsmith.prompts import (
 
 # Variables that render each shipped template (a new template must be added here).
 EXAMPLES = {
+    "solution_wording.j2": {
+        "concept": "Annuities",
+        "givens": [
+            "payment made each period (PMT): $250.00",
+            "interest rate per period (r): 0.5%",
+        ],
+        "target": "future value of the annuity (FVA)",
+        "instruction": "Give the answer in dollars as a number.",
+        "feedback": ["the given r must appear exactly as 0.5%"],
+        "example": untrusted("The payment made each period is $250.00. ...", "template text"),
+    },
+    "solution_solve.j2": {
+        "problem": untrusted(
+            "The present value is $1,000.00. ... What is the future value?", "problem"
+        ),
+        "choices": ["A) $1,628.89", "B) $1,500.00"],
+    },
+    "solution_formulas.j2": {
+        "section": "Loans > Payments",
+        "known": ["PMT = P*r/(1 - 1/(r + 1)**n)"],
+        "units": ["currency", "percent"],
+        "text": untrusted("The total interest is the payments less the principal.", "section"),
+    },
     "orchestrate.j2": {
         "subtask_name": "Capitals",
         "subtask_description": "Name the capital of a country.",

@@ -26,8 +26,14 @@ flat however large the benchmark, at the cost of one step boundary per window.""
 
 
 def record_order(grounding: Grounding, seed: int) -> list[int]:
-    """The seeded order in which a grounding draws its dataset's records."""
+    """The seeded order in which a grounding draws its dataset's records.
+
+    A solution-graph grounding draws its generated problems in order (the generator's own
+    draws are seeded already).
+    """
     order = list(range(grounding.available_records))
+    if grounding.strategy == "solution_graph":
+        return order
     random.Random(stable_seed(seed, grounding.id, "records")).shuffle(order)
     return order
 

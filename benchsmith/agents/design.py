@@ -336,6 +336,14 @@ def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         feedback=feedback,
         sources=describe_sources(config),
     )
+    from benchsmith.agents.references import reference_subtasks
+
+    computed = reference_subtasks(config, subtasks)
+    if computed:
+        # The user's references come first: drop proposed subtasks beyond the cap.
+        room = max(0, config.max_subtasks - len(computed))
+        subtasks = [*subtasks[:room], *computed]
+        log.append(f"added {', '.join(s.id for s in computed)} for the given references")
     return {
         "subtasks": [s.model_dump() for s in subtasks],
         "ungrounded": [],

@@ -281,11 +281,19 @@ def grounding_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     existing = [g for g in existing if g.subtask_id in current_ids]
     done = {g.subtask_id for g in existing}
     todo = [s for s in subtasks if s.id not in done]
+    from benchsmith.agents.references import PREFIX, ground_references
+
+    computed = ground_references(config, [s for s in todo if s.id.startswith(PREFIX)])
+    done |= {g.subtask_id for g in computed}
+    todo = [s for s in todo if s.id not in done]
     sources = catalog_sources(config)
     results = ground_all(get_model(config, "grounding"), todo, sources, intent=state["intent"])
-    groundings = existing + [g for r in results for g in r.groundings]
+    groundings = existing + computed + [g for r in results for g in r.groundings]
     failed = [r for r in results if not r.grounded]
     log = [
+        f"grounding: {g.subtask_id}: solution graph of {g.dataset_id} ({g.rationale})"
+        for g in computed
+    ] + [
         f"grounding: {r.subtask_id}: "
         + (
             f"{len(r.groundings)} grounding(s), best {r.groundings[0].dataset_id}"

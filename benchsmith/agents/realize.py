@@ -12,6 +12,7 @@ benchmark folder in a process (:func:`workspace_for`), so parallel slots share i
 
 from __future__ import annotations
 
+import math
 import shutil
 import threading
 from pathlib import Path
@@ -67,6 +68,8 @@ class Workspace:
             allowed_roots=tuple(p.resolve() for p in roots),
         )
         self._voices: dict[str, str] | None = None
+        self._computed: dict[str, list[Any]] = {}
+        self._computed_lock = threading.Lock()
 
     # -- data -------------------------------------------------------------------------------
     def records(self, dataset_id: str) -> list[dict[str, Any]]:
@@ -108,6 +111,147 @@ class Workspace:
                 return {f.path for f in card.fields if f.modality in MEDIA_MODALITIES}
         return set()
 
+    def reference_path(self, dataset_id: str) -> Path:
+        """The document behind a reference card.
+
+        Its original file when it is still there, else one rebuilt (as Markdown sections)
+        from the passages the catalog kept.
+        """
+        for source in self._sources:
+            if dataset_id in source:
+                card = source.get(dataset_id)
+                original = Path(card.provenance.source) if card.provenance.source else None
+                if original is not None and original.is_file():
+                    return original
+                rebuilt = self.run_dir / "references" / f"{dataset_id}.md"
+                if not rebuilt.is_file():
+                    rebuilt.parent.mkdir(parents=True, exist_ok=True)
+                    text, section = [], None
+                    for record in self.records(dataset_id):
+                        if record.get("section") != section:
+                            section = record.get("section")
+                            text.append(f"\n## {section}\n")
+                        text.append(str(record.get("text", "")))
+                    rebuilt.write_text("\n".join(text), encoding="utf-8")
+                return rebuilt
+        raise ConfigError(f"reference {dataset_id!r} of the plan is in no catalog")
+
+    def computed_items(self, grounding: Grounding) -> list[Any]:
+        """The problems a solution-graph grounding draws from (generated once per build).
+
+        The reference's formulas become a solution graph; ``available_records`` problems are
+        generated with a seed derived from the run's and the grounding's, so a new seed gives
+        fresh problems. The coverage, rejected formulas and dropped items are written to
+        ``.run/computed-<grounding>.json`` for the report.
+        """
+        with self._computed_lock:  # one generation per grounding; other slots wait for it
+            cached = self._computed.get(grounding.id)
+            if cached is None:
+                cached = self._computed[grounding.id] = self._generate(grounding)
+            return cached
+
+    def _generate(self, grounding: Grounding) -> list[Any]:
+        import json
+
+        from benchsmith.llm.registry import get_model
+        from benchsmith.solution import generate_items
+        from benchsmith.tools.context import stable_seed
+
+        subtask = self.subtasks[grounding.subtask_id]
+        fmt = subtask.answer_format
+        both = ("numeric", "multiple_choice")
+        formats = (fmt,) if fmt in both else both
+        # The embedded model cannot word or solve problems better than the template can.
+        wording = get_model(self.config, "orchestration")
+        solver = get_model(self.config, "solver")
+        quota = sum(a.quota for a in self.spec.allocations if a.grounding_id == grounding.id)
+        wanted = max(16, math.ceil(quota * self.config.max_slots_factor))
+        result = generate_items(
+            [self.reference_path(grounding.dataset_id)],
+            min(grounding.available_records, wanted),
+            seed=stable_seed(self.config.seed, grounding.id) % (2**31),
+            answer_formats=formats,
+            model=None if wording.spec.provider == "local" else wording,
+            solver=None if solver.spec.provider == "local" else solver,
+            subtask_id=subtask.id,
+        )
+        summary = {
+            "grounding_id": grounding.id,
+            "reference": grounding.dataset_id,
+            "coverage": result.coverage.to_dict(),
+            "coverage_table": result.coverage.table(),
+            "rejected_formulas": [r.to_dict() for r in result.rejected_formulas],
+            "rejected_items": result.rejected_items,
+            "stats": result.stats,
+        }
+        from benchsmith.package.writer import atomic_write
+
+        items = interleave_cells(result.items)
+
+        atomic_write(
+            self.run_dir / f"computed-{grounding.id}.json",
+            json.dumps(summary, indent=2, default=str) + "\n",
+        )
+        return items
+
+    def realize_computed(
+        self, slot: dict[str, Any], grounding: Grounding, outcome: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A solution-graph slot: take the computed problem, verify it, accept or discard.
+
+        No local fix: the generator already rewords a problem its solver check rejects.
+        """
+        from benchsmith.llm.registry import get_model
+
+        problems = self.computed_items(grounding)
+        index = slot["record_index"]
+        if index >= len(problems):
+            reason = (
+                f"the reference's solution graph gave {len(problems)} problems, "
+                f"fewer than {index + 1}"
+            )
+            self.ledger.reject(slot, reason, check="source", attempts=0)
+            return outcome | {"status": "rejected", "reason": reason, "attempts": 0}
+        item = problems[index].model_copy(deep=True)
+        item.id = slot["item_id"]
+        reference = item.metadata.pop("source", None)
+        item.metadata["reference"] = reference
+        item.metadata["source"] = {
+            "dataset": grounding.dataset_id,
+            "record_index": index,
+            "grounding": grounding.id,
+            "strategy": "solution_graph",
+        }
+        item.metadata.setdefault("language", slot.get("language"))
+        judge = get_model(self.config, "verification") if self.config.judge != "off" else None
+        result = verify(
+            item,
+            question=item.input_text(),
+            subtask=self.subtasks[grounding.subtask_id],
+            bench_dir=self.bench_dir,
+            languages=[slot["language"]] if slot.get("language") else None,
+            source_text=None,
+            judge=judge,
+            duplicates=self.duplicates,
+            limits=self.tool_context.limits,
+            judge_enforced=self._judge_enforced(judge),
+        )
+        if not result.ok:
+            self.ledger.reject(
+                slot, result.reason, check=result.failed_check or "", attempts=1, history=[]
+            )
+            return outcome | {"status": "rejected", "reason": result.reason, "attempts": 1}
+        item.metadata["verification"] = result.record()
+        item.metadata["fixes"] = 0
+        self.ledger.accept(slot, item)
+        return outcome | {"status": "accepted", "item_id": item.id, "attempts": 1}
+
+    def _judge_enforced(self, judge: Any) -> bool:
+        mode = self.config.judge
+        return mode == "enforce" or (
+            mode == "auto" and judge is not None and judge.spec.provider != "local"
+        )
+
     def voices(self) -> dict[str, str]:
         """espeak-ng voice name to language (loaded once)."""
         if self._voices is None:
@@ -143,6 +287,8 @@ class Workspace:
             return outcome | {"status": "skipped", "reason": "finished in an earlier attempt"}
         config = self.config
         grounding = self.groundings[slot["grounding_id"]]
+        if grounding.strategy == "solution_graph":
+            return self.realize_computed(slot, grounding, outcome)
         subtask = self.subtasks[grounding.subtask_id]
         record = self.record(grounding.dataset_id, slot["record_index"])
         media = self.media_fields(grounding.dataset_id)
@@ -153,9 +299,7 @@ class Workspace:
             return outcome | {"status": "rejected", "reason": reason, "attempts": 0}
         orchestrator = get_model(config, "orchestration")
         judge = get_model(config, "verification") if config.judge != "off" else None
-        enforce = config.judge == "enforce" or (
-            config.judge == "auto" and judge is not None and judge.spec.provider != "local"
-        )
+        enforce = self._judge_enforced(judge)
         languages = [slot["language"]] if slot.get("language") else None
         source_text = self.source_text(record, media)
         feedback: list[str] = []
@@ -234,6 +378,35 @@ class Workspace:
     def _drop_media(self, draft: Draft) -> None:
         for _kind, path in draft.item.media_paths():
             (self.bench_dir / path).unlink(missing_ok=True)
+
+
+def interleave_cells(items: list[Any]) -> list[Any]:
+    """Computed items in round-robin order over (concept, steps) cells.
+
+    Slots take problems in order, so any prefix (the quota, then refills) must spread over
+    the concepts and difficulties the generator balanced instead of filling one cell first.
+    Cells are visited on diagonals (the p-th cell has concept ``p mod C`` and difficulty
+    ``(p + p // C) mod K``), so even the first ``C`` items cover every concept and every
+    difficulty.
+    """
+    cells: dict[tuple[str, Any], list[Any]] = {}
+    for item in items:
+        concepts = item.metadata.get("concepts") or [""]
+        cells.setdefault((str(concepts[0]), item.metadata.get("steps")), []).append(item)
+    concepts = list(dict.fromkeys(c for c, _k in cells))
+    steps = sorted({k for _c, k in cells}, key=lambda k: (k is None, k))
+    keys: list[tuple[str, Any]] = []
+    for p in range(len(concepts) * len(steps)):
+        key = (concepts[p % len(concepts)], steps[(p + p // len(concepts)) % len(steps)])
+        if key in cells and key not in keys:
+            keys.append(key)
+    keys += [key for key in cells if key not in keys]  # when the diagonals repeat a cell
+    order = [cells[key] for key in keys]
+    out: list[Any] = []
+    depth = max((len(q) for q in order), default=0)
+    for i in range(depth):
+        out.extend(q[i] for q in order if i < len(q))
+    return out
 
 
 _WORKSPACES: dict[str, Workspace] = {}

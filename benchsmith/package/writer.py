@@ -220,6 +220,23 @@ def render_report_md(report: dict[str, Any]) -> str:
             f"| {role} | {u['calls']} | {u['cached_calls']} | {u['failed_calls']} | "
             f"{u['input_tokens']} | {u['output_tokens']} |"
         )
+    for computed in report.get("computed", []):
+        lines += [
+            "",
+            f"## Computed items: {computed['grounding_id']} (solution graph of "
+            f"{computed['reference']})",
+            "",
+            "Items produced per concept and number of steps (`-`: the material cannot fill the "
+            "cell):",
+            "",
+            computed["coverage_table"],
+        ]
+        unfillable = computed["coverage"].get("unfillable") or []
+        for cell in unfillable:
+            lines.append(f"- cannot fill {cell}")
+        rejected = computed["rejected_formulas"]
+        lines += ["", f"Formulas not admitted: {len(rejected)}"]
+        lines += [f"- `{r.get('text', '')}`: {r.get('reason', '')}" for r in rejected]
     lines += ["", "## Models", ""]
     lines += [f"- {role}: {spec}" for role, spec in sorted(report["models"].items())]
     lines += ["", "## Exports", ""]
@@ -308,11 +325,23 @@ def write_package(
         "media_files": len(media),
         "stale_media_removed": removed,
         "exports": exports,
+        "computed": computed_summaries(bench_dir / ".run"),
         "ledger_fingerprint": fingerprint,
     }
     atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     atomic_write(bench_dir / REPORT_MD, render_report_md(report))
     return report
+
+
+def computed_summaries(run_dir: Path) -> list[dict[str, Any]]:
+    """What each solution-graph grounding generated (coverage, rejected formulas)."""
+    out = []
+    for path in sorted(Path(run_dir).glob("computed-*.json")):
+        try:
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        except (json.JSONDecodeError, OSError):
+            continue
+    return out
 
 
 def write_exports(

@@ -1,0 +1,85 @@
+"""Admission of formulas: a formula joins the graph only if it executes on sampled values.
+
+Its inputs are sampled from their plausible ranges; every result must be a finite real
+number (no division by zero, no logarithm of a negative, no overflow), and at least a
+quarter of the results must lie in the output's plausible range (a formula that mostly
+gives implausible values has a wrong unit or was misread). The reason of a rejection names
+the failing input values.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from benchsmith.solution.expressions import is_finite_real, numeric_function
+from benchsmith.solution.formulas import Formula, RejectedFormula
+from benchsmith.solution.quantities import Quantity
+
+MIN_IN_RANGE = 0.25
+
+
+def _show(values: Mapping[str, float]) -> str:
+    return ", ".join(f"{k}={v:g}" for k, v in sorted(values.items()))
+
+
+def admission_reason(
+    formula: Formula,
+    quantities: Mapping[str, Quantity],
+    rng: random.Random,
+    samples: int = 64,
+    min_in_range: float = MIN_IN_RANGE,
+) -> str | None:
+    """Why ``formula`` is not admitted, or None when it is.
+
+    Args:
+        formula: The candidate formula.
+        quantities: Every quantity it names, with ranges.
+        rng: The random source of the sampled inputs.
+        samples: How many input tuples to try.
+        min_in_range: The least fraction of results that must be in the output's range.
+    """
+    names = tuple(sorted(formula.inputs))
+    missing = [n for n in (*names, formula.output) if n not in quantities]
+    if missing:
+        return f"unknown quantities {missing}"
+    try:
+        function = numeric_function(formula.expr, names)
+    except (TypeError, NameError, SyntaxError, KeyError) as exc:
+        return f"cannot be executed ({exc})"
+    output = quantities[formula.output]
+    in_range = 0
+    last: float = 0.0
+    for _ in range(samples):
+        values = {n: quantities[n].sample(rng) for n in names}
+        try:
+            result = function(*(values[n] for n in names))
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError) as exc:
+            return f"non-finite result ({type(exc).__name__}: {exc}) at {_show(values)}"
+        if isinstance(result, int) and not isinstance(result, bool):
+            result = float(result)
+        if not is_finite_real(result):
+            return f"non-finite result {result!r} at {_show(values)}"
+        last = float(result)
+        in_range += output.contains(last)
+    if in_range < min_in_range * samples:
+        return (
+            f"results out of range: {in_range} of {samples} sampled results in "
+            f"[{output.low:g}, {output.high:g}] for {formula.output} (e.g. {last:g})"
+        )
+    return None
+
+
+def admit(
+    formulas: list[Formula], quantities: Mapping[str, Quantity], seed: int = 0
+) -> tuple[list[Formula], list[RejectedFormula]]:
+    """Split formulas into admitted ones and rejected ones (with reasons)."""
+    admitted: list[Formula] = []
+    rejected: list[RejectedFormula] = []
+    for formula in formulas:
+        reason = admission_reason(formula, quantities, random.Random(f"{seed}:{formula.id}"))
+        if reason is None:
+            admitted.append(formula)
+        else:
+            rejected.append(RejectedFormula(formula.text, formula.syntax, formula.source, reason))
+    return admitted, rejected

@@ -1,0 +1,205 @@
+"""Explicit formulas found deterministically: LaTeX math, code blocks, ``name = expression``.
+
+Each formula defines one quantity (a single name on the left) from named quantities. A
+right-hand side without names (``FV = 1628.89`` in a worked example) is a value, not a
+formula, and is skipped silently; one that does not parse is reported with the reason.
+Inline math follows Pandoc's rule (``$`` opens before a non-space and closes after one, not
+before a digit), so prices such as ``$100 to $200`` are not math.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+
+from benchsmith.solution.documents import Section, Source
+from benchsmith.solution.errors import FormulaSyntaxError
+from benchsmith.solution.expressions import is_name, names_of, parse_expression, safe_name
+from benchsmith.solution.latex import latex_to_plain
+
+_DISPLAY = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]", re.S)
+_INLINE = re.compile(r"(?<![\\$])\$(?=\S)([^$\n]+?)(?<=\S)\$(?![\d$])")
+_FENCE = re.compile(r"^(\s*)(```|~~~)[^\n]*\n(.*?)^\s*\2\s*$", re.S | re.M)
+_LINE = re.compile(r"(?m)^[ \t]*`?([A-Za-z][A-Za-z0-9_]*)[ \t]*=[ \t]*([^=`\n]+?)`?[ \t]*$")
+_MATHY = re.compile(r"[*/^()+]|\*\*")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A typed formula node: ``output = expr`` over named input quantities.
+
+    Attributes:
+        id: Stable id (``f3``), unique in a graph.
+        output: The quantity it defines.
+        expr: The right-hand side, a sympy expression over plain symbols.
+        text: The formula as written in the source.
+        syntax: ``latex``, ``code``, ``line`` or ``prose`` (found by the model).
+        source: File, section and span of the formula text.
+        concept: The section's concept (innermost heading).
+    """
+
+    id: str
+    output: str
+    expr: sp.Expr
+    text: str
+    syntax: str
+    source: Source
+    concept: str
+
+    @property
+    def inputs(self) -> frozenset[str]:
+        """The quantity names of the right-hand side."""
+        return names_of(self.expr)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every quantity the formula relates (inputs and output)."""
+        return self.inputs | {self.output}
+
+    def equation(self) -> str:
+        """``output = expression`` in sympy's syntax."""
+        return f"{self.output} = {self.expr}"
+
+
+@dataclass(frozen=True)
+class RejectedFormula:
+    """A formula that was found but not admitted, with the reason."""
+
+    text: str
+    syntax: str
+    source: Source
+    reason: str
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-able record for reports."""
+        return {
+            "text": self.text,
+            "syntax": self.syntax,
+            "source": self.source.to_dict(),
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A formula found in the text, before parsing: its sides, syntax and span."""
+
+    lhs: str
+    rhs: str
+    text: str
+    syntax: str
+    start: int
+    end: int
+
+
+def _equation_sides(body: str) -> tuple[str, str] | None:
+    parts = [p.strip() for p in re.split(r"(?<![<>!=])=(?!=)", body)]
+    if len(parts) < 2:
+        return None
+    return parts[0], parts[1]
+
+
+def find_candidates(text: str) -> list[Candidate]:
+    """Every ``name = expression`` candidate in a section's text, in reading order."""
+    found: list[Candidate] = []
+    masked = list(text)
+
+    def mask(start: int, end: int) -> None:
+        masked[start:end] = " " * (end - start)
+
+    for match in _FENCE.finditer(text):
+        body_start = match.start(3)
+        for line in _LINE.finditer(match.group(3)):
+            rhs = re.split(r"\s#", line.group(2))[0].strip()
+            found.append(
+                Candidate(
+                    line.group(1),
+                    rhs,
+                    line.group(0).strip(),
+                    "code",
+                    body_start + line.start(),
+                    body_start + line.end(),
+                )
+            )
+        mask(match.start(), match.end())
+    masked_text = "".join(masked)
+    for pattern in (_DISPLAY, _INLINE):
+        for match in pattern.finditer(masked_text):
+            body = next(g for g in match.groups() if g is not None)
+            sides = _equation_sides(body)
+            if sides:
+                found.append(Candidate(*sides, match.group(0), "latex", match.start(), match.end()))
+            mask(match.start(), match.end())
+        masked_text = "".join(masked)
+    for match in _LINE.finditer(masked_text):
+        rhs = match.group(2).strip()
+        if _MATHY.search(rhs) or is_name(rhs):
+            found.append(
+                Candidate(
+                    match.group(1), rhs, match.group(0).strip(), "line", match.start(), match.end()
+                )
+            )
+    return sorted(found, key=lambda c: c.start)
+
+
+def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
+    """``(output, expr)``; a reason string when it cannot be a formula; None for a value."""
+    lhs = candidate.lhs
+    rhs = candidate.rhs
+    try:
+        if candidate.syntax == "latex":
+            lhs, rhs = latex_to_plain(lhs), latex_to_plain(rhs)
+        if not is_name(lhs):
+            return f"left-hand side {candidate.lhs!r} is not a single quantity name"
+        expr = parse_expression(rhs)
+    except FormulaSyntaxError as exc:
+        return f"cannot parse: {exc}"
+    if not expr.free_symbols:
+        return None
+    output = safe_name(lhs.strip())
+    if output in names_of(expr):
+        return f"defines {output} in terms of itself"
+    return output, expr
+
+
+def extract_explicit(
+    section: Section, start_id: int = 0
+) -> tuple[list[Formula], list[RejectedFormula]]:
+    """The explicit formulas of a section, and the candidates that could not be parsed."""
+    formulas: list[Formula] = []
+    rejected: list[RejectedFormula] = []
+    for candidate in find_candidates(section.text):
+        parsed = parse_candidate(candidate)
+        source = section.source(candidate.start, candidate.end)
+        if parsed is None:
+            continue
+        if isinstance(parsed, str):
+            rejected.append(RejectedFormula(candidate.text, candidate.syntax, source, parsed))
+            continue
+        output, expr = parsed
+        formulas.append(
+            Formula(
+                f"f{start_id + len(formulas)}",
+                output,
+                expr,
+                candidate.text,
+                candidate.syntax,
+                source,
+                section.concept,
+            )
+        )
+    return formulas, rejected
+
+
+def same_formula(a: Formula, b: Formula) -> bool:
+    """Whether two formulas define the same output by the same expression."""
+    if a.output != b.output or a.inputs != b.inputs:
+        return False
+    if a.expr == b.expr:
+        return True
+    try:
+        return sp.simplify(a.expr - b.expr) == 0
+    except (TypeError, ValueError, RecursionError):
+        return False

@@ -1,0 +1,307 @@
+"""The public entry point: computed items from reference material.
+
+``generate_items`` reads the references, builds the admitted solution graph, finds the
+derivations of every concept x difficulty cell, allocates ``n`` items over the fillable
+cells, and makes each item: givens drawn with the seed, the chain executed, the text written
+(template, or the model), the checks run, the answer format applied. With a ``solver``, an
+item whose independent solve disagrees is reworded (bounded) and dropped if it still does.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.item import Item
+from benchsmith.solution.coverage import Cell, CoverageReport, allocate
+from benchsmith.solution.distractors import choose_distractors
+from benchsmith.solution.errors import SolutionError
+from benchsmith.solution.formulas import RejectedFormula
+from benchsmith.solution.graph import Derivation, SolutionGraph
+from benchsmith.solution.items import base_metadata, choice_item, numeric_item
+from benchsmith.solution.knowledge import Knowledge, build_knowledge
+from benchsmith.solution.problems import Problem, instantiate
+from benchsmith.solution.solver_check import solver_check
+from benchsmith.solution.wording import StructuredModel, check_text, model_text, template_text
+
+ANSWER_FORMATS = ("numeric", "multiple_choice")
+DERIVATION_CAP = 60
+PROBE_ATTEMPTS = 40
+
+
+@dataclass
+class GenerationResult:
+    """What :func:`generate_items` made.
+
+    Attributes:
+        items: The items, ids unique.
+        coverage: Items per concept x difficulty and the cells that cannot be filled.
+        rejected_formulas: Formulas found but not admitted, with reasons.
+        rejected_items: Items dropped after checks (solver disagreement), with reasons.
+        stats: Counts and timings.
+    """
+
+    items: list[Item]
+    coverage: CoverageReport
+    rejected_formulas: list[RejectedFormula]
+    rejected_items: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CellPlan:
+    """The usable derivations of one cell (those whose givens can be drawn in range)."""
+
+    derivations: list[Derivation]
+    weights: list[float]
+
+
+def _naturalness(derivation: Derivation) -> float:
+    """Prefer forward chains within few sections (fewer solved steps, fewer concepts)."""
+    inverted = sum(s.inverted for s in derivation.steps)
+    concepts = len({s.formula.concept for s in derivation.steps})
+    return 1.0 / ((1 + inverted) * concepts * (1 + 0.1 * len(derivation.givens)))
+
+
+def plan_cells(
+    graph: SolutionGraph, difficulties: Iterable[int], seed: int
+) -> tuple[dict[Cell, CellPlan], dict[Cell, str]]:
+    """Usable derivations per concept x difficulty, and why the other cells are empty."""
+    rng = random.Random(f"probe:{seed}")
+    plans: dict[Cell, CellPlan] = {}
+    unfillable: dict[Cell, str] = {}
+    finals = graph.final_forms()
+    for concept in graph.concepts():
+        for k in difficulties:
+            chains = [
+                d
+                for form in finals
+                if form.formula.concept == concept
+                for d in graph.derivations(form, k, cap=DERIVATION_CAP)
+            ]
+            if not chains:
+                unfillable[(concept, k)] = f"no chain of {k} step(s) ends in a formula of it"
+                continue
+            usable = [d for d in chains if instantiate(d, graph, rng, PROBE_ATTEMPTS)]
+            if not usable:
+                unfillable[(concept, k)] = (
+                    f"{len(chains)} chain(s) of {k} step(s), but drawn givens never keep "
+                    "every value in its plausible range"
+                )
+                continue
+            plans[(concept, k)] = CellPlan(usable, [_naturalness(d) ** 2 for d in usable])
+    return plans, unfillable
+
+
+class _Maker:
+    """Makes the items of one generation run (shared state: graph, rng, counters)."""
+
+    def __init__(
+        self,
+        graph: SolutionGraph,
+        *,
+        seed: int,
+        subtask_id: str,
+        tolerance: float,
+        model: StructuredModel | None,
+        solver: StructuredModel | None,
+        max_rewordings: int,
+    ) -> None:
+        self.graph = graph
+        self.seed = seed
+        self.rng = random.Random(f"items:{seed}")
+        self.subtask_id = subtask_id
+        self.tolerance = tolerance
+        self.model = model
+        self.solver = solver
+        self.max_rewordings = max_rewordings
+        self.seen: set[tuple[Any, ...]] = set()
+        self.rejected: list[dict[str, Any]] = []
+        self.stats: dict[str, int] = {
+            "draw_failures": 0,
+            "degenerate_draws": 0,
+            "duplicates": 0,
+            "choice_fallbacks": 0,
+            "model_wording": 0,
+            "model_wording_failed": 0,
+            "rewordings": 0,
+            "solver_agreed": 0,
+            "solver_dropped": 0,
+        }
+
+    def problem(self, plan: CellPlan) -> Problem | None:
+        derivation = self.rng.choices(plan.derivations, weights=plan.weights)[0]
+        problem = instantiate(derivation, self.graph, self.rng)
+        if problem is None:
+            self.stats["draw_failures"] += 1
+            return None
+        key = (derivation.key(), tuple(sorted(problem.givens.items())))
+        if key in self.seen:
+            self.stats["duplicates"] += 1
+            return None
+        self.seen.add(key)
+        return problem
+
+    def text(self, problem: Problem, answer_format: str, variant: int) -> tuple[str, str] | None:
+        if self.model is not None:
+            text, failures = model_text(self.model, problem, self.graph, answer_format)
+            if text is not None:
+                self.stats["model_wording"] += 1
+                return text, "model"
+            self.stats["model_wording_failed"] += 1
+        text = template_text(problem, self.graph, answer_format, variant)
+        if check_text(text, problem, self.graph):
+            # A degenerate draw (the answer equals a given, as r = j when m = 1): draw again.
+            self.stats["degenerate_draws"] += 1
+            return None
+        return text, "template"
+
+    def item(self, problem: Problem, answer_format: str, item_id: str) -> Item | None:
+        distractors = []
+        if answer_format == "multiple_choice":
+            distractors = choose_distractors(problem, self.graph, self.tolerance)
+            if len(distractors) < 2:
+                self.stats["choice_fallbacks"] += 1
+                answer_format = "numeric"
+        metadata = base_metadata(
+            problem, self.graph, self.subtask_id, answer_format, self.tolerance
+        )
+        history: list[dict[str, Any]] = []
+        for variant in range(self.max_rewordings + 1):
+            written = self.text(problem, answer_format, variant)
+            if written is None:
+                return None
+            text, wording = written
+            metadata["wording"] = wording
+            if answer_format == "multiple_choice":
+                item = choice_item(
+                    item_id, text, metadata, problem, self.graph, distractors, self.rng
+                )
+            else:
+                item = numeric_item(item_id, text, metadata, problem)
+            if self.solver is None:
+                return item
+            check = solver_check(self.solver, text, item.choices, problem.answer, self.tolerance)
+            check["attempt"] = variant
+            history.append(check)
+            item.metadata["solver_check"] = dict(check, history=history[:-1])
+            if check["agrees"]:
+                self.stats["solver_agreed"] += 1
+                return item
+            self.stats["rewordings"] += variant < self.max_rewordings
+        self.stats["solver_dropped"] += 1
+        self.rejected.append(
+            {
+                "id": item_id,
+                "reason": "solver disagreed after rewording",
+                "checks": history,
+                "solution_graph": problem.solution_graph(),
+            }
+        )
+        return None
+
+
+def generate_items(
+    references: Sequence[str | Path],
+    n: int,
+    *,
+    seed: int,
+    difficulties: Sequence[int] = (1, 2, 3),
+    answer_formats: Sequence[str] = ANSWER_FORMATS,
+    model: StructuredModel | None = None,
+    solver: StructuredModel | None = None,
+    subtask_id: str = "computed",
+    tolerance: float = 0.01,
+    weights: Mapping[Any, float] | None = None,
+    max_rewordings: int = 1,
+    knowledge: Knowledge | None = None,
+) -> GenerationResult:
+    """Generate ``n`` computed items from reference documents.
+
+    Args:
+        references: Markdown, text or PDF files.
+        n: How many items to make.
+        seed: Seeds every draw: the same seed gives the same items, another seed fresh ones.
+        difficulties: Chain lengths (steps) to cover.
+        answer_formats: ``numeric`` and/or ``multiple_choice``, alternated within a cell.
+        model: A role model (``structured``) for formulas in prose and problem wording.
+        solver: A role model for the independent solve (optional).
+        subtask_id: The subtask recorded on every item; ids start with it.
+        tolerance: Relative tolerance of numeric answers and between choices.
+        weights: Weights by concept or by ``(concept, difficulty)`` (default: even).
+        max_rewordings: Rewordings of an item the solver disagrees with before dropping it.
+        knowledge: A graph built before (skips reading the references again).
+
+    Returns:
+        The items, the coverage report, the rejected formulas and items, and stats.
+
+    Raises:
+        SolutionError: Unreadable references, no admitted formula, or a bad argument.
+    """
+    started = time.perf_counter()
+    formats = [f for f in answer_formats if f in ANSWER_FORMATS]
+    if not formats or len(formats) != len(answer_formats):
+        raise SolutionError(f"answer_formats must be among {ANSWER_FORMATS}; got {answer_formats}")
+    if not difficulties or any(k < 1 for k in difficulties):
+        raise SolutionError(f"difficulties must be step counts of at least 1; got {difficulties}")
+    # The graph does not depend on the seed: only the draws of givens do.
+    knowledge = knowledge or build_knowledge(references, model=model)
+    graph = knowledge.graph
+    if not graph.formulas:
+        raise SolutionError(
+            f"no formula was admitted from {[str(p) for p in references]}; "
+            f"{len(knowledge.rejected)} rejected (see rejected_formulas)"
+        )
+    built = time.perf_counter()
+    plans, unfillable = plan_cells(graph, difficulties, seed)
+    planned = time.perf_counter()
+    cells = [(c, k) for c in graph.concepts() for k in difficulties if (c, k) in plans]
+    requested = allocate(n, cells, weights=weights)
+    coverage = CoverageReport(graph.concepts(), list(difficulties), dict(requested), {}, unfillable)
+    maker = _Maker(
+        graph,
+        seed=seed,
+        subtask_id=subtask_id,
+        tolerance=tolerance,
+        model=model,
+        solver=solver,
+        max_rewordings=max_rewordings,
+    )
+    items: list[Item] = []
+    for cell in cells:
+        made = 0
+        tries = 0
+        while made < requested[cell] and tries < 20 * requested[cell] + 20:
+            tries += 1
+            problem = maker.problem(plans[cell])
+            if problem is None:
+                continue
+            item_id = f"{subtask_id}-{seed}-{len(items) + len(maker.rejected):05d}"
+            item = maker.item(problem, formats[made % len(formats)], item_id)
+            if item is not None:
+                items.append(item)
+                made += 1
+        coverage.produced[cell] = made
+        if made < requested[cell]:
+            coverage.shortfall[cell] = (
+                f"made {made} of {requested[cell]} (draws failed, repeated or dropped)"
+            )
+    finished = time.perf_counter()
+    stats: dict[str, Any] = {
+        "items": len(items),
+        "formulas_found": len(knowledge.found),
+        "formulas_admitted": len(graph.formulas),
+        "formulas_rejected": len(knowledge.rejected),
+        "quantities": len(graph.quantities),
+        "cells_fillable": len(cells),
+        "cells_unfillable": len(unfillable),
+        "seconds_graph": round(built - started, 3),
+        "seconds_plan": round(planned - built, 3),
+        "seconds_items": round(finished - planned, 3),
+        **maker.stats,
+    }
+    return GenerationResult(items, coverage, list(knowledge.rejected), maker.rejected, stats)

@@ -1,0 +1,269 @@
+"""The solution graph: quantities are nodes, formulas are edges, derivations are chains.
+
+A step computes one quantity of a formula from the others: forward (the formula's output)
+or by solving the formula for an input with sympy (``n`` from ``FV = PV (1 + r)^n``). A
+derivation of a target in k steps is a chain of steps in which every quantity is computed
+once and never also given; givens may feed several steps. A derivation is refused when its
+quantities also satisfy another, non-equivalent formula of the graph (the givens would then
+over-determine the problem).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import sympy as sp
+
+from benchsmith.solution.expressions import numeric_function
+from benchsmith.solution.formulas import Formula
+from benchsmith.solution.quantities import Quantity
+
+_ALLOWED_FUNCTIONS = (sp.exp, sp.log)
+
+
+@dataclass(frozen=True)
+class StepForm:
+    """One way to compute a quantity from a formula.
+
+    Attributes:
+        formula: The formula used.
+        output: The quantity computed.
+        candidates: The expression (forward) or the roots of the solved formula (inverted),
+            over plain symbols; at run time the first real, in-range root is taken.
+        inverted: Whether the formula is solved for one of its inputs.
+    """
+
+    formula: Formula
+    output: str
+    candidates: tuple[sp.Expr, ...]
+    inverted: bool
+
+    @cached_property
+    def inputs(self) -> tuple[str, ...]:
+        """The quantities the step needs, sorted."""
+        return tuple(sorted(self.formula.names - {self.output}))
+
+    @cached_property
+    def functions(self) -> tuple[Any, ...]:
+        """Fast numeric functions of :attr:`inputs`, one per candidate."""
+        return tuple(numeric_function(c, self.inputs) for c in self.candidates)
+
+    @cached_property
+    def strings(self) -> tuple[str, ...]:
+        """The candidates as sympy-parsable strings."""
+        return tuple(str(c) for c in self.candidates)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """An ordered chain of steps computing ``target`` from ``givens``."""
+
+    target: str
+    steps: tuple[StepForm, ...]
+    givens: tuple[str, ...]
+
+    @property
+    def k(self) -> int:
+        """The number of steps (the difficulty)."""
+        return len(self.steps)
+
+    @property
+    def concept(self) -> str:
+        """The concept of the final step (the one the problem is about)."""
+        return self.steps[-1].formula.concept
+
+    def key(self) -> tuple[tuple[str, str], ...]:
+        """An identity of the chain: (formula id, output) per step."""
+        return tuple((s.formula.id, s.output) for s in self.steps)
+
+
+def _assumed_symbol(quantity: Quantity | None, name: str) -> sp.Symbol:
+    if quantity is None or quantity.low < 0:
+        return sp.Symbol(name, real=True)
+    if quantity.low > 0:
+        return sp.Symbol(name, positive=True)
+    return sp.Symbol(name, nonnegative=True)
+
+
+def _usable(expr: sp.Expr) -> bool:
+    if expr.has(sp.I) or expr.has(sp.zoo) or expr.has(sp.nan):
+        return False
+    for function in expr.atoms(sp.Function):
+        if not isinstance(function, _ALLOWED_FUNCTIONS):
+            return False
+    return not expr.atoms(sp.Piecewise)
+
+
+class SolutionGraph:
+    """Admitted formulas over typed quantities, with derivations of every length."""
+
+    def __init__(self, quantities: Mapping[str, Quantity], formulas: list[Formula]) -> None:
+        """Build the graph (solving of formulas for inputs happens lazily and is cached).
+
+        Args:
+            quantities: Every quantity the formulas name.
+            formulas: The admitted formulas.
+        """
+        self.quantities = dict(quantities)
+        self.formulas = list(formulas)
+        self._forms: dict[str, list[StepForm]] = {}
+        self._equivalent = self._equivalence_groups()
+
+    # --- steps -------------------------------------------------------------------------
+
+    def _solve(self, formula: Formula, unknown: str) -> tuple[sp.Expr, ...]:
+        symbols = {n: _assumed_symbol(self.quantities.get(n), n) for n in formula.names}
+        expr = formula.expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
+        equation = sp.Eq(symbols[formula.output], expr)
+        try:
+            roots = sp.solve(equation, symbols[unknown], rational=False)
+        except (NotImplementedError, ValueError, TypeError, AttributeError):
+            return ()
+        back = {s: sp.Symbol(n) for n, s in symbols.items()}
+        plain = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr)]
+        return tuple(r for r in plain if _usable(r) and r.free_symbols)
+
+    def forms_for(self, name: str) -> list[StepForm]:
+        """Every way to compute ``name``: forward formulas first, then solved ones."""
+        if name not in self._forms:
+            forms = [StepForm(f, name, (f.expr,), False) for f in self.formulas if f.output == name]
+            for f in self.formulas:
+                if name in f.inputs:
+                    roots = self._solve(f, name)
+                    if roots:
+                        forms.append(StepForm(f, name, roots, True))
+            self._forms[name] = forms
+        return self._forms[name]
+
+    # --- consistency -------------------------------------------------------------------
+
+    def _equivalence_groups(self) -> dict[str, int]:
+        """Formulas that state the same relation (``FV = PV(1+r)^n`` and ``PV = FV/...``)."""
+        rng = random.Random(0)
+        group = {f.id: i for i, f in enumerate(self.formulas)}
+        for a, b in itertools.combinations(self.formulas, 2):
+            if a.names != b.names or group[a.id] == group[b.id]:
+                continue
+            if self._holds_together(a, b, rng):
+                old, new = group[b.id], group[a.id]
+                group = {k: (new if v == old else v) for k, v in group.items()}
+        return group
+
+    def _holds_together(self, a: Formula, b: Formula, rng: random.Random) -> bool:
+        fa = numeric_function(a.expr, tuple(sorted(a.inputs)))
+        fb = numeric_function(b.expr, tuple(sorted(b.inputs)))
+        checked = 0
+        for _ in range(20):
+            values = {
+                n: self.quantities[n].sample(rng) if n in self.quantities else rng.uniform(1, 2)
+                for n in a.inputs
+            }
+            try:
+                values[a.output] = float(fa(*(values[n] for n in sorted(a.inputs))))
+                expected = float(fb(*(values[n] for n in sorted(b.inputs))))
+            except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+                continue
+            if abs(expected - values[b.output]) > 1e-9 * max(1.0, abs(expected)):
+                return False
+            checked += 1
+        return checked >= 3
+
+    def over_determined(self, names: frozenset[str], used: set[str]) -> bool:
+        """Whether another formula (not equivalent to a used one) relates only ``names``."""
+        used_groups = {self._equivalent[i] for i in used}
+        return any(
+            f.names <= names and self._equivalent[f.id] not in used_groups for f in self.formulas
+        )
+
+    # --- derivations -------------------------------------------------------------------
+
+    def _derive(
+        self, name: str, steps: int, ancestors: frozenset[str]
+    ) -> Iterator[tuple[tuple[StepForm, ...], frozenset[str]]]:
+        """(steps in order, givens) of derivations of ``name`` in exactly ``steps`` steps."""
+        for form in self.forms_for(name):
+            yield from self._derive_with(form, steps, ancestors)
+
+    def _derive_with(
+        self, form: StepForm, steps: int, ancestors: frozenset[str]
+    ) -> Iterator[tuple[tuple[StepForm, ...], frozenset[str]]]:
+        # A step may not need a quantity that is being derived above it (no cycles); givens
+        # may be shared between branches (m feeds both r = j/m and n = m t).
+        inputs = frozenset(form.inputs)
+        if inputs & ancestors:
+            return
+        if steps == 1:
+            yield (form,), inputs
+            return
+        below = ancestors | {form.output}
+        ordered = sorted(inputs)
+        for size in range(1, min(len(ordered), steps - 1) + 1):
+            for subset in itertools.combinations(ordered, size):
+                for split in _compositions(steps - 1, size):
+                    plan = list(zip(subset, split, strict=True))
+                    for chain, givens in self._children(plan, below):
+                        yield (*chain, form), (inputs - set(subset)) | givens
+
+    def _children(
+        self, plan: list[tuple[str, int]], ancestors: frozenset[str]
+    ) -> Iterator[tuple[tuple[StepForm, ...], frozenset[str]]]:
+        if not plan:
+            yield (), frozenset()
+            return
+        (name, steps), rest = plan[0], plan[1:]
+        for chain, givens in self._derive(name, steps, ancestors):
+            for chain2, givens2 in self._children(rest, ancestors):
+                yield chain + chain2, givens | givens2
+
+    @staticmethod
+    def _well_formed(chain: tuple[StepForm, ...], givens: frozenset[str]) -> bool:
+        """Each quantity computed once, never also given, and only from known values."""
+        outputs = [s.output for s in chain]
+        if len(set(outputs)) < len(outputs) or set(outputs) & givens:
+            return False
+        if len({s.formula.id for s in chain}) < len(chain):
+            return False
+        known = set(givens)
+        for step in chain:
+            if not set(step.inputs) <= known:
+                return False
+            known.add(step.output)
+        return True
+
+    def derivations(self, final: StepForm, steps: int, cap: int = 200) -> list[Derivation]:
+        """Up to ``cap`` consistent derivations of ``steps`` steps ending with ``final``."""
+        out: list[Derivation] = []
+        seen: set[tuple[tuple[str, str], ...]] = set()
+        for chain, givens in self._derive_with(final, steps, frozenset({final.output})):
+            derivation = Derivation(final.output, chain, tuple(sorted(givens)))
+            if derivation.key() in seen or not self._well_formed(chain, givens):
+                continue
+            names = givens | {s.output for s in chain}
+            if self.over_determined(names, {s.formula.id for s in chain}):
+                continue
+            seen.add(derivation.key())
+            out.append(derivation)
+            if len(out) >= cap:
+                break
+        return out
+
+    def final_forms(self) -> list[StepForm]:
+        """Every step form, grouped by the quantity it computes (the possible last steps)."""
+        names = sorted({n for f in self.formulas for n in f.names})
+        return [form for name in names for form in self.forms_for(name)]
+
+    def concepts(self) -> list[str]:
+        """The concepts of the formulas, in reading order."""
+        return list(dict.fromkeys(f.concept for f in self.formulas))
+
+
+def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Ways to write ``total`` as an ordered sum of ``parts`` positive integers."""
+    for cuts in itertools.combinations(range(1, total), parts - 1):
+        bounds = (0, *cuts, total)
+        yield tuple(bounds[i + 1] - bounds[i] for i in range(parts))

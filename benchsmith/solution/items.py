@@ -1,0 +1,84 @@
+"""Items from executed problems: numeric or multiple choice, with full metadata.
+
+Metadata on every item: ``subtask``, ``answer_format``, ``modalities``, ``concepts``,
+``formulas``, ``steps``, ``difficulty``, ``bloom``, ``source`` (file, section, span of the
+final formula) and ``sources`` (every formula used), ``solution_graph`` (``givens``, ordered
+``steps``, ``target``) with ``intermediate_values`` beside it, ``tolerance``, ``answer_value``
+and ``unit``; for multiple choice, the mistake behind each distractor.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from benchsmith.item import LETTERS, Item
+from benchsmith.solution.distractors import Distractor
+from benchsmith.solution.formatting import format_value, target_string
+from benchsmith.solution.graph import SolutionGraph
+from benchsmith.solution.problems import Problem
+
+
+def bloom_level(problem: Problem) -> str:
+    """``apply`` for forward chains of one or two steps; ``analyze`` for longer or solved ones."""
+    steps = problem.derivation.steps
+    if any(s.inverted for s in steps) or len(steps) >= 3:
+        return "analyze"
+    return "apply"
+
+
+def base_metadata(
+    problem: Problem, graph: SolutionGraph, subtask: str, answer_format: str, tolerance: float
+) -> dict[str, Any]:
+    """The metadata every computed item carries."""
+    steps = problem.derivation.steps
+    formulas = list(dict.fromkeys(s.formula for s in steps))
+    final = steps[-1].formula
+    concepts = list(dict.fromkeys([final.concept, *(f.concept for f in formulas)]))
+    return {
+        "subtask": subtask,
+        "answer_format": answer_format,
+        "modalities": ["text"],
+        "concepts": concepts,
+        "formulas": [f.equation() for f in formulas],
+        "steps": len(steps),
+        "difficulty": len(steps),
+        "bloom": bloom_level(problem),
+        "source": final.source.to_dict(),
+        "sources": [f.source.to_dict() for f in formulas],
+        "solution_graph": problem.solution_graph(),
+        "intermediate_values": problem.intermediate_values(),
+        "tolerance": tolerance,
+        "answer_value": problem.answer,
+        "unit": graph.quantities[problem.target].unit,
+    }
+
+
+def numeric_item(item_id: str, text: str, metadata: dict[str, Any], problem: Problem) -> Item:
+    """A numeric item: the target is the answer as a plain number (graph units)."""
+    return Item(id=item_id, input=text, target=target_string(problem.answer), metadata=metadata)
+
+
+def choice_item(
+    item_id: str,
+    text: str,
+    metadata: dict[str, Any],
+    problem: Problem,
+    graph: SolutionGraph,
+    distractors: list[Distractor],
+    rng: random.Random,
+) -> Item:
+    """A multiple-choice item: the answer and its distractors in a seeded order."""
+    quantity = graph.quantities[problem.target]
+    options: list[tuple[float, str | None, str]] = [(problem.answer, None, "")]
+    options += [(d.value, d.mistake, d.detail) for d in distractors]
+    rng.shuffle(options)
+    choices = [format_value(v, quantity) for v, _, _ in options]
+    correct = next(i for i, (_, mistake, _) in enumerate(options) if mistake is None)
+    metadata = dict(metadata)
+    metadata["distractors"] = [
+        {"choice": LETTERS[i], "mistake": m, "detail": d}
+        for i, (_, m, d) in enumerate(options)
+        if m is not None
+    ]
+    return Item(id=item_id, input=text, choices=choices, target=LETTERS[correct], metadata=metadata)

@@ -1,0 +1,88 @@
+"""From reference documents to an admitted solution graph.
+
+Sections are read; explicit formulas are extracted deterministically and, with a model,
+formulas in prose too; duplicates (the same formula written twice) are merged, keeping the
+first source; every quantity gets its definition from the text near its formula (then
+anywhere in the references, then the model's hints, then defaults); formulas are admitted
+by execution on sampled values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchsmith.solution.admission import admit
+from benchsmith.solution.documents import Document, Section, read_document
+from benchsmith.solution.formulas import Formula, RejectedFormula, extract_explicit, same_formula
+from benchsmith.solution.graph import SolutionGraph
+from benchsmith.solution.prose import extract_prose
+from benchsmith.solution.quantities import Quantity, default_quantity, find_definitions, merge
+from benchsmith.solution.wording import StructuredModel
+
+
+@dataclass
+class Knowledge:
+    """The admitted graph and what was found on the way."""
+
+    documents: list[Document]
+    graph: SolutionGraph
+    found: list[Formula]
+    rejected: list[RejectedFormula]
+
+    @property
+    def sections(self) -> list[Section]:
+        """Every section of every document."""
+        return [s for d in self.documents for s in d.sections]
+
+
+def build_knowledge(
+    references: Sequence[str | Path], *, model: StructuredModel | None = None, seed: int = 0
+) -> Knowledge:
+    """Read references and build the admitted solution graph.
+
+    Args:
+        references: Markdown, text or PDF files.
+        model: A role model for formulas in prose and quantity hints (optional).
+        seed: Seeds the admission samples.
+
+    Raises:
+        SolutionError: A reference cannot be read.
+    """
+    documents = [read_document(p) for p in references]
+    sections = [s for d in documents for s in d.sections]
+    found: list[Formula] = []
+    rejected: list[RejectedFormula] = []
+    hints: dict[str, Quantity] = {}
+    near: dict[str, Section] = {}
+    for section in sections:
+        explicit, bad = extract_explicit(section, len(found))
+        rejected.extend(bad)
+        new = [f for f in explicit if not any(same_formula(f, g) for g in found)]
+        if model is not None:
+            prose, bad, quantity_hints = extract_prose(
+                model, section, found + new, len(found) + len(new)
+            )
+            rejected.extend(bad)
+            new += [f for f in prose if not any(same_formula(f, g) for g in found + new)]
+            for hint in quantity_hints:
+                hints.setdefault(hint.name, hint)
+        for formula in new:
+            found.append(formula)
+            for name in formula.names:
+                near.setdefault(name, section)
+    # Renumber after merging so ids are dense and stable.
+    found = [
+        Formula(f"f{i}", f.output, f.expr, f.text, f.syntax, f.source, f.concept)
+        for i, f in enumerate(found)
+    ]
+    quantities: dict[str, Quantity] = {}
+    for name, section in near.items():
+        defined = find_definitions({name}, sections, section).get(name)
+        quantity = defined or default_quantity(name)
+        if name in hints:
+            quantity = merge(quantity, hints[name])
+        quantities[name] = quantity
+    admitted, refused = admit(found, quantities, seed)
+    return Knowledge(documents, SolutionGraph(quantities, admitted), found, rejected + refused)

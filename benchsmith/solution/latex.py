@@ -1,0 +1,114 @@
+r"""A LaTeX math subset rewritten to the plain syntax :mod:`expressions` parses.
+
+Covers what formula sheets use: ``\frac``, ``\sqrt`` (with an optional index), ``^`` and
+``_`` groups, ``\left``/``\right``, ``\cdot``/``\times``/``\div``, ``\ln``/``\log``/
+``\exp``, ``e^{...}``, ``\text{...}``/``\mathrm{...}`` names and Greek letters as names.
+Written by hand rather than with ``sympy.parsing.latex`` (which needs an ANTLR runtime of a
+pinned version or lark) because multi-letter names such as ``PV`` must stay one quantity.
+"""
+
+from __future__ import annotations
+
+import re
+
+from benchsmith.solution.errors import FormulaSyntaxError
+
+_DROP = re.compile(r"\\(left|right|displaystyle|quad|qquad|,|;|!|:|big|Big|bigg|Bigg)(?![A-Za-z])")
+_NAME_CMDS = ("text", "mathrm", "mathit", "operatorname", "textrm", "mathbf", "boldsymbol")
+_SIMPLE = {
+    "cdot": "*",
+    "times": "*",
+    "div": "/",
+    "ln": "log",
+    "log": "log",
+    "exp": "exp",
+    "pi": "pi",
+    "%": "",
+}
+
+
+def _group(src: str, i: int) -> tuple[str, int]:
+    """The argument at ``src[i]``: a ``{...}`` group or one character/command; and its end."""
+    while i < len(src) and src[i] == " ":
+        i += 1
+    if i >= len(src):
+        raise FormulaSyntaxError("a command is missing its argument")
+    if src[i] == "{":
+        depth = 0
+        for j in range(i, len(src)):
+            if src[j] == "{":
+                depth += 1
+            elif src[j] == "}":
+                depth -= 1
+                if depth == 0:
+                    return src[i + 1 : j], j + 1
+        raise FormulaSyntaxError("unbalanced braces")
+    if src[i] == "\\":
+        match = re.match(r"\\[A-Za-z]+", src[i:])
+        if match:
+            return match.group(0), i + len(match.group(0))
+    return src[i], i + 1
+
+
+def _convert(src: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(src):
+        ch = src[i]
+        if ch == "\\":
+            match = re.match(r"\\([A-Za-z]+|.)", src[i:])
+            assert match is not None
+            cmd = match.group(1)
+            i += len(match.group(0))
+            if cmd == "frac" or cmd == "dfrac" or cmd == "tfrac":
+                num, i = _group(src, i)
+                den, i = _group(src, i)
+                out.append(f"(({_convert(num)})/({_convert(den)}))")
+            elif cmd == "sqrt":
+                index = None
+                if i < len(src) and src[i] == "[":
+                    close = src.find("]", i)
+                    if close < 0:
+                        raise FormulaSyntaxError("unbalanced [ in \\sqrt")
+                    index, i = src[i + 1 : close], close + 1
+                body, i = _group(src, i)
+                if index is None:
+                    out.append(f"sqrt({_convert(body)})")
+                else:
+                    out.append(f"(({_convert(body)})**(1/({_convert(index)})))")
+            elif cmd in _NAME_CMDS:
+                body, i = _group(src, i)
+                out.append(re.sub(r"[^A-Za-z0-9_]", "", body))
+            elif cmd in _SIMPLE:
+                out.append(f" {_SIMPLE[cmd]} " if _SIMPLE[cmd] else "")
+            elif cmd.isalpha():
+                out.append(f" {cmd} ")
+            else:
+                raise FormulaSyntaxError(f"unsupported LaTeX command \\{cmd}")
+        elif ch == "^":
+            body, i = _group(src, i + 1)
+            out.append(f"**({_convert(body)})")
+        elif ch == "_":
+            body, i = _group(src, i + 1)
+            out.append("_" + re.sub(r"[^A-Za-z0-9_]", "", _convert(body)))
+        elif ch == "{":
+            body, i = _group(src, i)
+            out.append(f"({_convert(body)})")
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def latex_to_plain(src: str) -> str:
+    r"""Rewrite a LaTeX math expression to plain syntax (``\frac{a}{b}`` -> ``((a)/(b))``).
+
+    Raises:
+        FormulaSyntaxError: An unsupported command or unbalanced braces.
+    """
+    text = _DROP.sub(" ", src.replace("\\%", "%"))
+    text = _convert(text).replace("%", "")
+    # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).
+    text = re.sub(r"(?<![A-Za-z0-9_])e\s*\*\*\(", "exp(", text)
+    text = re.sub(r"_\s+", "_", text)
+    return re.sub(r"\s+", " ", text).strip()

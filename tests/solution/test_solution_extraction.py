@@ -1,0 +1,126 @@
+"""Documents, formula extraction (each syntax) and quantity definitions."""
+
+import sympy as sp
+
+from benchsmith.solution.documents import read_document
+from benchsmith.solution.formulas import extract_explicit, find_candidates
+from benchsmith.solution.latex import latex_to_plain
+from benchsmith.solution.quantities import default_quantity, find_definitions, parse_definition
+
+CHAPTER = """# Growth
+
+Intro text with a price of $100 to $200, which is not math.
+
+## Simple growth
+
+The future value is
+
+$$FV = PV \\cdot (1 + r)^{n}$$
+
+and inline, $A = \\frac{B}{C}$ too. A worked example: FV = 1000 * 1.05**2 = 1102.5
+
+```
+D = B * C  # a comment
+E = 2
+```
+
+G = sqrt(B) + exp(C)
+
+where r is the rate per period, in percent per period, typically between 1% and 10%, and
+n is the number of periods, in periods, typically between 1 and 40 periods.
+
+$$H = \\frac{B}{$$
+
+- `PV` — the present value, in dollars, typically between 100 and 5,000 dollars.
+"""
+
+
+def sym(text):
+    return sp.sympify(text, locals={n: sp.Symbol(n) for n in ("E_", "PV", "FV")})
+
+
+def test_markdown_sections_and_spans(tmp_path):
+    path = tmp_path / "growth.md"
+    path.write_text(CHAPTER)
+    doc = read_document(path)
+    assert doc.title == "Growth"
+    assert [s.title for s in doc.sections] == ["Growth", "Growth > Simple growth"]
+    section = doc.sections[1]
+    assert section.concept == "Simple growth"
+    assert doc.text[section.start : section.end] == section.text
+    formulas, rejected = extract_explicit(section)
+    first = formulas[0]
+    assert doc.text[first.source.start : first.source.end] == "$$FV = PV \\cdot (1 + r)^{n}$$"
+    assert first.source.to_dict()["section"] == "Growth > Simple growth"
+
+
+def test_each_syntax_is_extracted(tmp_path):
+    path = tmp_path / "growth.md"
+    path.write_text(CHAPTER)
+    section = read_document(path).sections[1]
+    formulas, rejected = extract_explicit(section)
+    got = {(f.syntax, f.output, str(f.expr)) for f in formulas}
+    assert got == {
+        ("latex", "FV", "PV*(r + 1)**n"),
+        ("latex", "A", "B/C"),
+        ("code", "D", "B*C"),
+        ("line", "G", "sqrt(B) + exp(C)"),
+    }
+    # the worked example (numbers only) and `E = 2` are values, not formulas
+    assert [r.syntax for r in rejected] == ["latex"]
+    assert rejected[0].reason.startswith("cannot parse")
+
+
+def test_dollar_amounts_are_not_inline_math():
+    text = "It costs $100 to $200 a month, or $x = y + 1$ in math."
+    candidates = find_candidates(text)
+    assert [(c.lhs, c.rhs, c.syntax) for c in candidates] == [("x", "y + 1", "latex")]
+
+
+def test_latex_rewrites():
+    assert latex_to_plain(r"\left(1 + \frac{j}{m}\right)^{m} - 1") == "(1 + ((j)/(m)) )**(m) - 1"
+    assert latex_to_plain(r"\sqrt[3]{x} \cdot e^{r t}") == "((x)**(1/(3))) * exp(r t)"
+    assert latex_to_plain(r"\text{PMT}_{0} \times C_0") == "PMT_0 * C_0"
+
+
+def test_reserved_names_are_renamed(tmp_path):
+    path = tmp_path / "n.txt"
+    path.write_text("Interest\n========\n\nI = P * r * t\n")
+    doc = read_document(path)
+    assert [s.title for s in doc.sections] == ["Interest"]
+    formulas, _ = extract_explicit(doc.sections[0])
+    assert formulas[0].output == "I_"
+    assert str(formulas[0].expr) == "P*r*t"
+
+
+def test_definitions_from_text(tmp_path):
+    path = tmp_path / "growth.md"
+    path.write_text(CHAPTER)
+    doc = read_document(path)
+    found = find_definitions({"r", "n", "PV", "B"}, list(doc.sections), doc.sections[1])
+    r, n, pv = found["r"], found["n"], found["PV"]
+    assert (r.description, r.unit, r.low, r.high, r.integer) == (
+        "rate per period",
+        "percent",
+        0.01,
+        0.1,
+        False,
+    )
+    assert (n.unit, n.low, n.high, n.integer) == ("periods", 1, 40, True)
+    assert (pv.description, pv.unit, pv.low, pv.high) == ("present value", "currency", 100, 5000)
+    assert "B" not in found
+    assert doc.text[r.source.start : r.source.end].startswith("the rate per period")
+
+
+def test_definition_choices_and_defaults():
+    m = parse_definition("m", "the number of periods per year (one of 1, 2, 4 or 12)")
+    assert (m.unit, m.choices, m.integer) == ("count", (1.0, 2.0, 4.0, 12.0), True)
+    q = default_quantity("r")
+    assert (q.unit, q.low, q.high, q.assumed) == (
+        "percent",
+        0.01,
+        0.12,
+        ("description", "unit", "range"),
+    )
+    x = parse_definition("x", "a mystery")
+    assert x.assumed == ("unit", "range") and x.unit == "number"
