@@ -36,6 +36,7 @@ INSTRUCTIONS = {
     "audio": "Listen to the audio and answer the question it asks.",
     "image": "Read the question in the image and answer it.",
 }
+"""The text part of an item whose question is spoken (audio) or rendered (image)."""
 
 
 @dataclass
@@ -190,6 +191,7 @@ def execute(
         allowed_roots=tool_context.allowed_roots,
     )
     current: Path | None = None
+    currents: dict[str, Path] = {}  # the latest image and audio file
     trace: list[dict[str, Any]] = []
     choices: list[str] | None = None
     target = answer
@@ -207,15 +209,11 @@ def execute(
             if not isinstance(media, str) or not media:
                 raise ToolParamError(f"record has no file in field {step.input_field!r}")
             inputs = [Path(media)]
-        elif (
-            current is not None
-            and spec.inputs.max >= 1
-            and spec.inputs.kind
-            in (
-                media_kind(current),
-                "any",
-            )
-        ):
+        elif spec.inputs.max >= 1 and spec.inputs.kind in currents:
+            # The latest file of the kind this tool takes (an omni item keeps its image
+            # while its question is spoken, and the reverse).
+            inputs = [currents[spec.inputs.kind]]
+        elif spec.inputs.max >= 1 and spec.inputs.kind == "any" and current is not None:
             inputs = [current]
         result = run_tool(step.tool, params, inputs, ctx)
         entry = {
@@ -234,38 +232,45 @@ def execute(
             spoken_or_rendered = True
         if result.outputs:
             current = work_dir / result.outputs[0]
+            produced = media_kind(current)
+            if produced is not None:
+                currents[produced] = current
         if step.tool == "make_multiple_choice":
             choices = list(result.values["choices"])
             target = str(result.values["target"])
-    if current is None:
-        # A dataset image/audio used as it is (no tool touched it).
-        wanted = [m for m in subtask.input_modalities if m in ("image", "audio")]
+    # A dataset image/audio no tool touched is used as it is.
+    for wanted in (m for m in subtask.input_modalities if m in ("image", "audio")):
+        if wanted in currents:
+            continue
         for value in record.values():
-            if isinstance(value, str) and media_kind(value) in wanted and Path(value).is_file():
-                current = Path(value)
-                trace.append(source_entry(current, tool_context))
+            if isinstance(value, str) and media_kind(value) == wanted and Path(value).is_file():
+                currents[wanted] = Path(value)
+                trace.append(source_entry(currents[wanted], tool_context))
                 break
     item_id = slot["item_id"]
-    parts: list[TextPart | ImagePart | AudioPart] = []
-    kind = media_kind(current) if current is not None else None
-    if current is not None and kind is not None:
-        final = bench_dir / "media" / f"{item_id}{current.suffix.lower()}"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = final.with_name(final.name + ".tmp")
-        shutil.copyfile(current, tmp)
-        os.replace(tmp, final)
-        relative = final.relative_to(bench_dir).as_posix()
-        text = INSTRUCTIONS[kind] if spoken_or_rendered else question
+    kinds = [k for k in ("image", "audio") if k in currents]
+    if kinds:
+        parts: list[TextPart | ImagePart | AudioPart] = []
+        spoken = spoken_or_rendered and "audio" in kinds
+        text = INSTRUCTIONS["audio" if spoken else kinds[0]] if spoken_or_rendered else question
         parts.append(TextPart(text=text))
-        if kind == "image":
-            parts.append(ImagePart(image=relative))
-        else:
-            fmt = "mp3" if final.suffix == ".mp3" else "wav"
-            parts.append(AudioPart(audio=relative, format=fmt))
+        for kind in kinds:
+            source = currents[kind]
+            final = bench_dir / "media" / f"{item_id}{source.suffix.lower()}"
+            final.parent.mkdir(parents=True, exist_ok=True)
+            tmp = final.with_name(final.name + ".tmp")
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, final)
+            relative = final.relative_to(bench_dir).as_posix()
+            if kind == "image":
+                parts.append(ImagePart(image=relative))
+            else:
+                fmt = "mp3" if final.suffix == ".mp3" else "wav"
+                parts.append(AudioPart(audio=relative, format=fmt))
         item_input: str | list[Message] = [Message(role="user", content=parts)]
     else:
         item_input = question
-    modalities = ["text"] + ([kind] if kind else [])
+    modalities = ["text", *kinds]
     metadata = {
         "subtask": subtask.id,
         "subtask_name": subtask.name,

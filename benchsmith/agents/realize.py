@@ -60,6 +60,13 @@ class Workspace:
         self._answers: dict[tuple[str, str], list[str]] = {}
         self._sources = catalog_sources(config)
         roots = [self.bench_dir, self.run_dir, *(Path(s.root) for s in self._sources)]
+        # A dataset's own folder (its media files may sit beside its data file).
+        for grounding in spec.groundings:
+            for source in self._sources:
+                if grounding.dataset_id in source:
+                    data = Path(source.data_path(grounding.dataset_id))
+                    roots.append(data if data.is_dir() else data.parent)
+                    break
         self.tool_context = ToolContext(
             media_dir=self.run_dir / "work",
             seed=config.seed,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from executor_fakes import (
@@ -411,3 +412,49 @@ def test_replay_rebuilds_from_the_records_without_calling_the_model(tmp_path):
     assert len(router.prompts["SampleDecision"]) + len(router.prompts["JudgeVerdict"]) == calls
     assert (out / "data" / "test.jsonl").read_bytes() == data
     assert again.report["llm"]["cached_calls"] == 8 and again.report["llm"]["calls"] == 8
+
+
+def test_omni_item_keeps_the_dataset_image_and_adds_the_spoken_question(tmp_path):
+    from PIL import Image
+
+    from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+
+    rows = []
+    for color in ("red", "green", "blue", "yellow", "purple", "orange"):
+        path = tmp_path / f"{color}.png"
+        Image.new("RGB", (48, 48), color).save(path)
+        rows.append({"image": str(path), "color": color})
+    card = jsonl_dataset(tmp_path, "colors", rows)
+    subtask = Subtask(
+        id="colors",
+        name="Spoken color questions",
+        description="Hear a question about the image and pick its color.",
+        input_modalities=["image", "audio"],
+        answer_format="multiple_choice",
+        languages=["en"],
+    )
+    spec = one_grounding_spec(
+        subtask, card, size=3, answer_field="color", tools=["image_blur", "audio_add_noise"]
+    )
+
+    def orchestrate(prompt):
+        # The first allowed value of every ranged parameter the prompt lists.
+        decision = {"question": "Which color fills the picture you see?"}
+        for key, values in re.findall(r"(s\d+_\w+): one of ([^;\n]+)", prompt):
+            first = values.rstrip(".").split(", ")[0]
+            decision[key] = float(first) if first[0].isdigit() else first
+        return decision
+
+    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router)
+    assert result.items == 3, rejects(out)
+    for row in items(out):
+        (message,) = row["input"]
+        kinds = [part["type"] for part in message["content"]]
+        assert kinds == ["text", "image", "audio"]
+        assert message["content"][0]["text"].startswith("Listen to the audio")
+        assert row["metadata"]["modalities"] == ["text", "image", "audio"]
+        tools = [step["tool"] for step in row["metadata"]["trace"]]
+        assert set(tools) >= {"tts_speak", "audio_add_noise", "image_blur"}
+        for part in message["content"][1:]:
+            assert (out / (part.get("image") or part.get("audio"))).is_file()
