@@ -145,7 +145,7 @@ def verify(
     reject it (for a judge model too small to be trusted).
 
     The duplicate check also adds a passing item to the index (atomically), so two
-    concurrent duplicates cannot both pass.
+    concurrent duplicates cannot both pass; a duplicate is not added, so its slot can retry.
     """
     text_item = Item(
         id=item.id,
@@ -194,7 +194,7 @@ def verify(
             )
     dup: dict[str, Any] | None = None
     if duplicates is not None:
-        found = duplicates.check_and_add(item)
+        found = duplicates.add_if_unique(item)
         dup = found.model_dump()
         if found.kind != "unique":
             sim = f" (similarity {found.similarity:.2f})" if found.similarity is not None else ""

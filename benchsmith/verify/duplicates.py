@@ -195,6 +195,19 @@ class DuplicateIndex:
             self._add(key, entry, shingles, bands)
             return verdict
 
+    def add_if_unique(self, item: Item) -> DuplicateVerdict:
+        """:meth:`check`, and add ``item`` only when it is unique, atomically.
+
+        A rejected candidate leaves no trace, so its slot may try a new wording under the
+        same id (the executor's local fix).
+        """
+        key, entry, shingles = self._fingerprint(item)
+        with self._lock:
+            verdict, bands = self._check(key, entry, shingles)
+            if verdict.kind == "unique":
+                self._add(key, entry, shingles, bands)
+            return verdict
+
     def _check(
         self, key: bytes, entry: _Entry, shingles: frozenset[str]
     ) -> tuple[DuplicateVerdict, list[int] | None]:

@@ -458,3 +458,24 @@ def test_omni_item_keeps_the_dataset_image_and_adds_the_spoken_question(tmp_path
         assert set(tools) >= {"tts_speak", "audio_add_noise", "image_blur"}
         for part in message["content"][1:]:
             assert (out / (part.get("image") or part.get("audio"))).is_file()
+
+
+def test_a_duplicate_is_fixed_locally_with_a_new_wording(tmp_path):
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
+
+    def orchestrate(prompt):
+        if "previous attempt was rejected" in prompt:
+            return good_question(prompt)
+        return {"question": "Which city is the capital of this country?"}
+
+    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge_yes)
+    result, path, _runtime, out = run(tmp_path, spec, router, concurrency=1)
+    assert result.items == 3 and rejects(out) == []
+    assert path == ["preflight", "collect"] + ["realize"] * 3 + ["collect", "package"]
+    fixes = sorted(row["metadata"]["fixes"] for row in items(out))
+    assert fixes == [0, 1, 1]
+    for row in items(out):
+        if row["metadata"]["fixes"]:
+            (history,) = row["metadata"]["fix_history"]
+            assert history["check"] == "duplicate" and "exact duplicate of" in history["reason"]

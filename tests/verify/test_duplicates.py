@@ -185,3 +185,18 @@ def test_band_layout_retrieves_below_the_threshold():
     assert (1 / bands) ** (1 / rows) <= 0.65 < (1 / (128 // (rows + 1))) ** (1 / (rows + 1))
     # Probability that a pair at Jaccard 0.8 becomes a candidate: above 99%.
     assert 1 - (1 - 0.8**rows) ** bands > 0.99
+
+
+def test_add_if_unique_leaves_a_duplicate_out_so_its_slot_can_retry():
+    from benchsmith.item import Item
+    from benchsmith.verify.duplicates import DuplicateIndex
+
+    index = DuplicateIndex()
+    first = Item(id="a", input="What is the capital of France?", target="Paris")
+    assert index.add_if_unique(first).kind == "unique"
+    again = Item(id="b", input="what is the capital of  France?", target="Paris")
+    assert index.add_if_unique(again).kind == "exact"
+    assert index.add_if_unique(again).kind == "exact"  # same id again: no error
+    reworded = Item(id="b", input="Name the city that is the capital of Spain.", target="Madrid")
+    assert index.add_if_unique(reworded).kind == "unique"
+    assert len(index) == 2
