@@ -38,7 +38,10 @@ demo: install catalog
 	$(BIN)/benchsmith build "problems on the time value of money" --size 12 --max-subtasks 1 \
 		--reference examples/references/time-value-of-money.md \
 		--out $(DEMO_OUT)/time-value-of-money --concurrency 2
-	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each)"
+	$(BIN)/benchsmith eval $(DEMO_OUT)/time-value-of-money --model baseline:random \
+		--model baseline:first --model local --quiet
+	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each;"
+	@echo "$(DEMO_OUT)/time-value-of-money/report.html has the evaluation)"
 
 test: install catalog
 	$(BIN)/python -m pytest

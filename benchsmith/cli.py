@@ -377,6 +377,15 @@ def _register_build() -> None:
 _register_build()
 
 
+def _register_eval() -> None:
+    from benchsmith.cli_eval import register
+
+    register(cli)
+
+
+_register_eval()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; turn every user error into one line and an exit code."""
     try:

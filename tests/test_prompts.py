@@ -12,6 +12,27 @@ from benchsmith.prompts import (
 
 # Variables that render each shipped template (a new template must be added here).
 EXAMPLES = {
+    "eval_grade_open.j2": {
+        "question": untrusted("Why is the sky blue?", "question"),
+        "reference": untrusted("Rayleigh scattering", "reference answer"),
+        "answer": untrusted("Because of Rayleigh scattering.", "answer"),
+    },
+    "eval_quality_item.j2": {
+        "intent": untrusted("capitals quiz", "intent"),
+        "subtask_name": "Capitals",
+        "subtask_description": "Name the capital of a country.",
+        "skills": "geography",
+        "answer_format": "multiple_choice",
+        "media": "audio, made with tts_speak",
+        "item": untrusted("question: ...\nchoices: A) Paris B) Rome\ntarget: A) Paris", "item"),
+    },
+    "eval_quality_intent.j2": {
+        "intent": untrusted("capitals quiz", "intent"),
+        "subtasks": untrusted("- capitals: Capitals. Name the capital.", "subtasks"),
+        "n_sample": 1,
+        "n_items": 10,
+        "sample": untrusted("question: ...\ntarget: Paris", "items"),
+    },
     "solution_wording.j2": {
         "concept": "Annuities",
         "givens": [

@@ -1,1 +1,21 @@
-"""Running models on a benchmark and reporting on it (issue 7)."""
+"""Running models on a benchmark and reporting on it (issue 7).
+
+Modules, one concern each: :mod:`~benchsmith.evaluate.folder` (reading a benchmark folder),
+:mod:`~benchsmith.evaluate.messages` (the prompt, as the Inspect task builds it),
+:mod:`~benchsmith.evaluate.baselines`, :mod:`~benchsmith.evaluate.runner` (models on items),
+:mod:`~benchsmith.evaluate.scoring`, :mod:`~benchsmith.evaluate.statistics` (pure
+functions), :mod:`~benchsmith.evaluate.analysis` (``eval.json``),
+:mod:`~benchsmith.evaluate.quality` (the LLM judge of item quality),
+:mod:`~benchsmith.evaluate.plots` and :mod:`~benchsmith.evaluate.html` (``report.html``),
+and :mod:`~benchsmith.evaluate.api`, the entry points re-exported here.
+"""
+
+from benchsmith.evaluate.api import (
+    EvalResult,
+    JudgeResult,
+    evaluate_benchmark,
+    judge_benchmark,
+    write_report,
+)
+
+__all__ = ["EvalResult", "JudgeResult", "evaluate_benchmark", "judge_benchmark", "write_report"]

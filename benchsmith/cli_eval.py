@@ -1,0 +1,180 @@
+"""``benchsmith eval`` and ``benchsmith judge``: thin wrappers over :mod:`benchsmith.evaluate.api`.
+
+Register them on the main group with :func:`register`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from benchsmith.cli_options import CONTEXT_SETTINGS, model_option
+from benchsmith.config import RunConfig
+
+
+def _bar(total: int, desc: str, quiet: bool) -> Any:
+    if quiet:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="answer", desc=desc, file=sys.stderr)
+
+
+@click.command("eval", context_settings=CONTEXT_SETTINGS)
+@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="A model to evaluate (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
+    "or a baseline: baseline:random, baseline:first.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Answers requested at once (each endpoint's own limit also applies).",
+)
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N items.")
+@click.option(
+    "--judge-model",
+    metavar="SPEC",
+    default=None,
+    help="Grade open-ended answers with this model (judge role); without one (or a judge in "
+    "benchsmith.toml) they are scored by an includes match.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed (baselines, bootstrap).")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def eval_command(
+    ctx: click.Context,
+    bench_dir: str,
+    models: tuple[str, ...],
+    concurrency: int,
+    limit: int | None,
+    judge_model: str | None,
+    seed: int,
+    quiet: bool,
+) -> None:
+    """Run models on every item of the benchmark in DIR and report what it is worth.
+
+    Writes DIR/eval.json, DIR/eval_samples.jsonl and DIR/report.html. Replies are recorded
+    in DIR/eval_runs, so rerunning the same command resumes (and makes no new call once done).
+    """
+    from benchsmith.evaluate.api import check_models, evaluate_benchmark
+    from benchsmith.evaluate.folder import load_items
+
+    specs = check_models(models)
+    n_items = len(load_items(bench_dir))
+    if limit is not None:
+        n_items = min(n_items, limit)
+    config = RunConfig(
+        config_file=(ctx.obj or {}).get("config_file"),
+        role_models={"judge": judge_model} if judge_model else {},
+        seed=seed,
+    )
+    bar = _bar(n_items * len(specs), "answers", quiet)
+    try:
+        result = evaluate_benchmark(
+            bench_dir,
+            specs,
+            config=config,
+            concurrency=concurrency,
+            limit=limit,
+            on_done=(lambda _r: bar.update(1)) if bar is not None else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    data = result.data
+    click.echo(f"{data['benchmark']['n_items']} items, {len(specs)} model(s)")
+    for model, r in sorted(data["models"].items(), key=lambda kv: -(kv[1]["accuracy"] or 0)):
+        acc = "   —  " if r["accuracy"] is None else f"{100 * r['accuracy']:5.1f}%"
+        ci = r["ci95"]
+        interval = f"[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""
+        extra = f"  skipped {r['skipped']}" if r["skipped"] else ""
+        extra += f"  errors {r['errors']}" if r["errors"] else ""
+        click.echo(f"  {model:<32} {acc} {interval:<14} n={r['n']}{extra}")
+    tau = data["ranking_stability"].get("kendall_tau")
+    significant = sum(1 for p in data["pairs"] if p["significant"])
+    click.echo(
+        f"significant pairs: {significant}/{len(data['pairs'])}; split-half Kendall tau: "
+        + ("—" if tau is None else f"{tau:.2f}")
+    )
+    for warning in data["warnings"]:
+        click.echo(f"warning: {warning}")
+    click.echo(f"new model calls: {result.new_calls}")
+    click.echo(f"wrote {result.eval_path} and {result.report_path}")
+
+
+@click.command("judge", context_settings=CONTEXT_SETTINGS)
+@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@model_option
+@click.option(
+    "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True,
+    help="Items rated at once.",
+)  # fmt: skip
+@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N items.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def judge_command(
+    ctx: click.Context,
+    bench_dir: str,
+    model: str | None,
+    concurrency: int,
+    limit: int | None,
+    quiet: bool,
+) -> None:
+    """Rate the items of the benchmark in DIR with an LLM judge (1-5 rubric scores).
+
+    Item metrics: FSQ (format and schema quality), QAC (question-answer coherence), CQC
+    (contextual grounding), TSD (target-signal dependence), SSC (skill-specific challenge);
+    benchmark metric: UIA (user-intent alignment). An item fails when any score is at most 2
+    and is attributed to its lowest dimension. --model sets the judge (default: the judge
+    role of benchsmith.toml, else the embedded model, which is too small to judge well).
+    Writes DIR/judge.json and updates DIR/report.html.
+    """
+    from benchsmith.evaluate.api import judge_benchmark
+    from benchsmith.evaluate.folder import load_items
+
+    n_items = len(load_items(bench_dir))
+    if limit is not None:
+        n_items = min(n_items, limit)
+    config = RunConfig(
+        config_file=(ctx.obj or {}).get("config_file"),
+        role_models={"judge": model} if model else {},
+    )
+    bar = _bar(n_items, "items", quiet)
+    try:
+        result = judge_benchmark(
+            bench_dir,
+            config=config,
+            concurrency=concurrency,
+            limit=limit,
+            on_done=(lambda _id: bar.update(1)) if bar is not None else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = result.data["summary"]
+    click.echo(f"judge: {result.data['model']}; UIA {summary['uia'] or '—'}/5")
+    for dim, mean in summary["mean"].items():
+        click.echo(f"  {dim.upper()}  mean {'—' if mean is None else f'{mean:.2f}'}")
+    click.echo(
+        f"{summary['failing']} of {summary['rated']} rated items fail (a score <= 2); "
+        + ", ".join(f"{d.upper()} {n}" for d, n in summary["attribution"].items() if n)
+    )
+    if summary["errors"]:
+        click.echo(f"warning: {summary['errors']} item(s) got no valid rating")
+    click.echo(f"wrote {result.judge_path} and {result.report_path}")
+
+
+def register(cli: click.Group) -> None:
+    """Add ``eval`` and ``judge`` to the ``benchsmith`` command group."""
+    cli.add_command(eval_command)
+    cli.add_command(judge_command)

@@ -1,0 +1,319 @@
+"""From scored samples to ``eval.json``: per-model results, discriminativeness, item analysis.
+
+A *sample* is one model's result on one item: a dict with ``model``, ``item_id``,
+``status`` (``answered``, ``skipped``, ``error``), ``answer``, ``correct`` (None unless
+answered) and ``rule``. Accuracy is over the items a model answered (``n``); skipped items
+(media the model cannot take) and errors are counted apart and reported as warnings.
+The statistics themselves are in :mod:`benchsmith.evaluate.statistics`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from benchsmith.evaluate import statistics as st
+from benchsmith.evaluate.baselines import is_baseline
+from benchsmith.item import Item
+
+SATURATION = 0.8
+"""Best-model accuracy above which the benchmark is called saturated."""
+FEW_ITEMS = 30
+
+
+def _skills(item: Item) -> list[str]:
+    skills = item.metadata.get("skills") or []
+    return [str(s) for s in skills] if isinstance(skills, list) and skills else ["(none)"]
+
+
+def _difficulty(item: Item) -> str:
+    value = item.metadata.get("difficulty")
+    return "(none)" if value is None or value == "" else str(value)
+
+
+def _subtask(item: Item) -> str:
+    return str(item.metadata.get("subtask") or "(none)")
+
+
+def _format(item: Item) -> str:
+    if item.choices:
+        return "multiple_choice"
+    return str(item.metadata.get("answer_format") or "short_answer")
+
+
+def group_scores(
+    items: Sequence[Item], correct: Mapping[str, bool], key: str
+) -> dict[str, list[bool]]:
+    """The scores of answered items, grouped.
+
+    ``key`` is ``subtask``, ``skill``, ``difficulty`` or ``answer_format``; an item with
+    several skills counts in each.
+    """
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for item in items:
+        if item.id not in correct:
+            continue
+        if key == "skill":
+            names = _skills(item)
+        elif key == "difficulty":
+            names = [_difficulty(item)]
+        elif key == "answer_format":
+            names = [_format(item)]
+        else:
+            names = [_subtask(item)]
+        for name in names:
+            groups[name].append(correct[item.id])
+    return dict(sorted(groups.items()))
+
+
+def cell(scores: Sequence[bool], *, seed: int) -> dict[str, Any]:
+    """Accuracy, count and 95% bootstrap interval of some scores."""
+    ci = st.bootstrap_ci(scores, seed=seed)
+    return {
+        "accuracy": st.accuracy(scores),
+        "n": len(scores),
+        "correct": int(sum(bool(s) for s in scores)),
+        "ci95": list(ci) if ci else None,
+    }
+
+
+def model_summary(
+    items: Sequence[Item], samples: Sequence[Mapping[str, Any]], *, seed: int
+) -> dict[str, Any]:
+    """One model's results: overall, per subtask, skill, difficulty and answer format."""
+    correct = {s["item_id"]: bool(s["correct"]) for s in samples if s["status"] == "answered"}
+    ordered = [correct[i.id] for i in items if i.id in correct]
+    status = Counter(s["status"] for s in samples)
+    rules = Counter(s.get("rule") or "" for s in samples if s["status"] == "answered")
+    out = cell(ordered, seed=seed)
+    out.update(
+        skipped=status.get("skipped", 0),
+        errors=status.get("error", 0),
+        baseline=is_baseline(samples[0]["model"]) if samples else False,
+        graded_by=dict(sorted(rules.items())),
+    )
+    for key, name in (
+        ("subtask", "by_subtask"),
+        ("skill", "by_skill"),
+        ("difficulty", "by_difficulty"),
+        ("answer_format", "by_answer_format"),
+    ):
+        out[name] = {g: cell(v, seed=seed) for g, v in group_scores(items, correct, key).items()}
+    return out
+
+
+def pairwise(
+    correct: Mapping[str, Mapping[str, bool]], models: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Exact McNemar test for every pair of models on the items both answered."""
+    pairs = []
+    for a, b in combinations(models, 2):
+        shared = [i for i in correct[a] if i in correct[b]]
+        first = [correct[a][i] for i in shared]
+        second = [correct[b][i] for i in shared]
+        test = st.mcnemar_exact(first, second)
+        diff = (st.accuracy(first) or 0.0) - (st.accuracy(second) or 0.0) if shared else None
+        pairs.append(
+            {
+                "a": a,
+                "b": b,
+                "n": test["n"],
+                "a_only": test["first_only"],
+                "b_only": test["second_only"],
+                "difference": diff,
+                "p_value": test["p_value"],
+                "significant": bool(shared) and test["p_value"] < st.ALPHA,
+            }
+        )
+    return pairs
+
+
+def shared_matrix(
+    correct: Mapping[str, Mapping[str, bool]], models: Sequence[str], item_ids: Sequence[str]
+) -> tuple[list[str], dict[str, list[bool]]]:
+    """The items every model answered, and each model's scores on them (item order)."""
+    shared = [i for i in item_ids if all(i in correct[m] for m in models)]
+    return shared, {m: [correct[m][i] for i in shared] for m in models}
+
+
+def item_analysis(
+    items: Sequence[Item], correct: Mapping[str, Mapping[str, bool]], models: Sequence[str]
+) -> dict[str, Any]:
+    """Per-item difficulty and discrimination; the items no model and every model solves."""
+    matrix = np.full((len(models), len(items)), np.nan)
+    for r, model in enumerate(models):
+        for c, item in enumerate(items):
+            if item.id in correct[model]:
+                matrix[r, c] = 1.0 if correct[model][item.id] else 0.0
+    discrimination = st.item_discrimination(matrix) if models else [None] * len(items)
+    rows = []
+    for c, item in enumerate(items):
+        scored = [bool(matrix[r, c]) for r in range(len(models)) if not math.isnan(matrix[r, c])]
+        rows.append(
+            {
+                "id": item.id,
+                "subtask": _subtask(item),
+                "difficulty_label": _difficulty(item),
+                "n_models": len(scored),
+                "p_correct": st.item_difficulty(scored),
+                "discrimination": discrimination[c],
+                "solved_by": [m for r, m in enumerate(models) if matrix[r, c] == 1.0],
+            }
+        )
+    answered = [r for r in rows if r["n_models"] > 0]
+    real = [m for m in models if not is_baseline(m)]
+    return {
+        "difficulty_method": "share of models answering correctly (1 = every model)",
+        "discrimination_method": "corrected point-biserial r across models "
+        "(item score vs accuracy on the other items)",
+        "per_item": rows,
+        "none_solved": [r["id"] for r in answered if r["p_correct"] == 0],
+        "all_solved": [r["id"] for r in answered if r["p_correct"] == 1],
+        "none_solved_by_real_models": [
+            r["id"] for r in answered if real and not set(r["solved_by"]) & set(real)
+        ],
+    }
+
+
+def spread(summaries: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Spread of accuracies: over every model and over the non-baseline models."""
+
+    def stats(values: list[float]) -> dict[str, float | None]:
+        if not values:
+            return {"min": None, "max": None, "range": None, "std": None}
+        return {
+            "min": min(values),
+            "max": max(values),
+            "range": max(values) - min(values),
+            "std": float(np.std(values)),
+        }
+
+    every = [s["accuracy"] for s in summaries.values() if s["accuracy"] is not None]
+    real = [
+        s["accuracy"]
+        for s in summaries.values()
+        if s["accuracy"] is not None and not s.get("baseline")
+    ]
+    return {"all_models": stats(every), "real_models": stats(real)}
+
+
+def warnings_for(
+    summaries: Mapping[str, Mapping[str, Any]],
+    pairs: Sequence[Mapping[str, Any]],
+    stability: Mapping[str, Any],
+    items: Mapping[str, Any],
+    n_items: int,
+) -> list[str]:
+    """Plain-language warnings a person should read before trusting the numbers."""
+    out: list[str] = []
+    scored = {m: s for m, s in summaries.items() if s["accuracy"] is not None}
+    real = {m: s for m, s in scored.items() if not s.get("baseline")}
+    if scored:
+        best, top = max(scored.items(), key=lambda kv: kv[1]["accuracy"])
+        if top["accuracy"] > SATURATION:
+            out.append(
+                f"saturation: {best} scores {top['accuracy']:.0%} (> {SATURATION:.0%}); the "
+                "benchmark leaves little room to separate stronger models"
+            )
+    for model, s in summaries.items():
+        if s["skipped"]:
+            out.append(
+                f"{model}: {s['skipped']} item(s) skipped (media the model cannot take); its "
+                "accuracy covers the other items only"
+            )
+        if s["errors"]:
+            out.append(f"{model}: {s['errors']} item(s) failed with an error and are not scored")
+        if s["n"] == 0:
+            out.append(f"{model}: no item was scored")
+    baselines = {m: s for m, s in scored.items() if s.get("baseline")}
+    for model, s in real.items():
+        for base, b in baselines.items():
+            if s["accuracy"] <= b["accuracy"]:
+                out.append(
+                    f"{model} ({s['accuracy']:.0%}) does not beat {base} ({b['accuracy']:.0%})"
+                )
+    if len(scored) >= 2 and pairs and not any(p["significant"] for p in pairs):
+        out.append(
+            "no pair of models differs significantly (exact McNemar, p < 0.05): the benchmark "
+            "does not separate these models at this size"
+        )
+    tau = stability.get("kendall_tau")
+    if tau is not None and tau < 0.5:
+        out.append(
+            f"unstable ranking: split-half Kendall tau {tau:.2f} (< 0.5); halves of the items "
+            "often rank the models differently"
+        )
+    if n_items < FEW_ITEMS:
+        out.append(
+            f"only {n_items} items: confidence intervals are wide; build more items for "
+            "firm conclusions"
+        )
+    if len(scored) >= 2 and items["none_solved"]:
+        out.append(
+            f"{len(items['none_solved'])} item(s) no model solves: check them for wrong targets "
+            "(benchsmith judge) or keep them as headroom"
+        )
+    return out
+
+
+def summarize(
+    items: Sequence[Item],
+    samples: Iterable[Mapping[str, Any]],
+    models: Sequence[str],
+    *,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The machine-readable evaluation (the body of ``eval.json``).
+
+    Args:
+        items: The benchmark's items (the order of the item analysis).
+        samples: Every scored sample (see the module docstring).
+        models: The model specs, in the order they were given.
+        seed: Seed of the bootstrap and of the split-half splits.
+
+    Returns:
+        ``models``, ``pairs``, ``ranking_stability``, ``spread``, ``items``, ``warnings`` and
+        ``methods``.
+    """
+    by_model: dict[str, list[Mapping[str, Any]]] = {m: [] for m in models}
+    for sample in samples:
+        by_model.setdefault(sample["model"], []).append(sample)
+    summaries = {m: model_summary(items, by_model[m], seed=seed) for m in models}
+    correct = {
+        m: {s["item_id"]: bool(s["correct"]) for s in by_model[m] if s["status"] == "answered"}
+        for m in models
+    }
+    # Models that answered nothing (every item skipped) take no part in the comparisons.
+    active = [m for m in models if correct[m]]
+    pairs = pairwise(correct, active)
+    shared, matrix = shared_matrix(correct, active, [i.id for i in items])
+    stability = (
+        st.split_half_kendall(matrix, seed=seed)
+        if shared
+        else {"kendall_tau": None, "splits": 0, "n_items": 0, "n_models": len(models)}
+    )
+    analysis = item_analysis(items, correct, models)
+    return {
+        "models": summaries,
+        "pairs": pairs,
+        "ranking_stability": stability,
+        "spread": spread(summaries),
+        "items": analysis,
+        "warnings": warnings_for(summaries, pairs, stability, analysis, len(items)),
+        "methods": {
+            "accuracy": "share of answered items scored correct; skipped and failed items "
+            "are left out of n",
+            "ci95": f"percentile bootstrap, {st.BOOTSTRAP_RESAMPLES} resamples, seed {seed}",
+            "pairs": "exact McNemar test on the items both models answered, two-sided, "
+            f"significant at p < {st.ALPHA}",
+            "ranking_stability": f"mean Kendall tau-b between the model rankings on two "
+            f"random halves of the shared items, {st.SPLITS} seeded splits",
+            "saturation": f"warned when the best model exceeds {SATURATION:.0%}",
+            **{k: analysis[k] for k in ("difficulty_method", "discrimination_method")},
+        },
+    }

@@ -1,0 +1,285 @@
+"""The Python API of evaluation: run models on a benchmark, judge its items, write the report.
+
+    from benchsmith.evaluate.api import evaluate_benchmark, judge_benchmark, write_report
+
+    result = evaluate_benchmark("out/capitals", ["baseline:random", "local"])
+    result.data["models"]["local"]["accuracy"]
+
+Results land in the benchmark folder: ``eval.json`` (machines), ``eval_samples.jsonl`` (every
+answer and its score), ``judge.json`` (item quality) and ``report.html`` (people). Model
+calls are recorded under ``BENCH/eval_runs/`` unless the configuration names a run folder;
+a rerun is served from those records (resume).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchsmith.config import RunConfig
+from benchsmith.errors import ModelSpecError
+from benchsmith.evaluate.analysis import summarize
+from benchsmith.evaluate.baselines import BASELINES, is_baseline
+from benchsmith.evaluate.folder import (
+    EVAL_FILE,
+    JUDGE_FILE,
+    REPORT_FILE,
+    RUN_DIR,
+    SAMPLES_FILE,
+    EvaluationError,
+    load_items,
+    load_spec,
+    read_json,
+    write_json,
+)
+from benchsmith.evaluate.quality import judge_benchmark_items
+from benchsmith.evaluate.runner import Response, run_models
+from benchsmith.evaluate.scoring import answer_format, score_item
+from benchsmith.item import Item
+from benchsmith.llm.client import LLMRuntime, RoleModel
+from benchsmith.llm.registry import runtime_for
+from benchsmith.llm.specs import parse_model_spec
+
+
+@dataclass
+class EvalResult:
+    """What :func:`evaluate_benchmark` produced."""
+
+    bench_dir: Path
+    eval_path: Path
+    report_path: Path
+    data: dict[str, Any]
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    new_calls: int = 0
+    """Model calls made by this run (0 when every reply came from the run records)."""
+
+    def accuracy(self, model: str) -> float | None:
+        """A model's accuracy over its answered items."""
+        return self.data["models"][model]["accuracy"]
+
+
+@dataclass
+class JudgeResult:
+    """What :func:`judge_benchmark` produced."""
+
+    bench_dir: Path
+    judge_path: Path
+    report_path: Path
+    data: dict[str, Any]
+
+
+def _config(bench_dir: Path, config: RunConfig | None) -> RunConfig:
+    config = config or RunConfig()
+    if config.run_dir is None:
+        config = dataclasses.replace(config, run_dir=str(bench_dir / RUN_DIR))
+    return config
+
+
+def check_models(models: Sequence[str]) -> list[str]:
+    """The model specs, stripped and de-duplicated, each checked.
+
+    Raises:
+        EvaluationError: No model was given.
+        ModelSpecError: A spec is neither a baseline nor a model spec.
+    """
+    specs = list(dict.fromkeys(m.strip() for m in models if m and m.strip()))
+    if not specs:
+        raise EvaluationError(
+            "no model to evaluate; give --model SPEC (local, openai:MODEL, MODEL@URL, "
+            f"{', '.join(BASELINES)})"
+        )
+    for spec in specs:
+        if is_baseline(spec):
+            if spec not in BASELINES:
+                raise ModelSpecError(f"unknown baseline {spec!r}; use {', '.join(BASELINES)}")
+        else:
+            parse_model_spec(spec)
+    return specs
+
+
+def judge_configured(runtime: LLMRuntime) -> bool:
+    """Whether the judge role was set on purpose (not the built-in ``local`` default)."""
+    resolved = runtime.models.get("judge")
+    return resolved is not None and resolved.source != "default"
+
+
+def _score_all(
+    items: Sequence[Item],
+    responses: dict[str, list[Response]],
+    judge: RoleModel | None,
+    concurrency: int,
+) -> list[dict[str, Any]]:
+    by_id = {i.id: i for i in items}
+
+    def one(response: Response) -> dict[str, Any]:
+        item = by_id[response.item_id]
+        sample = response.as_dict() | {
+            "answer_format": answer_format(item),
+            "target": item.target,
+            "correct": None,
+            "rule": "",
+        }
+        if response.status == "answered":
+            score = score_item(response.answer, item, judge=judge)
+            sample.update(correct=score.correct, rule=score.rule)
+        return sample
+
+    flat = [r for rs in responses.values() for r in rs]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        return list(pool.map(one, flat))
+
+
+def evaluate_benchmark(
+    bench_dir: str | Path,
+    models: list[str],
+    *,
+    config: RunConfig | None = None,
+    concurrency: int = 4,
+    limit: int | None = None,
+    on_done: Callable[[Response], None] | None = None,
+    report: bool = True,
+) -> EvalResult:
+    """Run models on every item of a benchmark, score them and write ``eval.json``.
+
+    Args:
+        bench_dir: The benchmark folder.
+        models: Model specs (``local``, ``openai:MODEL``, ``MODEL@URL``...) and baselines
+            (``baseline:random``, ``baseline:first``).
+        config: Run configuration (judge role, run folder, seed, budget); the run records
+            go to ``BENCH/eval_runs`` when it names no run folder.
+        concurrency: (model, item) pairs in flight at once.
+        limit: Only the first ``limit`` items.
+        on_done: Called after each (model, item) pair (progress bars).
+        report: Also write ``report.html``.
+
+    Returns:
+        The result, with the ``eval.json`` data.
+
+    Raises:
+        EvaluationError: The folder has no readable items, or no model was given.
+        ModelSpecError: A model spec is malformed.
+        BudgetExceededError: The budget ran out.
+    """
+    folder = Path(bench_dir)
+    specs = check_models(models)
+    items = load_items(folder)
+    if limit is not None:
+        if limit < 1:
+            raise EvaluationError(f"--limit must be at least 1, got {limit}")
+        items = items[:limit]
+    config = _config(folder, config)
+    runtime = runtime_for(config)
+    before = len(runtime.records)
+    started = time.monotonic()
+    responses = run_models(
+        items,
+        specs,
+        bench_dir=folder,
+        runtime=runtime,
+        seed=config.seed,
+        concurrency=concurrency,
+        on_done=on_done,
+    )
+    needs_judge = any(answer_format(i) == "open" for i in items)
+    judge = runtime.for_role("judge") if needs_judge and judge_configured(runtime) else None
+    samples = _score_all(items, responses, judge, concurrency)
+    data = summarize(items, samples, specs, seed=config.seed)
+    spec = load_spec(folder)
+    data = {
+        "benchmark": {
+            "path": str(folder.resolve()),
+            "intent": spec.intent if spec else None,
+            "n_items": len(items),
+            "limit": limit,
+        },
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "open_answers": "judge role " + judge.spec.text if judge else "includes match",
+        **data,
+        "run": {
+            "run_dir": config.run_dir,
+            "new_calls": len(runtime.records) - before,
+            "seconds": round(time.monotonic() - started, 2),
+            "seed": config.seed,
+        },
+    }
+    eval_path = write_json(folder / EVAL_FILE, data)
+    lines = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
+    (folder / SAMPLES_FILE).write_text(lines, encoding="utf-8")
+    report_path = write_report(folder) if report else folder / REPORT_FILE
+    return EvalResult(
+        bench_dir=folder,
+        eval_path=eval_path,
+        report_path=report_path,
+        data=data,
+        samples=samples,
+        new_calls=data["run"]["new_calls"],
+    )
+
+
+def judge_benchmark(
+    bench_dir: str | Path,
+    *,
+    config: RunConfig | None = None,
+    concurrency: int = 4,
+    limit: int | None = None,
+    on_done: Callable[[str], None] | None = None,
+    report: bool = True,
+) -> JudgeResult:
+    """Rate every item (FSQ, QAC, CQC, TSD, SSC) and the benchmark (UIA) with the judge role.
+
+    Args:
+        bench_dir: The benchmark folder.
+        config: Run configuration; its judge role rates (``--model``/``role_models``).
+        concurrency: Items rated at once.
+        limit: Only the first ``limit`` items.
+        on_done: Called with each item id when it is rated.
+        report: Also (re)write ``report.html``.
+
+    Returns:
+        The result, with the ``judge.json`` data.
+    """
+    folder = Path(bench_dir)
+    items = load_items(folder)
+    if limit is not None:
+        items = items[: max(1, limit)]
+    runtime = runtime_for(_config(folder, config))
+    data = judge_benchmark_items(
+        items,
+        runtime.for_role("judge"),
+        load_spec(folder),
+        concurrency=concurrency,
+        on_done=on_done,
+    )
+    data["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    judge_path = write_json(folder / JUDGE_FILE, data)
+    report_path = write_report(folder) if report else folder / REPORT_FILE
+    return JudgeResult(folder, judge_path, report_path, data)
+
+
+def write_report(bench_dir: str | Path) -> Path:
+    """Write ``BENCH/report.html`` from ``eval.json``, ``judge.json`` and the items.
+
+    Either result file may be missing; the page shows what exists.
+
+    Returns:
+        The path of the page.
+    """
+    from benchsmith.evaluate.html import render_report
+
+    folder = Path(bench_dir)
+    items = load_items(folder)
+    page = render_report(
+        items=items,
+        spec=load_spec(folder),
+        evaluation=read_json(folder / EVAL_FILE),
+        quality=read_json(folder / JUDGE_FILE),
+    )
+    path = folder / REPORT_FILE
+    path.write_text(page, encoding="utf-8")
+    return path

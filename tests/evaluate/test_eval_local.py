@@ -1,0 +1,161 @@
+"""Evaluation on a real benchmark built by the embedded model, and agreement with Inspect AI.
+
+A 3-item text multiple-choice benchmark is built with SmolLM2-135M (``benchsmith build`` in
+a child process); ``baseline:random``, ``baseline:first`` and ``local`` are evaluated
+offline; the report is checked; then the folder's ``inspect_task.py`` runs with ``inspect
+eval`` against the same llama.cpp server at temperature 0 with the same token cap (512, the
+embedded model's default) and its accuracy is compared with ``benchsmith eval``'s.
+
+Observed (3 items): both harnesses got the same completions item by item (e.g. ``C) Santiago``,
+``The answer is D) Madrid``) and the same accuracy (0/3 for ``local``). The two can still
+differ in one known way: benchsmith's ``choice_letter`` also accepts a bare leading letter
+(``C) Santiago``) while Inspect's ``choice()`` scorer needs ``ANSWER: C``; an item whose
+bare letter is the right one would count for benchsmith and not for Inspect. The test asserts
+equal completions first, so such a case would show up in the printed per-item table.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchsmith.config import RunConfig
+from benchsmith.llm.local import local_server, server_available
+from benchsmith.spec import Subtask
+from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+
+BIN = Path(sys.executable).parent
+COUNTRIES = [
+    ("France", "Paris"), ("Spain", "Madrid"), ("Italy", "Rome"), ("Japan", "Tokyo"),
+    ("Kenya", "Nairobi"), ("Peru", "Lima"), ("Chile", "Santiago"), ("Egypt", "Cairo"),
+]  # fmt: skip
+SIZE = 3
+MODELS = ["baseline:random", "baseline:first", "local"]
+
+
+def env(tmp: Path, **extra: str) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
+    out.update(
+        BENCHSMITH_HOME=str(tmp / "home"),
+        HF_DATASETS_OFFLINE="1",
+        HF_HUB_OFFLINE="1",
+        HF_HOME=str(tmp / "hf-home"),
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    out.update(extra)
+    return out
+
+
+def run(cmd: list[str], cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess:
+    cwd.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(cmd, cwd=cwd, env=environ, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{cmd[:3]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    if not server_available():
+        pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
+    from benchsmith.evaluate.api import evaluate_benchmark
+
+    tmp = tmp_path_factory.mktemp("eval-local")
+    card = jsonl_dataset(tmp, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
+    subtask = Subtask(
+        id="capitals",
+        name="Capitals",
+        description="Pick the capital city of the country named in the question.",
+        answer_format="multiple_choice",
+        skills=["geography"],
+    )
+    spec = one_grounding_spec(
+        subtask, card, size=SIZE, answer_field="capital", question_field="name",
+        intent="capitals of countries",
+    )  # fmt: skip
+    spec_path = tmp / "spec.json"
+    spec_path.write_text(spec.model_dump_json())
+    out = tmp / "capitals-bench"
+    run(
+        [
+            str(BIN / "benchsmith"), "build", "--spec", str(spec_path), "--out", str(out),
+            "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet",
+        ],
+        tmp,
+        env(tmp),
+    )  # fmt: skip
+    config = RunConfig(run_dir=str(tmp / "eval-runs"))
+    result = evaluate_benchmark(out, MODELS, config=config, concurrency=2)
+    return tmp, out, result
+
+
+def test_three_models_are_evaluated_offline(evaluated):
+    _tmp, out, result = evaluated
+    data = json.loads((out / "eval.json").read_text())
+    assert set(data["models"]) == set(MODELS)
+    for model in MODELS:
+        m = data["models"][model]
+        assert m["n"] == SIZE and m["skipped"] == 0 and m["errors"] == 0
+        assert 0.0 <= m["accuracy"] <= 1.0 and m["ci95"][0] <= m["accuracy"] <= m["ci95"][1]
+        assert m["by_subtask"]["capitals"]["n"] == SIZE
+    assert result.new_calls == SIZE  # one call per item for `local`, none for the baselines
+    assert len(data["pairs"]) == 3 and len(data["items"]["per_item"]) == SIZE
+    assert any("only 3 items" in w for w in data["warnings"])
+
+
+def test_the_report_renders_with_plots_and_numbers(evaluated):
+    _tmp, out, _result = evaluated
+    page = (out / "report.html").read_text()
+    data = json.loads((out / "eval.json").read_text())
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) >= 3  # score by subtask, difficulty histogram, coverage heatmap
+    for image in images:
+        assert base64.b64decode(image).startswith(b"\x89PNG\r\n\x1a\n")
+    for model, m in data["models"].items():
+        assert model in page
+        assert f"{100 * m['accuracy']:.1f}%" in page
+        assert f"{m['correct']}/{m['n']}" in page
+    for warning in data["warnings"]:
+        assert html.escape(warning) in page
+
+
+def test_scores_agree_with_inspect_on_the_same_server(evaluated):
+    tmp, out, result = evaluated
+    base_url = local_server().ensure_started()
+    logs = tmp / "inspect-logs"
+    cwd = tmp / "elsewhere"
+    run(
+        [
+            str(BIN / "inspect"), "eval", os.path.relpath(out / "inspect_task.py", cwd),
+            "--model", "openai-api/local/smollm2", "--max-tokens", "512", "--temperature", "0",
+            "--log-format", "json", "--display", "none",
+        ],
+        cwd,
+        env(tmp, LOCAL_API_KEY="x", LOCAL_BASE_URL=base_url, INSPECT_LOG_DIR=str(logs)),
+    )  # fmt: skip
+    from inspect_ai.log import read_eval_log
+
+    (log_file,) = logs.glob("*.json")
+    log = read_eval_log(str(log_file))
+    assert log.status == "success" and len(log.samples) == SIZE
+    inspect_correct = {str(s.id): next(iter(s.scores.values())).value == "C" for s in log.samples}
+    inspect_answers = {str(s.id): s.output.completion for s in log.samples}
+    ours = {s["item_id"]: s for s in result.samples if s["model"] == "local"}
+    report = {
+        i: {"inspect": (inspect_answers[i], inspect_correct[i]),
+            "benchsmith": (ours[i]["answer"], ours[i]["correct"])}
+        for i in ours
+    }  # fmt: skip
+    print(json.dumps(report, indent=1))
+    assert {i: s["answer"] for i, s in ours.items()} == inspect_answers, report
+    inspect_accuracy = sum(inspect_correct.values()) / SIZE
+    assert result.accuracy("local") == inspect_accuracy, report
