@@ -11,44 +11,24 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from benchsmith.llm.local import local_server, server_available
-from benchsmith.spec import Subtask
-from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+from benchsmith.testing.local_build import (
+    BIN,
+    COUNTRIES,
+    build_capitals_locally,
+    offline_env,
+    run_checked,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
-BIN = Path(sys.executable).parent
-COUNTRIES = [
-    ("France", "Paris"), ("Spain", "Madrid"), ("Italy", "Rome"), ("Japan", "Tokyo"),
-    ("Kenya", "Nairobi"), ("Peru", "Lima"), ("Chile", "Santiago"), ("Egypt", "Cairo"),
-]  # fmt: skip
 SIZE = 3
-
-
-def env(tmp: Path, **extra: str) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
-    out.update(
-        BENCHSMITH_HOME=str(tmp / "home"),
-        HF_DATASETS_OFFLINE="1",
-        HF_HUB_OFFLINE="1",
-        HF_HOME=str(tmp / "hf-home"),
-        NO_PROXY="127.0.0.1,localhost",
-    )
-    out.update(extra)
-    return out
-
-
-def run(cmd: list[str], cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess:
-    cwd.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(cmd, cwd=cwd, env=environ, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{cmd[:3]} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done
+env = offline_env
+run = run_checked
 
 
 @pytest.fixture(scope="module")
@@ -56,28 +36,7 @@ def built(tmp_path_factory):
     if not server_available():
         pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
     tmp = tmp_path_factory.mktemp("build-local")
-    card = jsonl_dataset(tmp, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
-    subtask = Subtask(
-        id="capitals",
-        name="Capitals",
-        description="Pick the capital city of the country named in the question.",
-        answer_format="multiple_choice",
-    )
-    spec = one_grounding_spec(
-        subtask, card, size=SIZE, answer_field="capital", question_field="name",
-        intent="capitals of countries",
-    )  # fmt: skip
-    spec_path = tmp / "spec.json"
-    spec_path.write_text(spec.model_dump_json())
-    out = tmp / "capitals-bench"
-    done = run(
-        [
-            str(BIN / "benchsmith"), "build", "--spec", str(spec_path), "--out", str(out),
-            "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet",
-        ],
-        tmp,
-        env(tmp),
-    )  # fmt: skip
+    out, done = build_capitals_locally(tmp, SIZE)
     return tmp, out, done
 
 
