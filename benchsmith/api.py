@@ -316,9 +316,13 @@ def build_benchmark(
     )
     config = add_run_sources(config, run_dir, datasets, references)
     if not resume:
-        tmp = settings_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(_settings(config, intent, size), indent=2) + "\n")
-        os.replace(tmp, settings_path)
+        from benchsmith.package.writer import atomic_write
+
+        if parsed_spec is not None:
+            # The approved plan is on disk before the settings that make this a build, so a
+            # build killed at once resumes from it rather than planning anew.
+            atomic_write(existing_spec, parsed_spec.model_dump_json(indent=2) + "\n")
+        atomic_write(settings_path, json.dumps(_settings(config, intent, size), indent=2) + "\n")
     payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
     if parsed_spec is not None:
         payload["spec"] = parsed_spec.model_dump(mode="json")

@@ -479,3 +479,26 @@ def test_a_duplicate_is_fixed_locally_with_a_new_wording(tmp_path):
         if row["metadata"]["fixes"]:
             (history,) = row["metadata"]["fix_history"]
             assert history["check"] == "duplicate" and "exact duplicate of" in history["reason"]
+
+
+def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):
+    from benchsmith.errors import ModelSpecError
+
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 2, card.size, {})])
+    out = tmp_path / "bench"
+    paths = {"out_dir": str(out), "run_dir": str(out / ".run")}
+    # The build dies in preflight, before any graph node could write the plan.
+    with pytest.raises(ModelSpecError):
+        build_benchmark(
+            out=out,
+            config=RunConfig(model="gpt4", catalog_dir=str(tmp_path / "catalog"), **paths),
+            spec=spec,
+        )
+    assert json.loads((out / "spec.json").read_text()) == spec.model_dump(mode="json")
+    config = RunConfig(catalog_dir=str(tmp_path / "catalog"), **paths)
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    install(config, router)
+    result = build_benchmark(out=out, config=config, resume=True)  # no --spec: from disk
+    register_runtime(config, None)
+    assert result.items == 2 and "SubtaskProposal" not in router.prompts
