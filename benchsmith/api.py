@@ -355,24 +355,16 @@ def _package_partial(config: RunConfig, spec: BenchmarkSpec | None) -> None:
     """After the budget ran out: package what was accepted, marked as stopped."""
     import time
 
-    from benchsmith.agents.packaging import source_cards
-    from benchsmith.agents.realize import workspace_for
-    from benchsmith.llm.registry import runtime_for
-    from benchsmith.package.writer import write_package
+    from benchsmith.agents.packaging import package_build
 
     if spec is None:
         return
-    ws = workspace_for(config, spec)
-    write_package(
-        ws.bench_dir,
+    package_build(
+        config,
         spec,
-        ws.ledger,
         targets={a.grounding_id: a.quota for a in spec.allocations},
         shortfalls=[],
-        llm_usage=runtime_for(config).ledger.summary(),
         models={},
         started_at=time.time(),
-        seed=config.seed,
-        sources=source_cards(config, [g.dataset_id for g in spec.groundings]),
         status="budget_exhausted",
     )

@@ -20,26 +20,48 @@ def source_cards(config: Any, dataset_ids: list[str]) -> list[Any]:
     return cards
 
 
-def package_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    """Graph node: write data/, rejects, spec, report, card and the harness tasks."""
+def package_build(
+    config: Any,
+    spec: Any,
+    *,
+    targets: dict[str, int],
+    shortfalls: list[dict[str, Any]],
+    models: dict[str, str],
+    started_at: float,
+    status: str | None = None,
+) -> dict[str, Any]:
+    """Write the folder of the build ``config`` describes from its ledger; return the report."""
     from benchsmith.package.writer import write_package
 
-    config = run_config(runtime)
-    ws = workspace_for(config, state["spec"])
-    report = write_package(
+    ws = workspace_for(config, spec)
+    return write_package(
         ws.bench_dir,
         ws.spec,
         ws.ledger,
-        targets=dict(state.get("targets") or {}),
-        shortfalls=list(state.get("shortfalls") or []),
+        targets=targets,
+        shortfalls=shortfalls,
         llm_usage=runtime_for(config).ledger.summary(),
-        models=dict(state.get("models") or {}),
-        started_at=float(state.get("started_at") or 0.0),
+        models=models,
+        started_at=started_at,
         seed=config.seed,
         sources=source_cards(config, [g.dataset_id for g in ws.spec.groundings]),
+        status=status,
+    )
+
+
+def package_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+    """Graph node: write data/, rejects, spec, report, card and the harness tasks."""
+    config = run_config(runtime)
+    report = package_build(
+        config,
+        state["spec"],
+        targets=dict(state.get("targets") or {}),
+        shortfalls=list(state.get("shortfalls") or []),
+        models=dict(state.get("models") or {}),
+        started_at=float(state.get("started_at") or 0.0),
     )
     return {
         "build_status": report["status"],
         "report": report,
-        "build_log": [f"package: {report['items']} item(s) written to {ws.bench_dir}"],
+        "build_log": [f"package: {report['items']} item(s) written to {config.out_dir}"],
     }

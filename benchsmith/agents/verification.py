@@ -96,16 +96,16 @@ def describe_media(item: Item) -> str:
     return "; ".join(notes)
 
 
-def item_for_judge(item: Item, question: str) -> str:
-    """The item as the judge reads it: question, choices, answer."""
+def item_for_judge(item: Item, question: str, answer_label: str = "answer") -> str:
+    """The item as a judge reads it: question, choices, and the answer under ``answer_label``."""
     lines = [f"question: {question}"]
     if item.choices:
         lines.append(
             "choices: " + " ".join(f"{LETTERS[i]}) {c}" for i, c in enumerate(item.choices))
         )
-        lines.append(f"answer: {item.target}) {item.answer_text()}")
+        lines.append(f"{answer_label}: {item.target}) {item.answer_text()}")
     else:
-        lines.append(f"answer: {item.target}")
+        lines.append(f"{answer_label}: {item.target}")
     return "\n".join(lines)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.errors import StructuredOutputError
-from benchsmith.item import LETTERS, Item
+from benchsmith.item import Item
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import BenchmarkSpec
@@ -85,15 +85,9 @@ def attribute(scores: dict[str, int]) -> str | None:
 
 def item_block(item: Item) -> str:
     """The item as the judge reads it: question, choices, target answer."""
-    lines = [f"question: {item.input_text()}"]
-    if item.choices:
-        lines.append(
-            "choices: " + " ".join(f"{LETTERS[i]}) {c}" for i, c in enumerate(item.choices))
-        )
-        lines.append(f"target: {item.target}) {item.answer_text()}")
-    else:
-        lines.append(f"target: {item.target}")
-    return "\n".join(lines)
+    from benchsmith.agents.verification import item_for_judge
+
+    return item_for_judge(item, item.input_text(), answer_label="target")
 
 
 def _media(item: Item) -> str:

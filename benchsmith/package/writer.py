@@ -17,6 +17,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,32 +53,52 @@ def ledger_fingerprint(ledger: Ledger) -> str:
     return sha256_text(canonical_json(sorted(ledger.done_ids())))
 
 
-def write_data(bench_dir: Path, ledger: Ledger) -> tuple[int, Counter[str], set[str]]:
-    """Write ``data/test.jsonl`` from the accepted items, in id order.
+@dataclass
+class DataStats:
+    """What :func:`write_data` counted while it read the accepted items."""
+
+    n_items: int = 0
+    per_subtask: Counter[str] = field(default_factory=Counter)
+    per_modality: Counter[str] = field(default_factory=Counter)
+    media: set[str] = field(default_factory=set)
+    items_fixed: int = 0
+    total_fixes: int = 0
+    fallbacks: int = 0
+
+
+def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
+    """Write ``data/test.jsonl`` from the accepted items, in id order, counting them.
 
     Streams: only the ids and where each entry is in the ledger are held in memory.
 
     Returns:
-        The item count, items per subtask, and the media paths the items use.
+        Item counts (per subtask, per modality combination), the media paths the items use,
+        local fixes and orchestration fallbacks.
     """
     from benchsmith.item import Item
 
     accepted: list[tuple[str, tuple[int, int]]] = []
-    per_subtask: Counter[str] = Counter()
-    media: set[str] = set()
+    stats = DataStats()
     for where, entry in ledger.located_entries():
         if entry["status"] != "accepted":
             continue
         item = Item.model_validate(entry["item"])
         accepted.append((item.id, where))
-        per_subtask[str(item.metadata.get("subtask"))] += 1
-        media.update(path for _kind, path in item.media_paths())
+        meta = item.metadata
+        stats.per_subtask[str(meta.get("subtask"))] += 1
+        stats.per_modality["+".join(meta.get("modalities") or ["text"])] += 1
+        stats.media.update(path for _kind, path in item.media_paths())
+        fixes = int(meta.get("fixes") or 0)
+        stats.total_fixes += fixes
+        stats.items_fixed += 1 if fixes else 0
+        stats.fallbacks += (meta.get("orchestration") or {}).get("source") == "fallback"
     accepted.sort()
+    stats.n_items = len(accepted)
     with atomic_lines(bench_dir / DATA_FILE) as out:
         for _item_id, where in accepted:
             item = Item.model_validate(ledger.read_at(where)["item"])
             out.write(_dump(item.model_dump(mode="json")) + "\n")
-    return len(accepted), per_subtask, media
+    return stats
 
 
 def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
@@ -274,26 +295,14 @@ def write_package(
             old = None
         if isinstance(old, dict) and old.get("ledger_fingerprint") == fingerprint:
             return old
-    n_items, per_subtask, media = write_data(bench_dir, ledger)
+    data = write_data(bench_dir, ledger)
+    n_items = data.n_items
     reasons = write_rejects(bench_dir, ledger)
-    removed = clean_media(bench_dir, media)
+    removed = clean_media(bench_dir, data.media)
     atomic_write(
         bench_dir / "spec.json",
         json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
     )
-    fixes = Counter()
-    fallbacks = 0
-    modalities: Counter[str] = Counter()
-    for entry in ledger.entries():
-        if entry["status"] != "accepted":
-            continue
-        meta = entry["item"].get("metadata", {})
-        n = int(meta.get("fixes") or 0)
-        fixes["total_fixes"] += n
-        fixes["items_fixed"] += 1 if n else 0
-        if (meta.get("orchestration") or {}).get("source") == "fallback":
-            fallbacks += 1
-        modalities["+".join(meta.get("modalities") or ["text"])] += 1
     rejected = sum(reasons.values())
     rate = round(n_items / (n_items + rejected), 4) if n_items + rejected else 0.0
     exports = write_exports(
@@ -311,18 +320,18 @@ def write_package(
         "items": n_items,
         "rejected": rejected,
         "acceptance_rate": rate,
-        "items_per_subtask": dict(sorted(per_subtask.items())),
-        "items_per_modality": dict(sorted(modalities.items())),
+        "items_per_subtask": dict(sorted(data.per_subtask.items())),
+        "items_per_modality": dict(sorted(data.per_modality.items())),
         "quotas": quota_table(spec, ledger, targets),
         "shortfalls": shortfalls,
         "rejection_reasons": dict(sorted(reasons.items())),
-        "fixes": {"items_fixed": fixes["items_fixed"], "total_fixes": fixes["total_fixes"]},
-        "orchestration_fallbacks": fallbacks,
+        "fixes": {"items_fixed": data.items_fixed, "total_fixes": data.total_fixes},
+        "orchestration_fallbacks": data.fallbacks,
         "llm": llm_usage,
         "models": models,
         "seed": seed,
         "wall_time_s": round(time.time() - started_at, 3),
-        "media_files": len(media),
+        "media_files": len(data.media),
         "stale_media_removed": removed,
         "exports": exports,
         "computed": computed_summaries(bench_dir / ".run"),

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from benchsmith.package.card import card_stats, render_card
 from benchsmith.package.inspect_export import task_name, write_inspect_task
 from benchsmith.package.lmeval_export import LmEvalExport, write_lmeval_task
 from benchsmith.spec import BenchmarkSpec
+from benchsmith.testing.local_build import offline_env, run_checked
 from benchsmith.tools.context import ToolContext
 from benchsmith.tools.registry import run_tool
 
@@ -187,28 +187,9 @@ def base_url() -> str:
     return local_server().ensure_started()
 
 
-def _env(tmp: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
-    env.update(
-        HF_DATASETS_OFFLINE="1",
-        HF_HUB_OFFLINE="1",
-        HF_HOME=str(tmp / "hf-home"),
-        HF_DATASETS_CACHE=str(tmp / "hf-datasets"),
-        TRANSFORMERS_OFFLINE="1",
-        NO_PROXY="127.0.0.1,localhost",
-        PYTHONUNBUFFERED="1",
-    )
-    env.update(extra)
-    return env
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    cwd.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=500)
-    assert result.returncode == 0, (
-        f"{cmd[0]} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    )
-    return result
+# Child processes run offline, from another working directory.
+_env = offline_env
+_run = run_checked
 
 
 LOAD = """
