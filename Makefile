@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.benchsmith-installed
-SYSTEM_PACKAGES := espeak-ng ffmpeg
+SYSTEM_PACKAGES := espeak-ng ffmpeg tesseract-ocr tesseract-ocr-fra
 
 # llama-cpp-python compiles llama.cpp from source (about 7 minutes; pip caches the wheel).
 # A portable AVX2 build: the native build picks up AMX/AVX-512 kernels that crash on some
@@ -29,15 +29,7 @@ DEMO_OUT ?= out/demo
 demo: install catalog
 	$(BIN)/benchsmith doctor --probe
 	rm -rf $(DEMO_OUT)
-	$(BIN)/benchsmith build --spec examples/specs/spoken-capitals.json --seed 1 \
-		--out $(DEMO_OUT)/spoken-capitals --concurrency 2
-	$(BIN)/benchsmith build --spec examples/specs/digit-images.json --seed 1 \
-		--out $(DEMO_OUT)/digit-images --concurrency 2
-	$(BIN)/benchsmith build "spoken questions about world capitals" --size 6 --max-subtasks 1 \
-		--out $(DEMO_OUT)/from-intent --concurrency 2
-	$(BIN)/benchsmith build "problems on the time value of money" --size 12 --max-subtasks 1 \
-		--reference examples/references/time-value-of-money.md \
-		--out $(DEMO_OUT)/time-value-of-money --concurrency 2
+	$(BIN)/python -m benchsmith.testing.demo $(DEMO_OUT)
 	$(BIN)/benchsmith eval $(DEMO_OUT)/time-value-of-money --model baseline:random \
 		--model baseline:first --model local --quiet
 	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each;"
@@ -65,7 +57,8 @@ catalog: install
 
 system:
 	@missing=""; \
-	for cmd in espeak-ng ffmpeg ffprobe; do command -v $$cmd >/dev/null 2>&1 || missing=1; done; \
+	for cmd in espeak-ng ffmpeg ffprobe tesseract; do command -v $$cmd >/dev/null 2>&1 || missing=1; done; \
+	if command -v dpkg >/dev/null 2>&1 && ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then missing=1; fi; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing system packages: $(SYSTEM_PACKAGES)"; \

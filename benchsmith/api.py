@@ -63,6 +63,7 @@ def plan_benchmark(
     datasets: Sequence[str] = (),
     references: Sequence[str] = (),
     reviewer: Reviewer | None = None,
+    progress: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> PlanResult:
     """Plan a benchmark: subtasks, groundings and quotas.
 
@@ -75,6 +76,8 @@ def plan_benchmark(
         references: Reference documents to ground in.
         reviewer: Called with ``{"spec", "summary"}`` when the plan pauses for review;
             returns ``{"action": "approve" | "edit" | "reject", ...}``.
+        progress: Called with every node update as it happens (planner nodes are named
+            ``planner:design``, ``planner:grounding``, ...).
 
     Returns:
         The spec, where it was written, and the planner's log.
@@ -90,7 +93,7 @@ def plan_benchmark(
             config = replace(config, run_dir=str(out_dir / ".run"))
         config = add_run_sources(config, out_dir, datasets, references)
     config = replace(config, review=reviewer is not None)
-    values = _run_graph({"intent": intent, "size": size}, config, reviewer)
+    values = _run_graph({"intent": intent, "size": size}, config, reviewer, progress)
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     spec = BenchmarkSpec.model_validate(values["spec"])
@@ -136,9 +139,21 @@ def _run_graph(
     current: Any = payload
     final: dict[str, Any] = {}
     while True:
-        for mode, chunk in graph.stream(
-            current, thread, context=config, stream_mode=["updates", "values"]
+        # subgraphs=True: the planner's own nodes (design, grounding, allocation) report as
+        # they finish, so a long plan shows progress.
+        for namespace, mode, chunk in graph.stream(
+            current,
+            thread,
+            context=config,
+            stream_mode=["updates", "values"],
+            subgraphs=True,
         ):
+            if namespace:
+                if mode == "updates" and on_update is not None and isinstance(chunk, dict):
+                    for node, update in chunk.items():
+                        if isinstance(update, dict):
+                            on_update(f"planner:{node}", update)
+                continue
             if mode == "values" and isinstance(chunk, dict):
                 final = chunk
             elif mode == "updates" and on_update is not None and isinstance(chunk, dict):
@@ -323,6 +338,7 @@ def build_benchmark(
             # build killed at once resumes from it rather than planning anew.
             atomic_write(existing_spec, parsed_spec.model_dump_json(indent=2) + "\n")
         atomic_write(settings_path, json.dumps(_settings(config, intent, size), indent=2) + "\n")
+    _mark_part(run_dir)
     payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
     if parsed_spec is not None:
         payload["spec"] = parsed_spec.model_dump(mode="json")
@@ -345,6 +361,14 @@ def build_benchmark(
         log=list(values.get("planner_log") or []) + list(values.get("build_log") or []),
         warnings=list(values.get("warnings") or []),
     )
+
+
+def _mark_part(run_dir: Path) -> None:
+    """Note when this part of the build started (the report sums the parts' wall time)."""
+    import time
+
+    with open(run_dir / "parts.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"start": round(time.time(), 3)}) + "\n")
 
 
 def _load_spec_if_any(path: Path) -> BenchmarkSpec | None:

@@ -258,6 +258,7 @@ def plan(
         datasets=datasets,
         references=references,
         reviewer=_review_interactively if review else None,
+        progress=_plan_progress,
     )
     if as_json:
         click.echo(result.spec.model_dump_json(indent=2))
@@ -266,6 +267,13 @@ def plan(
         for warning in result.warnings:
             click.echo(f"\nwarning: {warning}")
         click.echo(f"\nspec written to {result.spec_path}")
+
+
+def _plan_progress(node: str, update: dict) -> None:
+    """Print each planning step as it happens (on stderr; a plan can take minutes)."""
+    if node.startswith("planner:"):
+        for line in update.get("planner_log") or []:
+            click.echo(f"plan: {line}", err=True)
 
 
 @cli.group(context_settings=CONTEXT_SETTINGS)

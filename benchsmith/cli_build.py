@@ -22,13 +22,17 @@ from benchsmith.cli_options import (
 )
 from benchsmith.config import RunConfig
 
+SHORTFALL_EXIT = 3
+"""Exit code of a build that ended short of its size (the report says why)."""
+
 
 class BuildProgress:
     """A tqdm bar over the accepted items, with per-subtask counts in its postfix."""
 
-    def __init__(self, enabled: bool) -> None:
+    def __init__(self, enabled: bool, show_plan: bool = True) -> None:
         """Start without a bar (it appears when the quotas are known)."""
         self.enabled = enabled
+        self.show_plan = show_plan
         self.bar: Any = None
         self.quota: Counter[str] = Counter()
         self.accepted: Counter[str] = Counter()
@@ -36,6 +40,12 @@ class BuildProgress:
 
     def __call__(self, node: str, update: dict[str, Any]) -> None:
         """Take one graph update."""
+        if node.startswith("planner:"):
+            # Each planning step as it happens (a plan on a small model takes minutes).
+            if self.show_plan:
+                for line in update.get("planner_log") or []:
+                    click.echo(f"plan: {line}", err=True)
+            return
         if node == "collect" and update.get("targets"):
             self._targets(update)
         elif node == "realize":
@@ -43,7 +53,7 @@ class BuildProgress:
                 subtask, _sep, status = key.rpartition(":")
                 for _ in range(count):
                     self._outcome(subtask, status)
-        elif node in ("planner", "package") and not self.enabled:
+        elif node == "package" and not self.enabled:
             for line in update.get("build_log") or []:
                 click.echo(line, err=True)
 
@@ -144,8 +154,9 @@ def register(cli: click.Group) -> None:
         default="auto",
         show_default=True,
         help="The LLM judge of every item: enforce (a failing verdict rejects the item), "
-        "advisory (recorded on the item only), off; auto enforces it unless the "
-        "verification role is the embedded 135M model, too small to judge.",
+        "advisory (recorded on the item only), off; auto enforces it, and skips it when the "
+        "verification role is the embedded 135M model (too small to judge; use advisory to "
+        "record its verdicts anyway).",
     )
     @click.option(
         "--resume", is_flag=True, help="Continue the build in --out after a crash or kill."
@@ -191,6 +202,10 @@ def register(cli: click.Group) -> None:
         dataset card, report.json/report.md, rejects.jsonl, an Inspect AI task file and an
         lm-evaluation-harness task. A killed build continues with --resume.
 
+        Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
+        report.md say why); 1 a build or model error; 2 a usage or input error; 130
+        interrupted.
+
         \b
         Examples:
           benchsmith build "spoken questions about world capitals" --size 50 --language en,fr
@@ -225,7 +240,7 @@ def register(cli: click.Group) -> None:
             judge=judge,
             replay=replay,
         )
-        progress = BuildProgress(enabled=not quiet)
+        progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
         try:
             result = build_benchmark(
                 intent,
@@ -244,13 +259,17 @@ def register(cli: click.Group) -> None:
         report = result.report
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
+        from benchsmith.package.writer import summary_lines
+
         llm = report.get("llm", {})
         click.echo(
             f"{report.get('status')}: {report.get('items')} of {report.get('size')} items in "
-            f"{result.out} ({report.get('rejected')} rejected, acceptance "
-            f"{report.get('acceptance_rate', 0):.0%}; {llm.get('calls', 0)} model calls, "
-            f"{llm.get('cached_calls', 0)} from the records; {report.get('wall_time_s', 0):.1f} s)"
+            f"{result.out} ({report.get('rejected')} rejected; {llm.get('calls', 0)} model "
+            f"calls, {llm.get('cached_calls', 0)} from the records; "
+            f"{report.get('wall_time_s', 0):.1f} s)"
         )
+        for line in summary_lines(report):
+            click.echo(f"  {line}")
         for row in report.get("quotas", []):
             click.echo(
                 f"  {row['subtask_id']:<24} {row['accepted']:>5}/{row['target']:<5} "
@@ -269,3 +288,6 @@ def register(cli: click.Group) -> None:
             f"see {os.path.join(str(result.out), 'report.md')}; Inspect: inspect eval "
             f"{task_file} --model ...; lm-eval: {lm.get('note', '')}"
         )
+        if result.status != "complete":
+            # A build short of its size is not a success: its own exit code (see --help).
+            raise click.exceptions.Exit(SHORTFALL_EXIT)

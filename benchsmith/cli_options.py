@@ -45,6 +45,25 @@ def split_codes(values: Sequence[str]) -> list[str]:
     return [code.strip() for value in values for code in value.split(",") if code.strip()]
 
 
+MODALITY_NAMES = ("text", "image", "audio")
+
+
+def split_modalities(values: Sequence[str]) -> list[str]:
+    """``--modalities audio,image`` as a list, each checked.
+
+    Raises:
+        click.BadParameter: A value is not text, image or audio.
+    """
+    out = split_codes(values)
+    bad = [m for m in out if m not in MODALITY_NAMES]
+    if bad:
+        raise click.BadParameter(
+            f"{', '.join(bad)} is not a modality; use {', '.join(MODALITY_NAMES)}",
+            param_hint="--modalities",
+        )
+    return list(dict.fromkeys(out))
+
+
 model_option = click.option(
     "--model",
     "model",
@@ -92,8 +111,10 @@ _PLANNING: list[Callable[[F], F]] = [
         "--modalities",
         "modalities",
         multiple=True,
-        type=click.Choice(["text", "image", "audio"]),
-        help="Input modalities the items must use (repeatable).",
+        metavar="MODALITY",
+        callback=lambda _ctx, _param, values: tuple(split_modalities(values)),
+        help="Input modalities the items must use: text, image, audio (repeatable or "
+        "comma-separated, e.g. audio,image).",
     ),
     click.option(
         "--language",

@@ -278,8 +278,8 @@ class RunConfig:
         default="auto",
         metadata={
             "description": "The verification role's LLM judge: enforce (a failing verdict "
-            "rejects the item), advisory (recorded only), off, or auto (enforce, except "
-            "advisory when that role is the embedded 135M model, too small to judge)."
+            "rejects the item), advisory (recorded only), off, or auto (enforce, except off "
+            "when that role is the embedded 135M model, too small to judge)."
         },
     )
 

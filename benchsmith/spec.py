@@ -8,6 +8,7 @@ allocations (a quota per grounding; the quotas sum to the size).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -102,6 +103,17 @@ class Grounding(BaseModel):
     )
     answer_field: str = Field(description="Record field holding the ground-truth answer.")
     plan: list[PlanStep] = Field(default_factory=list)
+    question_templates: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per language (ISO code), the question with {field} slots naming record "
+        "fields, e.g. {'en': 'What is the capital of {name}?'}; the answer field is never a "
+        "slot. Where the media carry the question the template says what to do with them. "
+        "Empty: derived from the dataset card when the build starts.",
+    )
+    template_source: str = Field(
+        default="",
+        description="Where the templates came from: concept:<name>, generic, model or user.",
+    )
     strategy: Literal["records", "solution_graph"] = Field(
         default="records",
         description="records: one item per raw record, through the plan's tools; "
@@ -115,6 +127,19 @@ class Grounding(BaseModel):
     )
     est_calls_per_item: float = Field(default=3.0, ge=0)
     est_tokens_per_item: int = Field(default=1500, ge=0)
+
+    @model_validator(mode="after")
+    def _templates_name_fields(self) -> Grounding:
+        slot = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.-]*)\}")
+        for lang, text in self.question_templates.items():
+            if not text.strip():
+                raise ValueError(f"grounding {self.id}: the {lang} question template is empty")
+            if self.answer_field in slot.findall(text):
+                raise ValueError(
+                    f"grounding {self.id}: the {lang} question template has the answer field "
+                    f"{{{self.answer_field}}} as a slot; the answer must not be in the question"
+                )
+        return self
 
 
 class Allocation(BaseModel):

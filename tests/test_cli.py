@@ -226,6 +226,18 @@ def test_build_help_explains_the_options():
 
     result = CliRunner().invoke(cli, ["build", "--help"])
     assert result.exit_code == 0
-    for flag in ("--size", "--out", "--spec", "--seed", "--resume", "--replay", "--judge",
-                 "--concurrency", "--budget-usd", "--dataset", "--reference", "--languages"):
+    for flag in (
+        "--size",
+        "--out",
+        "--spec",
+        "--seed",
+        "--resume",
+        "--replay",
+        "--judge",
+        "--concurrency",
+        "--budget-usd",
+        "--dataset",
+        "--reference",
+        "--languages",
+    ):
         assert flag in result.output

@@ -49,14 +49,25 @@ def config(catalog, **extra):
 
 
 @pytest.mark.parametrize(
-    "intent,modality,tool",
+    "intent,modality,tool,dataset,answers,template",
     [
-        ("spoken questions about the capital cities of world countries", "audio", "tts_speak"),
-        ("recognize handwritten digits in blurry images", "image", None),
-        ("facts about countries: their region and subregion", "text", None),
+        (
+            "spoken questions about world capitals", "audio", "tts_speak", "world-countries",
+            {"capital"}, "What is the capital of {name}?",
+        ),
+        (
+            "images of handwritten digits", "image", None, "digits", {"label"},
+            "Which digit is written in the image?",
+        ),
+        (
+            "facts about countries: their region and subregion", "text", None,
+            "world-countries", {"region", "subregion"}, None,
+        ),
     ],
-)
-def test_embedded_model_plans_a_valid_spec(starter, tmp_path, intent, modality, tool):
+)  # fmt: skip
+def test_embedded_model_plans_a_valid_spec(
+    starter, tmp_path, intent, modality, tool, dataset, answers, template
+):
     result = plan_benchmark(intent, size=12, out=tmp_path, config=config(starter))
     spec = BenchmarkSpec.model_validate_json((tmp_path / "spec.json").read_text())
     assert spec == result.spec
@@ -77,6 +88,21 @@ def test_embedded_model_plans_a_valid_spec(starter, tmp_path, intent, modality, 
             "image" in starter.get(g.dataset_id).modalities for g in spec.groundings if g.id in used
         )
     assert result.log and any(line.startswith("grounding:") for line in result.log)
+    # Aligned with the intent, checked in code: the right data, the right answer, a
+    # question worded from a template whose slot is the entity, not the answer.
+    for g in (g for g in spec.groundings if g.id in used):
+        assert g.dataset_id == dataset and g.answer_field in answers
+        assert g.scores.intent_alignment >= 0.5
+        assert g.question_templates.get("en")
+        if template:
+            assert g.question_templates["en"] == template
+
+
+def test_an_intent_no_dataset_covers_exits_non_zero_and_says_what_to_add(starter, tmp_path):
+    done = plan_cli("protein folding free energies", 10, starter.root, tmp_path / "p")
+    assert done.returncode != 0
+    assert "no dataset or reference in the catalog covers" in done.stderr
+    assert "--dataset" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_plan_command_prints_the_plan_and_writes_the_spec(starter, tmp_path):

@@ -65,7 +65,7 @@ EXAMPLES = {
         "record": untrusted('{"name": "France", "capital": "Paris"}', "dataset record"),
         "answer_field": "capital",
         "answer": untrusted("Paris", "answer"),
-        "question_field": "name",
+        "template": "Quelle est la capitale du pays suivant : France ?",
         "params": ["s1_snr_db: a number from 0 to 20"],
         "feedback": ["the question contains the answer"],
     },
@@ -118,6 +118,13 @@ EXAMPLES = {
             "input_modalities": ["text"],
         },
         "intent": "capitals quiz",
+        "card": untrusted("countries: fields name, capital", "dataset card"),
+    },
+    "grounding_template.j2": {
+        "subtask": {"name": "A", "description": "d"},
+        "candidates": ["concept-capital: What is the capital of {name}?"],
+        "languages": ["sw"],
+        "fields": "{name}, {region}",
         "card": untrusted("countries: fields name, capital", "dataset card"),
     },
     "probe.j2": {

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
+from benchsmith.agents.alignment import carries_intent, formats_from_intent
 from benchsmith.errors import StructuredOutputError
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
@@ -111,8 +112,9 @@ def check_subtasks(
     modalities: tuple[str, ...] = MODALITIES,
     formats: tuple[str, ...] = FORMATS,
     keep_first: list[Subtask] | None = None,
+    intent: str | None = None,
 ) -> tuple[list[Subtask], list[str]]:
-    """Deterministic checks: non-empty, allowed modality/format, no duplicates, count bound.
+    """Deterministic checks: non-empty, on the intent, allowed modality/format, no duplicates.
 
     Args:
         subtasks: Candidates, in order of preference.
@@ -120,6 +122,8 @@ def check_subtasks(
         modalities: Allowed input modalities.
         formats: Allowed answer formats.
         keep_first: Already accepted subtasks that candidates must not duplicate.
+        intent: When given, a subtask whose name and description hold none of the
+            intent's words (``1-2-3``) is refused.
 
     Returns:
         The kept candidates and one problem line per rejected one.
@@ -134,6 +138,8 @@ def check_subtasks(
             "untrusted" in f"{s.name} {s.description}".lower()
         ):
             problems.append(f"{s.id}: copies the prompt's own wording")
+        elif intent is not None and not carries_intent(s.name, s.description, intent):
+            problems.append(f"{s.id}: its name and description carry none of the intent's words")
         elif any(m not in modalities for m in s.input_modalities):
             problems.append(f"{s.id}: input modality {s.input_modalities} is not allowed")
         elif s.answer_format not in formats:
@@ -258,6 +264,7 @@ def design_subtasks(
             modalities=modalities,
             formats=formats,
             keep_first=keep + accepted,
+            intent=intent,
         )
         log.extend(f"round {round_no}: rejected {p}" for p in problems)
         if fresh:
@@ -268,6 +275,7 @@ def design_subtasks(
                 modalities=modalities,
                 formats=formats,
                 keep_first=keep + accepted,
+                intent=intent,
             )
             log.extend(f"round {round_no}: rejected after revision {p}" for p in problems)
         accepted.extend(fresh)
@@ -307,6 +315,27 @@ def _critique(
     return out
 
 
+def uncovered_intent(config: Any, intent: str) -> str | None:
+    """The error of an intent that no catalog dataset and no reference covers (else None).
+
+    A reference given for the run always covers it (its formulas become computed problems).
+    """
+    from benchsmith.agents.alignment import coverage, uncovered_message
+    from benchsmith.agents.grounding import intent_topics
+    from benchsmith.agents.sources import catalog_sources
+
+    if getattr(config, "run_catalog_dir", None):
+        return None  # the run's own --dataset/--reference sources were given for this intent
+    topics = intent_topics(intent)
+    searched: list[str] = []
+    for source in catalog_sources(config):
+        for card in source.list():
+            searched.append(card.id)
+            if coverage(topics, card) > 0:
+                return None
+    return uncovered_message(intent, topics, searched)
+
+
 def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     """Graph node: (re)design subtasks, keeping those already grounded.
 
@@ -321,8 +350,15 @@ def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     ungrounded = {u["subtask_id"]: u["reason"] for u in state.get("ungrounded") or []}
     keep = [s for s in previous if s.id not in ungrounded]
     feedback = [f"{sid}: {reason}" for sid, reason in ungrounded.items()]
+    uncovered = uncovered_intent(config, state["intent"])
+    if uncovered:
+        return {
+            "plan_status": "uncovered",
+            "error": uncovered,
+            "planner_log": [f"design: {uncovered}"],
+        }
     modalities = tuple(config.modalities) or modalities_from_intent(state["intent"]) or MODALITIES
-    formats = tuple(config.answer_formats) or FORMATS
+    formats = tuple(config.answer_formats) or formats_from_intent(state["intent"]) or FORMATS
     subtasks, log = design_subtasks(
         get_model(config, "design"),
         intent=state["intent"],

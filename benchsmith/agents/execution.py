@@ -18,8 +18,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.orchestration import SYNTHESIS_TOOLS, SampleDecision, field_value, value_text
+from benchsmith.agents.orchestration import (
+    SYNTHESIS_TOOLS,
+    SampleDecision,
+    TemplateMissingError,
+    field_value,
+    value_text,
+)
 from benchsmith.agents.plans import PLACEHOLDER
+from benchsmith.agents.templates import instruction
 from benchsmith.errors import ToolParamError
 from benchsmith.item import AudioPart, ImagePart, Item, Message, TextPart
 from benchsmith.spec import Grounding, Subtask
@@ -32,12 +39,6 @@ MAX_POOL = 500
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 AUDIO_SUFFIXES = {".wav", ".mp3", ".ogg", ".flac", ".m4a"}
 
-INSTRUCTIONS = {
-    "audio": "Listen to the audio and answer the question it asks.",
-    "image": "Read the question in the image and answer it.",
-}
-"""The text part of an item whose question is spoken (audio) or rendered (image)."""
-
 
 @dataclass
 class Draft:
@@ -47,6 +48,9 @@ class Draft:
     question: str
     answer: str
     trace: list[dict[str, Any]]
+    clean_speech: Path | None = None
+    rendered_image: Path | None = None
+    shown_text: str = ""
 
 
 def media_kind(path: str | os.PathLike[str]) -> str | None:
@@ -196,6 +200,9 @@ def execute(
     choices: list[str] | None = None
     target = answer
     spoken_or_rendered = False
+    clean_speech: Path | None = None
+    rendered_image: Path | None = None
+    spoken_text: str | None = None
     for index, step in enumerate(grounding.plan):
         spec = get_tool(step.tool)
         params = {k: fill(v, question, answer, record) for k, v in step.params.items()}
@@ -228,13 +235,20 @@ def execute(
         if "pool" in result.provenance.params:
             entry["params"]["pool_size"] = len(result.provenance.params["pool"] or [])
         trace.append(entry)
-        if step.tool in SYNTHESIS_TOOLS and "{question}" in str(step.params.get("text", "")):
+        synthesis = step.tool in SYNTHESIS_TOOLS and "{question}" in str(
+            step.params.get("text", "")
+        )
+        if synthesis:
             spoken_or_rendered = True
         if result.outputs:
             current = work_dir / result.outputs[0]
             produced = media_kind(current)
             if produced is not None:
                 currents[produced] = current
+            if synthesis and step.tool == "tts_speak":
+                clean_speech, spoken_text = current, str(params.get("text", ""))
+            elif synthesis and step.tool == "image_text":
+                rendered_image = current
         if step.tool == "make_multiple_choice":
             choices = list(result.values["choices"])
             target = str(result.values["target"])
@@ -252,7 +266,16 @@ def execute(
     if kinds:
         parts: list[TextPart | ImagePart | AudioPart] = []
         spoken = spoken_or_rendered and "audio" in kinds
-        text = INSTRUCTIONS["audio" if spoken else kinds[0]] if spoken_or_rendered else question
+        text = question
+        if spoken_or_rendered:
+            delivery = "audio" if spoken else kinds[0]
+            found = instruction(delivery, slot.get("language"))
+            if found is None:
+                raise TemplateMissingError(
+                    f"no {delivery} instruction in language {slot.get('language')}; "
+                    "items in it cannot be shown next to their media"
+                )
+            text = found
         parts.append(TextPart(text=text))
         for kind in kinds:
             source = currents[kind]
@@ -281,6 +304,14 @@ def execute(
         "language": slot.get("language"),
         "question": question,
         "answer": answer,
+        "wording": decision.wording,
+        "template": decision.template,
+        **(
+            {"rewording_rejected": decision.rewording_rejected}
+            if decision.rewording_rejected
+            else {}
+        ),
+        **({"spoken_text": spoken_text} if spoken_text is not None else {}),
         "source": {
             "dataset": grounding.dataset_id,
             "record_index": slot["record_index"],
@@ -294,4 +325,13 @@ def execute(
     if subtask.answer_format == "numeric":
         metadata["tolerance"] = 0.01
     item = Item(id=item_id, input=item_input, choices=choices, target=target, metadata=metadata)
-    return Draft(item=item, question=question, answer=answer, trace=trace)
+    shown = item.input_text()
+    return Draft(
+        item=item,
+        question=question,
+        answer=answer,
+        trace=trace,
+        clean_speech=clean_speech,
+        rendered_image=rendered_image,
+        shown_text=shown,
+    )

@@ -17,7 +17,17 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents.alignment import (
+    content_stems,
+    coverage,
+    field_overlap,
+    rank_answer_fields,
+    rank_question_fields,
+    topic_stems,
+)
 from benchsmith.agents.plans import build_plan, candidate_tools, validate_step
+from benchsmith.agents.templates import candidates as template_candidates
+from benchsmith.agents.templates import template_for, template_problems
 from benchsmith.errors import StructuredOutputError
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
@@ -55,6 +65,7 @@ class SubtaskGrounding:
     subtask_id: str
     groundings: list[Grounding] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
+    missing_languages: dict[str, str] = field(default_factory=dict)
 
     @property
     def grounded(self) -> bool:
@@ -83,40 +94,78 @@ def retrieve(
 ) -> list[CardLike]:
     """Candidate datasets for a subtask from every source, best first, no duplicates.
 
-    The query joins the subtask's words with the intent's, so a vaguely named subtask still
-    finds the data the intent is about.
+    Every card of the sources that can feed the subtask's modality is scored by how much of
+    the intent's topic it covers (:func:`~benchsmith.agents.alignment.coverage`); a card
+    that covers none of it is never a candidate, whatever a model would pick. Ties go to
+    datasets carrying the subtask's own media, then to the catalog search's rank.
     """
-    query = " ".join([subtask.name, subtask.description, *subtask.skills, intent])
-    seen: dict[str, tuple[int, int, CardLike]] = {}
-    for modality in required_modalities(subtask):
-        for source in sources:
-            hits = source.search(query, modality=modality, limit=limit) or source.search(
-                "", modality=modality, limit=limit
-            )
-            for rank, hit in enumerate(hits):
-                card = hit.card
-                # Datasets that carry the subtask's own media come first, then search rank.
-                media_rank = 0 if modality in subtask.input_modalities else 1
-                if card.id not in seen or (media_rank, rank) < seen[card.id][:2]:
-                    seen[card.id] = (media_rank, rank, card)
-    ordered = sorted(seen.values(), key=lambda t: (t[0], t[1], t[2].id))
-    return [t[2] for t in ordered[:limit]]
+    topics = intent_topics(intent, subtask)
+    wanted = set(required_modalities(subtask))
+    query = " ".join([intent, subtask.name, subtask.description, *subtask.skills])
+    seen: dict[str, tuple[float, int, int, str, CardLike]] = {}
+    for source in sources:
+        ranks: dict[str, int] = {}
+        for modality in sorted(wanted):
+            for rank, hit in enumerate(source.search(query, modality=modality, limit=50)):
+                ranks[hit.card.id] = min(rank, ranks.get(hit.card.id, rank))
+        listing = (
+            source.list()
+            if hasattr(source, "list")
+            else [h.card for m in sorted(wanted) for h in source.search("", modality=m, limit=200)]
+        )
+        for card in listing:
+            if card.id in seen or not wanted & set(card.modalities):
+                continue
+            share = coverage(topics, card)
+            if share <= 0:
+                continue
+            media = 0 if set(subtask.input_modalities) & set(card.modalities) - {"text"} else 1
+            seen[card.id] = (-share, media, ranks.get(card.id, 10_000), card.id, card)
+    return [t[-1] for t in sorted(seen.values(), key=lambda t: t[:4])[:limit]]
 
 
-def choice_schema(card: CardLike, tools: list[str]) -> type[BaseModel]:
-    """The schema of the model's choice for one (subtask, dataset) pair."""
+def intent_topics(intent: str, subtask: Subtask | None = None) -> set[str]:
+    """The topic stems a grounding must cover.
+
+    The intent's topic words that the subtask also names (a subtask about digits in an
+    intent about capitals and digits is judged on digits), else all of the intent's, else
+    the subtask's own, else the intent's content words.
+    """
+    topics = topic_stems(intent)
+    if subtask is not None:
+        own = content_stems(f"{subtask.name} {subtask.description} {' '.join(subtask.skills)}")
+        focus = topics & own
+        if focus:
+            return focus
+        if not topics:
+            topics = topic_stems(f"{subtask.name} {subtask.description}")
+    return topics or content_stems(intent)
+
+
+def choice_schema(
+    card: CardLike,
+    tools: list[str],
+    *,
+    answers: Sequence[str] | None = None,
+    questions: Sequence[str] | None = None,
+) -> type[BaseModel]:
+    """The schema of the model's choice for one (subtask, dataset) pair.
+
+    ``answers`` and ``questions`` are the ranked candidates (see
+    :mod:`benchsmith.agents.alignment`); without them every field is offered.
+    """
     fields = [f.path for f in card.fields] or ["text"]
-    answers = [f for f in (card.output_fields or fields) if f in fields] or fields
+    answers = list(answers or [f for f in (card.output_fields or fields) if f in fields] or fields)
+    questions = list(questions if questions is not None else fields) or ["none"]
     tool_type: Any = Literal[tuple(tools)] if tools else Literal["none"]
     return create_model(
         "GroundingChoice",
         answer_field=(Literal[tuple(answers)], Field(description="Field holding the answer.")),  # type: ignore[valid-type]
         question_field=(
-            Literal[("none", *fields)],  # type: ignore[valid-type]
-            Field(description="Field the question is about, or none."),
+            Literal[tuple(questions)],  # type: ignore[valid-type]
+            Field(description="Field the question names, or none (the media carry it)."),
         ),
         tools=(list[tool_type], Field(max_length=2, description="Up to 2 transformations.")),
-        intent_alignment=(Score, Field(description="1-5: fit of data to subtask and intent.")),
         robustness=(Score, Field(description="1-5: items will be reliable and checkable.")),
         signal_preservation=(Score, Field(description="1-5: the answer survives the tools.")),
         rationale=(str, Field(max_length=120, description="A few words.")),
@@ -136,7 +185,8 @@ def describe_card(card: CardLike) -> str:
 
 
 def _media_field(card: CardLike, subtask: Subtask) -> str | None:
-    for modality in subtask.input_modalities:
+    """The card's image or audio field the subtask shows as it is (None: none)."""
+    for modality in (m for m in subtask.input_modalities if m in ("image", "audio")):
         for f in card.fields:
             if f.modality == modality:
                 return f.path
@@ -154,11 +204,12 @@ def check_candidate(subtask: Subtask, card: CardLike, grounding: Grounding) -> l
     if card.size < 1:
         problems.append(f"{card.id}: has no records")
     have = set(card.modalities)
+    tools = {step.tool for step in grounding.plan}
     for modality in subtask.input_modalities:
-        if modality == "audio" and not have & {"audio", "text", "table"}:
-            problems.append(f"{card.id}: nothing to make audio from")
-        if modality == "image" and "image" not in have and not have & {"text", "table"}:
-            problems.append(f"{card.id}: no image and no text to render")
+        if modality == "audio" and "audio" not in have and "tts_speak" not in tools:
+            problems.append(f"{card.id}: the subtask is spoken but no plan step makes speech")
+        if modality == "image" and "image" not in have and "image_text" not in tools:
+            problems.append(f"{card.id}: the subtask shows an image but no plan step makes one")
     if subtask.languages and card.languages:
         # A dataset in other languages is fine when the question is synthesized (speech,
         # rendered text) from a translation-free field such as names or numbers; flag it.
@@ -172,6 +223,126 @@ def check_candidate(subtask: Subtask, card: CardLike, grounding: Grounding) -> l
     return problems
 
 
+def _template_checker() -> Any:
+    from benchsmith.verify.wording import wording_problems
+
+    def check(text: str, language: str, entity: str | None) -> list[str]:
+        return wording_problems(text, language, entity)
+
+    return check
+
+
+def template_schema(labels: Sequence[str], own_languages: Sequence[str]) -> type[BaseModel]:
+    """The schema of the template choice: a candidate label, or own text per language."""
+    fields: dict[str, Any] = {
+        "template": (
+            Literal[(*labels, "own")],  # type: ignore[valid-type]
+            Field(description="The candidate question template to use, or own."),
+        )
+    }
+    for lang in own_languages:
+        fields[f"own_{lang.replace('-', '_')}"] = (
+            str | None,
+            Field(
+                default=None,
+                max_length=140,
+                description=f"Only for own: the template in language {lang}, with the {{field}} "
+                "slots of the candidates.",
+            ),
+        )
+    return create_model("TemplateChoice", **fields)
+
+
+@dataclass
+class TemplatePick:
+    """The templates a grounding keeps, and the languages it had to leave out."""
+
+    templates: dict[str, str]
+    source: str
+    missing: dict[str, str]
+
+
+def pick_templates(
+    model: RoleModel | None,
+    subtask: Subtask,
+    card: CardLike,
+    *,
+    question_field: str | None,
+    answer_field: str,
+    has_media: bool,
+) -> TemplatePick:
+    """Question templates for a grounding: candidates from the card, checked per language.
+
+    The model (when given and when there is a choice to make) picks a candidate or writes
+    its own; its text is kept per language only where it passes the wording checks. A
+    language with no passing template is reported in ``missing`` with the reason.
+    """
+    semantics = next(
+        (getattr(f, "semantics", "") for f in card.fields if f.path == answer_field), ""
+    )
+    cands = template_candidates(
+        question_field=question_field,
+        answer_field=answer_field,
+        answer_semantics=semantics,
+        has_media=has_media,
+    )
+    wanted = list(subtask.languages) or ["en"]
+    fields = [f.path for f in card.fields]
+    check = _template_checker()
+
+    def usable(text: str, lang: str) -> list[str]:
+        return template_problems(
+            text, language=lang, answer_field=answer_field, fields=fields, check=check
+        )
+
+    order = list(cands)
+    own: dict[str, str] = {}
+    covered = {lang for c in cands for lang in wanted if template_for(c.templates, lang)}
+    own_languages = [lang for lang in wanted if lang not in covered]
+    if model is not None and (len(cands) > 1 or own_languages):
+        schema = template_schema([c.label for c in cands], own_languages if cands or True else [])
+        prompt = render(
+            "grounding_template",
+            subtask=subtask,
+            candidates=[f"{c.label}: {c.summary()}" for c in cands],
+            languages=own_languages,
+            fields=", ".join(f"{{{p}}}" for p in fields if p != answer_field),
+            card=untrusted(describe_card(card), "dataset card"),
+        )
+        try:
+            choice: Any = model.structured(schema, [("user", prompt)])
+        except StructuredOutputError:
+            choice = None
+        if choice is not None:
+            picked = [c for c in cands if c.label == choice.template]
+            order = picked + [c for c in cands if c not in picked]
+            for lang in own_languages:
+                text = getattr(choice, f"own_{lang.replace('-', '_')}", None)
+                if choice.template == "own" and text and text.strip():
+                    own[lang] = " ".join(text.split())
+    kept: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    source = ""
+    for lang in wanted:
+        reasons = []
+        options = [(c.source, template_for(c.templates, lang)) for c in order]
+        if lang in own:
+            options.append(("model", own[lang]))
+        for origin, text in options:
+            if not text:
+                continue
+            problems = usable(text, lang)
+            if problems:
+                reasons.append(f"{text!r}: {problems[0]}")
+                continue
+            kept[lang] = text
+            source = source or origin
+            break
+        if lang not in kept:
+            missing[lang] = "; ".join(reasons) or f"no candidate template in {lang}"
+    return TemplatePick(templates=kept, source=source, missing=missing)
+
+
 def ground_subtask(
     model: RoleModel,
     subtask: Subtask,
@@ -180,9 +351,16 @@ def ground_subtask(
     intent: str,
     candidates: int = 3,
     min_score: float = 0.4,
+    min_alignment: float = 0.5,
     id_prefix: str = "",
 ) -> SubtaskGrounding:
     """Find valid (dataset, plan) groundings for one subtask.
+
+    The answer and question fields the model may choose are the card's fields ranked by
+    their overlap with the intent's topic (only the best are offered); the intent alignment
+    score is computed here (topic coverage of the card and of the answer field), not asked
+    of the model, and a candidate below ``min_alignment`` is not kept. Each kept grounding
+    carries question templates for the subtask's languages.
 
     Args:
         model: The grounding role's model.
@@ -191,6 +369,7 @@ def ground_subtask(
         intent: The benchmark's intent.
         candidates: Datasets to consider.
         min_score: Lowest overall score accepted.
+        min_alignment: Lowest intent alignment accepted.
         id_prefix: Prefix of grounding ids.
 
     Returns:
@@ -198,8 +377,24 @@ def ground_subtask(
     """
     result = SubtaskGrounding(subtask_id=subtask.id)
     tools = candidate_tools(subtask)
+    topics = intent_topics(intent, subtask)
+    extra = topic_stems(f"{subtask.name} {subtask.description}") - topics
     for card in retrieve(subtask, sources, limit=candidates, intent=intent):
-        schema = choice_schema(card, tools)
+        ranked = rank_answer_fields(card, topics)
+        if len(ranked) > 1 and extra:
+            # Among equals for the intent, the subtask's own words decide the order.
+            fields = {f.path: f for f in card.fields}
+            ranked.sort(key=lambda pa: -field_overlap(extra, pa[0], fields[pa[0]].semantics))
+        media_field = _media_field(card, subtask)
+        questions = (
+            ["none"]
+            if media_field is not None
+            else rank_question_fields(card, ranked[0][0], topics, limit=2)
+        )
+        if not questions:
+            result.rejected.append(f"{card.id}: no field can name what a question is about")
+            continue
+        schema = choice_schema(card, tools, answers=[p for p, _s in ranked], questions=questions)
         prompt = render(
             "grounding",
             subtask=subtask,
@@ -212,18 +407,30 @@ def ground_subtask(
             result.rejected.append(f"{card.id}: the model gave no valid choice ({exc})")
             continue
         question_field = None if choice.question_field == "none" else choice.question_field
+        if question_field == choice.answer_field:
+            question_field = next((q for q in questions if q != choice.answer_field), None)
         chosen = [t for t in choice.tools if t != "none"]
         plan = build_plan(
             subtask,
             dataset_modalities=list(card.modalities),
-            media_field=_media_field(card, subtask),
+            media_field=media_field,
             answer_field=choice.answer_field,
             chosen_tools=chosen,
         )
+        answer_fit = dict(ranked).get(choice.answer_field, 0)
+        alignment = round((coverage(topics, card) + (1.0 if answer_fit > 0 else 0.0)) / 2, 4)
         scores = Scores(
-            intent_alignment=(choice.intent_alignment - 1) / 4,
+            intent_alignment=alignment,
             robustness=(choice.robustness - 1) / 4,
             signal_preservation=(choice.signal_preservation - 1) / 4,
+        )
+        picked = pick_templates(
+            model,
+            subtask,
+            card,
+            question_field=question_field,
+            answer_field=choice.answer_field,
+            has_media=media_field is not None,
         )
         grounding = Grounding(
             id=f"{id_prefix}{subtask.id}--{card.id}",
@@ -232,19 +439,35 @@ def ground_subtask(
             question_field=question_field,
             answer_field=choice.answer_field,
             plan=plan,
+            question_templates=picked.templates,
+            template_source=picked.source,
             scores=scores,
             rationale=choice.rationale.strip(),
             available_records=card.size,
         )
         problems = check_candidate(subtask, card, grounding)
+        if not picked.templates:
+            problems.append(
+                f"{card.id}: no question template passes the checks in "
+                f"{', '.join(picked.missing)} ({'; '.join(picked.missing.values())[:300]})"
+            )
         if problems:
             result.rejected.append("; ".join(problems))
+        elif alignment < min_alignment:
+            result.rejected.append(
+                f"{card.id}: intent alignment {alignment:.2f} < {min_alignment} (answer field "
+                f"{choice.answer_field!r} carries {answer_fit} of the topic words "
+                f"{', '.join(sorted(topics))})"
+            )
         elif scores.overall < min_score:
             result.rejected.append(
                 f"{card.id}: scored {scores.overall:.2f} < {min_score} ({grounding.rationale})"
             )
         else:
             result.groundings.append(grounding)
+            result.missing_languages.update(
+                {lang: f"{card.id}: {why}" for lang, why in picked.missing.items()}
+            )
     result.groundings.sort(key=lambda g: (-g.scores.overall, g.id))
     return result
 
@@ -302,8 +525,34 @@ def grounding_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         )
         for r in results
     ]
+    # A language with no template passing the checks is dropped from its subtask, and
+    # said so, never filled with another language's text.
+    warnings: list[str] = []
+    for r in results:
+        if not r.grounded or not r.missing_languages:
+            continue
+        have = {lang for g in r.groundings for lang in g.question_templates}
+        for i, s in enumerate(subtasks):
+            if s.id != r.subtask_id or not s.languages:
+                continue
+            gone = [lang for lang in s.languages if lang not in have]
+            if gone:
+                subtasks[i] = s.model_copy(
+                    update={"languages": [lang for lang in s.languages if lang in have]}
+                )
+                for lang in gone:
+                    warnings.append(
+                        f"{s.id}: language {lang} dropped: no question template passes the "
+                        f"checks ({r.missing_languages.get(lang, 'no candidate')[:240]})"
+                    )
+    log += [f"grounding: {w}" for w in warnings]
     regroundings = int(state.get("regroundings") or 0)
-    update: dict[str, Any] = {"groundings": [g.model_dump() for g in groundings]}
+    update: dict[str, Any] = {
+        "groundings": [g.model_dump() for g in groundings],
+        "subtasks": [s.model_dump() for s in subtasks],
+    }
+    if warnings:
+        update["warnings"] = warnings
     if failed and regroundings < config.max_regrounding:
         update["ungrounded"] = [{"subtask_id": r.subtask_id, "reason": r.reason()} for r in failed]
         update["regroundings"] = regroundings + 1

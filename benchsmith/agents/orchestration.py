@@ -19,14 +19,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents.templates import fill as fill_template
+from benchsmith.agents.templates import template_for
 from benchsmith.catalog.cards import get_path
-from benchsmith.errors import StructuredOutputError
+from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Grounding, ParamRange, Subtask
 from benchsmith.tools.context import stable_seed
 
-QUESTION_MAX_CHARS = 160
+QUESTION_MAX_CHARS = 200
 GRID_POINTS = 5
 RECORD_VALUE_CHARS = 160
 
@@ -36,14 +38,16 @@ SYNTHESIS_TOOLS = {
     "image_text": "rendered as text in an image",
 }
 
-_TEMPLATES = {
-    "en": "What is the {field} of {value}?",
-    "fr": "Quel est le {field} de {value} ?",
-    "de": "Was ist der {field} von {value}?",
-    "es": "¿Cuál es el {field} de {value}?",
-    "it": "Qual è il {field} di {value}?",
-    "pt": "Qual é o {field} de {value}?",
-}
+
+class TemplateMissingError(BenchsmithError):
+    """The grounding has no question template for a slot's language (or it cannot fill)."""
+
+
+def wording_problems(*args: Any, **kwargs: Any) -> list[str]:
+    """The reviewer checks of a wording (see :func:`benchsmith.verify.wording.wording_problems`)."""
+    from benchsmith.verify.wording import wording_problems as check
+
+    return check(*args, **kwargs)
 
 
 @dataclass
@@ -54,6 +58,9 @@ class SampleDecision:
     params: dict[int, dict[str, Any]] = field(default_factory=dict)
     source: Literal["model", "fallback"] = "model"
     note: str = ""
+    wording: Literal["template", "model"] = "template"
+    template: str = ""
+    rewording_rejected: str = ""
 
 
 def field_value(record: dict[str, Any], path: str | None) -> Any:
@@ -179,6 +186,14 @@ def delivery_note(grounding: Grounding) -> str:
     return ""
 
 
+def template_question(
+    grounding: Grounding, record: dict[str, Any], language: str | None
+) -> str | None:
+    """The grounding's template for the slot's language, filled with the record (or None)."""
+    text = template_for(grounding.question_templates, language)
+    return fill_template(text, record) if text else None
+
+
 def fallback_decision(
     slot: dict[str, Any],
     grounding: Grounding,
@@ -186,8 +201,9 @@ def fallback_decision(
     ranges: dict[tuple[int, str], ParamRange],
     seed: int,
     note: str,
+    question: str,
 ) -> SampleDecision:
-    """Seeded parameters and a template question (used when the model gives nothing valid)."""
+    """Seeded parameters and the template question (when the model gives nothing valid)."""
     rng = random.Random(stable_seed(seed, slot["id"], "fallback"))
     params: dict[int, dict[str, Any]] = {}
     for (index, name), prange in ranges.items():
@@ -197,11 +213,9 @@ def fallback_decision(
             assert prange.min is not None and prange.max is not None
             value = round(rng.uniform(prange.min, prange.max), 3)
         params.setdefault(index, {})[name] = value
-    language = (slot.get("language") or "en").split("-")[0]
-    template = _TEMPLATES.get(language, _TEMPLATES["en"])
-    about = value_text(field_value(record, grounding.question_field)) or "this record"
-    question = template.format(field=grounding.answer_field.replace("_", " "), value=about)
-    return SampleDecision(question=question, params=params, source="fallback", note=note)
+    return SampleDecision(
+        question=question, params=params, source="fallback", note=note, template=question
+    )
 
 
 def orchestrate(
@@ -233,8 +247,15 @@ def orchestrate(
         The question and the parameter values of every ranged step.
     """
     ranges = slot_ranges(grounding, slot.get("language"), voices)
+    language = slot.get("language")
+    template = template_question(grounding, record, language)
+    if template is None:
+        raise TemplateMissingError(
+            f"no question template for language {language or 'en'} fills from this record "
+            f"(templates: {', '.join(grounding.question_templates) or 'none'})"
+        )
     if model is None:
-        return fallback_decision(slot, grounding, record, ranges, seed, "no model")
+        return fallback_decision(slot, grounding, record, ranges, seed, "no model", template)
     schema = decision_schema(ranges)
     answer = value_text(field_value(record, grounding.answer_field))
     prompt = render(
@@ -242,12 +263,12 @@ def orchestrate(
         subtask_name=subtask.name,
         subtask_description=subtask.description,
         answer_format=subtask.answer_format,
-        language=slot.get("language") or "",
+        language=language or "",
         delivery=delivery_note(grounding),
         record=untrusted(record_for_prompt(record, media_fields), "dataset record"),
         answer_field=grounding.answer_field,
         answer=untrusted(answer, "answer"),
-        question_field=grounding.question_field or "",
+        template=template,
         params=[describe_range(i, n, r) for (i, n), r in ranges.items()],
         feedback=list(feedback or []),
     )
@@ -255,10 +276,25 @@ def orchestrate(
         decision: Any = model.structured(schema, [("user", prompt)])
     except StructuredOutputError as exc:
         return fallback_decision(
-            slot, grounding, record, ranges, seed, f"model gave no valid decision: {exc}"
+            slot, grounding, record, ranges, seed, f"model gave no valid decision: {exc}", template
         )
     params: dict[int, dict[str, Any]] = {}
     for index, name in ranges:
         params.setdefault(index, {})[name] = getattr(decision, _param_key(index, name))
-    question = re.sub(r"\s+", " ", decision.question).strip()
-    return SampleDecision(question=question, params=params, source="model")
+    reworded = re.sub(r"\s+", " ", decision.question).strip()
+    entity = value_text(field_value(record, grounding.question_field)) or None
+    problems = (
+        wording_problems(reworded, language, entity, answer=answer) if reworded else ["empty"]
+    )
+    if reworded and reworded != template and not problems:
+        return SampleDecision(
+            question=reworded, params=params, source="model", wording="model", template=template
+        )
+    return SampleDecision(
+        question=template,
+        params=params,
+        source="model",
+        wording="template",
+        template=template,
+        rewording_rejected="" if reworded == template else "; ".join(problems)[:300],
+    )

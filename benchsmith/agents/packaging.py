@@ -20,6 +20,29 @@ def source_cards(config: Any, dataset_ids: list[str]) -> list[Any]:
     return cards
 
 
+def judge_note(config: Any) -> str:
+    """How the LLM judge ran in this build, in words for the report."""
+    from benchsmith.llm.registry import runtime_for
+
+    mode = config.judge
+    if mode == "off":
+        return "off (--judge off)"
+    try:
+        spec = runtime_for(config).models["verification"].spec
+    except Exception:  # noqa: BLE001 - the note must not fail a packaging
+        return mode
+    local = spec.provider == "local"
+    who = "embedded model" if local else spec.text
+    if mode == "auto" and local:
+        return (
+            "skipped: the verification role is the embedded 135M model, whose verdicts cannot "
+            "be trusted; opt in with --judge advisory"
+        )
+    if mode == "advisory":
+        return f"advisory, {who}"
+    return f"enforced, {who}"
+
+
 def package_build(
     config: Any,
     spec: Any,
@@ -46,6 +69,8 @@ def package_build(
         seed=config.seed,
         sources=source_cards(config, [g.dataset_id for g in ws.spec.groundings]),
         status=status,
+        judge_note=judge_note(config),
+        notes=list(ws.template_notes) + list(ws.spec.notes or []),
     )
 
 

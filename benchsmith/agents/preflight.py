@@ -44,9 +44,10 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
     warnings = []
     if all(spec == "local" for spec in models.values()):
         warnings.append(
-            "every role uses the embedded 135M model: fine for proving the pipeline, too small "
-            "for good items (its judge verdicts are recorded, not enforced); pass --model "
-            "openai:MODEL (or any OpenAI-compatible server)"
+            "every role uses the embedded 135M model: items are worded from the plan's "
+            "templates when its rewordings fail the checks, and it is not asked to judge "
+            "(--judge advisory records its verdicts); for better plans and wording pass "
+            "--model openai:MODEL (or any OpenAI-compatible server)"
         )
     spec = state.get("spec")
     if spec is not None:

@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.execution import Draft, distinct_texts, execute
-from benchsmith.agents.orchestration import field_value, orchestrate, value_text
+from benchsmith.agents.orchestration import (
+    TemplateMissingError,
+    field_value,
+    orchestrate,
+    value_text,
+)
 from benchsmith.agents.sources import catalog_sources, run_config
-from benchsmith.agents.verification import verify
+from benchsmith.agents.verification import ReviewContext, verify
 from benchsmith.catalog.cards import MEDIA_MODALITIES
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
@@ -77,6 +82,80 @@ class Workspace:
         self._voices: dict[str, str] | None = None
         self._computed: dict[str, list[Any]] = {}
         self._computed_lock = threading.Lock()
+        self.template_notes = self._ensure_templates()
+
+    def _ensure_templates(self) -> list[str]:
+        """Give groundings of an older plan (no question templates) the card's own templates.
+
+        A plan written by the planner or a person keeps its templates as written. Returns
+        what was derived, or why a language could not get a template.
+        """
+        from benchsmith.agents.grounding import pick_templates
+
+        notes: list[str] = []
+        groundings = []
+        for g in self.spec.groundings:
+            if g.question_templates or g.strategy != "records":
+                groundings.append(g)
+                continue
+            card = self._card(g.dataset_id)
+            if card is None:
+                groundings.append(g)
+                continue
+            subtask = self.subtasks[g.subtask_id]
+            picked = pick_templates(
+                None,
+                subtask,
+                card,
+                question_field=g.question_field,
+                answer_field=g.answer_field,
+                has_media=any(f.modality in MEDIA_MODALITIES for f in card.fields)
+                and g.question_field is None,
+            )
+            groundings.append(
+                g.model_copy(
+                    update={
+                        "question_templates": picked.templates,
+                        "template_source": picked.source,
+                    }
+                )
+            )
+            notes.append(f"{g.id}: question templates from the card ({picked.source or 'none'})")
+            notes += [f"{g.id}: no {lang} template: {why}" for lang, why in picked.missing.items()]
+        # A language no grounding of its subtask has a template for is dropped (and said
+        # so), never filled with another language's text or left to fail slot by slot.
+        from benchsmith.agents.templates import template_for
+
+        subtasks = []
+        for subtask in self.spec.subtasks:
+            mine = [g for g in groundings if g.subtask_id == subtask.id and g.strategy == "records"]
+            if not subtask.languages or not mine:
+                subtasks.append(subtask)
+                continue
+            kept = [
+                lang
+                for lang in subtask.languages
+                if any(template_for(g.question_templates, lang) for g in mine)
+            ]
+            for lang in subtask.languages:
+                if lang not in kept:
+                    notes.append(
+                        f"{subtask.id}: language {lang} dropped: no question template in {lang}"
+                    )
+            subtasks.append(subtask.model_copy(update={"languages": kept or subtask.languages}))
+        if notes:
+            self.spec = self.spec.model_copy(
+                update={"groundings": groundings, "subtasks": subtasks}
+            )
+            self.subtasks = {s.id: s for s in subtasks}
+            self.groundings = {g.id: g for g in groundings}
+        return notes
+
+    def _card(self, dataset_id: str) -> Any:
+        for source in self._sources:
+            if dataset_id in source:
+                return source.get(dataset_id)
+        return None
 
     # -- data -------------------------------------------------------------------------------
     def records(self, dataset_id: str) -> list[dict[str, Any]]:
@@ -208,8 +287,6 @@ class Workspace:
 
         No local fix: the generator already rewords a problem its solver check rejects.
         """
-        from benchsmith.llm.registry import get_model
-
         problems = self.computed_items(grounding)
         index = slot["record_index"]
         if index >= len(problems):
@@ -230,7 +307,7 @@ class Workspace:
             "strategy": "solution_graph",
         }
         item.metadata.setdefault("language", slot.get("language"))
-        judge = get_model(self.config, "verification") if self.config.judge != "off" else None
+        judge = self._judge()
         result = verify(
             item,
             question=item.input_text(),
@@ -242,6 +319,7 @@ class Workspace:
             duplicates=self.duplicates,
             limits=self.tool_context.limits,
             judge_enforced=self._judge_enforced(judge),
+            review=ReviewContext(language=slot.get("language") or "en", max_words=150),
         )
         if not result.ok:
             self.ledger.reject(
@@ -253,11 +331,25 @@ class Workspace:
         self.ledger.accept(slot, item)
         return outcome | {"status": "accepted", "item_id": item.id, "attempts": 1}
 
+    def _judge(self) -> Any:
+        """The verification role's model when the judge runs (None: judging is off).
+
+        ``auto`` skips the judge when that role is the embedded model: its verdicts could
+        not be enforced, and asking for them took nearly all of a build's time.
+        """
+        from benchsmith.llm.registry import get_model
+
+        mode = self.config.judge
+        if mode == "off":
+            return None
+        judge = get_model(self.config, "verification")
+        if mode == "auto" and judge.spec.provider == "local":
+            return None
+        return judge
+
     def _judge_enforced(self, judge: Any) -> bool:
         mode = self.config.judge
-        return mode == "enforce" or (
-            mode == "auto" and judge is not None and judge.spec.provider != "local"
-        )
+        return judge is not None and mode in ("enforce", "auto")
 
     def voices(self) -> dict[str, str]:
         """espeak-ng voice name to language (loaded once)."""
@@ -305,7 +397,7 @@ class Workspace:
             self.ledger.reject(slot, reason, check="record", attempts=0)
             return outcome | {"status": "rejected", "reason": reason, "attempts": 0}
         orchestrator = get_model(config, "orchestration")
-        judge = get_model(config, "verification") if config.judge != "off" else None
+        judge = self._judge()
         enforce = self._judge_enforced(judge)
         languages = [slot["language"]] if slot.get("language") else None
         source_text = self.source_text(record, media)
@@ -313,18 +405,25 @@ class Workspace:
         history: list[dict[str, Any]] = []
         work = self.run_dir / "work" / slot["item_id"]
         check = "tool"
+        entity = value_text(field_value(record, grounding.question_field)) or None
         for attempt in range(config.max_fix_attempts + 1):
-            decision = orchestrate(
-                orchestrator,
-                slot,
-                subtask,
-                grounding,
-                record,
-                seed=config.seed,
-                media_fields=media,
-                voices=self.voices(),
-                feedback=feedback,
-            )
+            try:
+                decision = orchestrate(
+                    orchestrator,
+                    slot,
+                    subtask,
+                    grounding,
+                    record,
+                    seed=config.seed,
+                    media_fields=media,
+                    voices=self.voices(),
+                    feedback=feedback,
+                )
+            except TemplateMissingError as exc:
+                reason = f"template: {exc}"
+                history.append({"attempt": attempt + 1, "check": "template", "reason": reason})
+                self.ledger.reject(slot, reason, check="template", attempts=len(history))
+                return outcome | {"status": "rejected", "reason": reason, "attempts": len(history)}
             shutil.rmtree(work, ignore_errors=True)
             draft: Draft | None = None
             try:
@@ -340,6 +439,8 @@ class Workspace:
                     answer_values=self.answer_values(grounding.dataset_id, grounding.answer_field),
                     tool_context=self.tool_context,
                 )
+            except TemplateMissingError as exc:
+                reason, fixable, check = f"template: {exc}", False, "template"
             except InputRejectedError as exc:
                 reason, fixable, check = f"tool: {exc}", False, "tool"
             except ToolParamError as exc:
@@ -359,6 +460,18 @@ class Workspace:
                     judge_enforced=enforce,
                     duplicates=self.duplicates,
                     limits=self.tool_context.limits,
+                    review=ReviewContext(
+                        language=slot.get("language") or "en",
+                        entity=entity,
+                        expected=answer,
+                        texts={
+                            "shown": draft.shown_text,
+                            "spoken": draft.item.metadata.get("spoken_text") or "",
+                        },
+                        clean_speech=draft.clean_speech,
+                        spoken_text=draft.item.metadata.get("spoken_text"),
+                        rendered_image=draft.rendered_image,
+                    ),
                 )
                 if result.ok:
                     item = draft.item

@@ -37,7 +37,74 @@ from benchsmith.verify.structural import (
 )
 
 #: Checks a new wording can fix (the others discard the item).
-FIXABLE = {"no_leak", "language", "verbatim_source", "judge", "duplicate"}
+FIXABLE = {"verbatim_source", "judge"}
+"""A model's rewording that the judge refused, or that copies its record, may be worded
+again. The wording checks ran before the tools (a failing rewording gave way to the
+template), so a failure here is the template's own, or a duplicate question: another
+wording of the same question would only hide that two records ask the same thing."""
+
+
+@dataclass
+class ReviewContext:
+    """What the reviewer checks compare an item with (from the record and the tools).
+
+    Attributes:
+        language: The item's language (``en`` when the plan names none).
+        entity: The record's question-field value the question must name (None: the media
+            carry the question).
+        aliases: Other spellings of the entity the dataset itself gives.
+        expected: The record's answer-field value (the target must equal it).
+        texts: Every text the test-taker reads or hears, by label (question, spoken, shown).
+        clean_speech: The synthesized speech before degradation (ASR back-check).
+        spoken_text: The text that speech was made from.
+        rendered_image: The image a question was rendered into, before degradation (OCR).
+        max_words: Longest wording accepted (computed problems state several givens).
+    """
+
+    language: str = "en"
+    entity: str | None = None
+    aliases: tuple[str, ...] = ()
+    expected: str | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+    clean_speech: Path | None = None
+    spoken_text: str | None = None
+    rendered_image: Path | None = None
+    max_words: int = 40
+
+
+def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
+    """The reviewer's checks on one item.
+
+    Entity named, language of every text, no meta-text, a complete sentence, the target
+    equal to the record's answer, and the spoken or rendered text read back (ASR, OCR).
+    """
+    from benchsmith.verify.reviewer import (
+        check_asr,
+        check_language_id,
+        check_ocr,
+        check_target,
+    )
+    from benchsmith.verify.wording import wording_verdicts
+
+    masks = [m for m in (ctx.entity, *ctx.aliases) if m]
+    if ctx.max_words > 40:
+        # A computed problem: its givens, the question and the answer format are sentences
+        # of one paragraph (the line breaks between them are layout, not debris).
+        question = " ".join(question.split())
+    wording = wording_verdicts(
+        question, ctx.language, ctx.entity, aliases=ctx.aliases, max_words=ctx.max_words
+    )
+    verdicts = [v for v in wording if v.check != "no_leak"]
+    texts = {"question": question, **{k: v for k, v in ctx.texts.items() if v}}
+    verdicts[1] = check_language_id(texts, ctx.language, mask=masks)
+    if ctx.expected is not None:
+        verdicts.append(check_target(item.answer_text(), ctx.expected, item.choices))
+    if ctx.clean_speech is not None:
+        verdicts.append(check_asr(ctx.clean_speech, ctx.spoken_text or question, ctx.language))
+    if ctx.rendered_image is not None:
+        verdicts.append(check_ocr(ctx.rendered_image, question, ctx.language))
+    return verdicts
+
 
 YesNo = Literal["yes", "no"]
 
@@ -138,6 +205,7 @@ def verify(
     duplicates: DuplicateIndex | None,
     limits: Limits | None = None,
     judge_enforced: bool = True,
+    review: ReviewContext | None = None,
 ) -> Verification:
     """Run every check on one item; the first failure stops (later checks cost more).
 
@@ -168,6 +236,8 @@ def verify(
         check_language(Item(id=item.id, input=question, target=item.target), languages),
         check_verbatim_source(text_item, source_text),
     ]
+    if review is not None:
+        verdicts += review_verdicts(item, question, review)
     dumped = [v.model_dump() for v in verdicts]
     for v in verdicts:
         if not v.ok:

@@ -16,6 +16,11 @@ from langgraph.types import Send
 from benchsmith.graph.state import BuildState
 
 
+def route_after_design(state: BuildState) -> Literal["grounding", "__end__"]:
+    """Stop when no dataset or reference covers the intent, else ground the subtasks."""
+    return END if state.get("plan_status") == "uncovered" else "grounding"
+
+
 def route_after_grounding(state: BuildState) -> Literal["design", "allocation"]:
     """Back to design while subtasks are ungrounded (and the cap allows), else allocate."""
     return "design" if state.get("ungrounded") else "allocation"

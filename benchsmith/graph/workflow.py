@@ -3,7 +3,8 @@
 ``START -> preflight -> planner -> collect -> realize (Send per slot) -> collect ... ->
 package -> END``, where the planner is a subgraph::
 
-    design -> grounding -(ungrounded, capped)-> design
+    design -(uncovered intent)-> END
+           -> grounding -(ungrounded, capped)-> design
                         -> allocation -(infeasible, capped)-> design
                                       -(feasible)-> review_plan -> END
                                       -(stop)-> END
@@ -34,6 +35,7 @@ from benchsmith.config import RunConfig
 from benchsmith.graph.routers import (
     route_after_allocation,
     route_after_collect,
+    route_after_design,
     route_after_grounding,
     route_after_planner,
     route_after_preflight,
@@ -49,7 +51,7 @@ def make_planner_builder() -> StateGraph:
     planner.add_node("allocation", allocation_node)
     planner.add_node("review_plan", review_node)
     planner.add_edge(START, "design")
-    planner.add_edge("design", "grounding")
+    planner.add_conditional_edges("design", route_after_design)
     planner.add_conditional_edges("grounding", route_after_grounding)
     planner.add_conditional_edges("allocation", route_after_allocation)
     planner.add_edge("review_plan", END)

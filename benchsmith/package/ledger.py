@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +96,7 @@ class Ledger:
             self._write(entry)
 
     def _write(self, entry: dict[str, Any]) -> None:
+        entry.setdefault("t", round(time.time(), 3))  # when it finished (a build's wall time)
         if self.path is not None:
             append_jsonl(self.path, entry)
         else:

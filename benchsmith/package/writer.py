@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -64,6 +65,14 @@ class DataStats:
     items_fixed: int = 0
     total_fixes: int = 0
     fallbacks: int = 0
+    wording: Counter[str] = field(default_factory=Counter)
+    unavailable: Counter[str] = field(default_factory=Counter)
+    unavailable_why: dict[str, Counter[str]] = field(default_factory=dict)
+    judge_runs: int = 0
+    judge_enforced: int = 0
+    judge_no: Counter[str] = field(default_factory=Counter)
+    ledger_times: list[float] = field(default_factory=list)
+    samples: list[dict[str, Any]] = field(default_factory=list)
 
 
 def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
@@ -80,6 +89,8 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
     accepted: list[tuple[str, tuple[int, int]]] = []
     stats = DataStats()
     for where, entry in ledger.located_entries():
+        if isinstance(entry.get("t"), int | float):
+            stats.ledger_times.append(float(entry["t"]))
         if entry["status"] != "accepted":
             continue
         item = Item.model_validate(entry["item"])
@@ -92,13 +103,81 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
         stats.total_fixes += fixes
         stats.items_fixed += 1 if fixes else 0
         stats.fallbacks += (meta.get("orchestration") or {}).get("source") == "fallback"
+        stats.wording[str(meta.get("wording") or "computed")] += 1
+        verification = meta.get("verification") or {}
+        for verdict in verification.get("structural") or []:
+            reason = str(verdict.get("reason") or "")
+            if verdict.get("ok") and reason.startswith("unavailable: "):
+                check = str(verdict.get("check"))
+                stats.unavailable[check] += 1
+                # The cause without the item's own measurement ("...: wer 0.83 ...").
+                cause = re.split(r": (?:wer|cer|heard) ", reason[len("unavailable: ") :])[0]
+                stats.unavailable_why.setdefault(check, Counter())[cause[:120]] += 1
+        judged = verification.get("judge")
+        if isinstance(judged, dict):
+            stats.judge_runs += 1
+            stats.judge_enforced += bool(judged.get("enforced"))
+            for key in ("answerable", "single_answer", "relevant", "clear"):
+                if judged.get(key) == "no":
+                    stats.judge_no[key] += 1
     accepted.sort()
     stats.n_items = len(accepted)
+    stats.samples = [
+        reviewer_view(Item.model_validate(ledger.read_at(where)["item"]))
+        for _id, where in _spread(accepted, 5)
+    ]
     with atomic_lines(bench_dir / DATA_FILE) as out:
         for _item_id, where in accepted:
             item = Item.model_validate(ledger.read_at(where)["item"])
             out.write(_dump(item.model_dump(mode="json")) + "\n")
     return stats
+
+
+def _spread(rows: list[Any], n: int) -> list[Any]:
+    """``n`` rows spread evenly over ``rows`` (all of them when there are fewer)."""
+    if len(rows) <= n:
+        return list(rows)
+    step = len(rows) / n
+    return [rows[int(i * step)] for i in range(n)]
+
+
+def reviewer_view(item: Any) -> dict[str, Any]:
+    """An item as a reviewer sees it: shown and spoken text, media, choices, target."""
+    meta = item.metadata
+    view: dict[str, Any] = {"id": item.id, "language": meta.get("language") or "en"}
+    view["shown"] = item.input_text()
+    if meta.get("spoken_text"):
+        view["spoken"] = meta["spoken_text"]
+    elif meta.get("question") and meta.get("question") != view["shown"]:
+        view["question"] = meta["question"]
+    media = [f"{kind}: {path}" for kind, path in item.media_paths()]
+    if media:
+        view["media"] = media
+    if item.choices:
+        view["choices"] = [f"{chr(65 + i)}) {c}" for i, c in enumerate(item.choices)]
+    view["target"] = item.target if not item.choices else f"{item.target}) {item.answer_text()}"
+    view["wording"] = meta.get("wording") or "computed"
+    return view
+
+
+def wall_time(run_dir: Path, started_at: float, ledger_times: list[float]) -> float:
+    """Seconds of work over every part of a build (a killed part ends at its last ledger line).
+
+    ``run_dir/parts.jsonl`` holds the start of each part; the current part runs to now.
+    """
+    starts: list[float] = []
+    path = Path(run_dir) / "parts.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
+                starts.append(float(json.loads(line)["start"]))
+    starts = sorted(t for t in starts if t < started_at - 1e-6)
+    total = time.time() - started_at
+    bounds = [*starts, started_at]
+    for begin, nxt in zip(bounds, bounds[1:], strict=False):
+        ends = [t for t in ledger_times if begin <= t < nxt]
+        total += (max(ends) - begin) if ends else 0.0
+    return round(total, 3)
 
 
 def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
@@ -188,9 +267,9 @@ def render_report_md(report: dict[str, Any]) -> str:
     lines = [f"# Build report: {report['intent']}", ""]
     lines.append(
         f"Status: **{report['status']}**. {report['items']} of {report['size']} items accepted; "
-        f"{report['rejected']} candidate(s) rejected (acceptance rate "
-        f"{report['acceptance_rate']:.0%}); wall time {report['wall_time_s']:.1f} s."
+        f"{report['rejected']} candidate(s) rejected; wall time {report['wall_time_s']:.1f} s."
     )
+    lines += ["", summary_lines_md(report)]
     lines += [
         "",
         "## Quotas",
@@ -258,12 +337,60 @@ def render_report_md(report: dict[str, Any]) -> str:
         rejected = computed["rejected_formulas"]
         lines += ["", f"Formulas not admitted: {len(rejected)}"]
         lines += [f"- `{r.get('text', '')}`: {r.get('reason', '')}" for r in rejected]
+    samples = report.get("read_these") or []
+    if samples:
+        lines += ["", "## Read these", "", "Items as a reviewer sees them:", ""]
+        for view in samples:
+            lines.append(f"- `{view['id']}` ({view['language']}, {view['wording']} wording)")
+            for key in ("spoken", "question", "shown"):
+                if view.get(key):
+                    label = {"shown": "shown", "spoken": "spoken", "question": "question"}[key]
+                    lines.append(f"  - {label}: {view[key]}")
+            for media in view.get("media", []):
+                lines.append(f"  - {media}")
+            if view.get("choices"):
+                lines.append(f"  - choices: {' '.join(view['choices'])}")
+            lines.append(f"  - target: {view['target']}")
+    if report.get("notes"):
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in report["notes"]]
     lines += ["", "## Models", ""]
     lines += [f"- {role}: {spec}" for role, spec in sorted(report["models"].items())]
     lines += ["", "## Exports", ""]
     for name, info in report["exports"].items():
         lines.append(f"- {name}: {info}")
     return "\n".join(lines) + "\n"
+
+
+def summary_lines(report: dict[str, Any]) -> list[str]:
+    """The honest headline: enforced acceptance, the judge apart, wording, checks not run."""
+    acc = report.get("acceptance") or {}
+    lines = [
+        f"acceptance by the enforced checks: {acc.get('accepted', report.get('items', 0))} of "
+        f"{acc.get('candidates', 0)} candidates ({acc.get('enforced_checks', 0):.0%})"
+    ]
+    judge = report.get("judge") or {}
+    if judge.get("runs"):
+        kind = judge.get("note") or ("enforced" if judge.get("enforced") else "advisory")
+        noes = ", ".join(f"{k} no on {n} of {judge['runs']}" for k, n in judge["no"].items())
+        lines.append(f"judge ({kind}): {noes or 'every check yes'}")
+    else:
+        lines.append(f"judge: not run ({judge.get('note') or 'off'})")
+    wording = report.get("wording") or {}
+    if report.get("items"):
+        computed = f", {wording['computed']} computed problems" if wording.get("computed") else ""
+        lines.append(
+            f"wording: {wording.get('template', 0)} from the template, {wording.get('model', 0)} "
+            f"reworded by the model{computed} (template share "
+            f"{wording.get('template_share', 0):.0%})"
+        )
+    for check, info in (report.get("checks_not_run") or {}).items():
+        lines.append(f"check not run: {check} on {info['items']} item(s): {info['why']}")
+    return lines
+
+
+def summary_lines_md(report: dict[str, Any]) -> str:
+    """:func:`summary_lines` as Markdown bullets."""
+    return "\n".join(f"- {line}" for line in summary_lines(report))
 
 
 def write_package(
@@ -279,6 +406,8 @@ def write_package(
     seed: int,
     sources: list[Any],
     status: str | None = None,
+    judge_note: str = "",
+    notes: list[str] | None = None,
 ) -> dict[str, Any]:
     """Write the whole benchmark folder from the ledger; return the report.
 
@@ -327,10 +456,41 @@ def write_package(
         "rejection_reasons": dict(sorted(reasons.items())),
         "fixes": {"items_fixed": data.items_fixed, "total_fixes": data.total_fixes},
         "orchestration_fallbacks": data.fallbacks,
+        "acceptance": {
+            "enforced_checks": rate,
+            "accepted": n_items,
+            "candidates": n_items + rejected,
+            "note": "items that passed every enforced check, over every candidate realized",
+        },
+        "wording": {
+            "template": data.wording.get("template", 0),
+            "model": data.wording.get("model", 0),
+            "computed": data.wording.get("computed", 0),
+            "template_share": round(data.wording.get("template", 0) / n_items, 4)
+            if n_items
+            else 0.0,
+        },
+        "checks_not_run": {
+            check: {
+                "items": n,
+                "why": "; ".join(
+                    f"{cause} ({k})" for cause, k in data.unavailable_why.get(check, {}).items()
+                ),
+            }
+            for check, n in sorted(data.unavailable.items())
+        },
+        "judge": {
+            "runs": data.judge_runs,
+            "enforced": data.judge_enforced,
+            "no": dict(sorted(data.judge_no.items())),
+            "note": judge_note,
+        },
+        "read_these": data.samples,
+        "notes": list(notes or []),
         "llm": llm_usage,
         "models": models,
         "seed": seed,
-        "wall_time_s": round(time.time() - started_at, 3),
+        "wall_time_s": wall_time(bench_dir / ".run", started_at, data.ledger_times),
         "media_files": len(data.media),
         "stale_media_removed": removed,
         "exports": exports,

@@ -85,7 +85,7 @@ def test_critique_revises_and_discards_but_never_empties():
     install_model(config, script)
     subtasks, log = design_subtasks(
         get_model(config, "design"),
-        intent="geography",
+        intent="geography: capitals and flags",
         size=10,
         max_subtasks=2,
         max_rounds=1,

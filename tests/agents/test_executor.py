@@ -106,31 +106,54 @@ def test_every_slot_accepted_in_one_round(tmp_path):
         assert (out / name).is_file(), name
 
 
-def test_local_fix_gives_the_reason_back_and_keeps_the_slot(tmp_path):
+def test_a_leaking_rewording_gives_way_to_the_template_without_a_retry(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 5, card.size, {})])
-    leaked = set()
 
     def orchestrate(prompt):
         name = record_name(prompt)
-        if name not in leaked:
-            leaked.add(name)
-            capital = dict((n, c) for n, c, _ in COUNTRIES)[name]
-            return {"question": f"Is {capital} the capital of {name}?"}
-        return good_question(prompt)
+        capital = dict((n, c) for n, c, _ in COUNTRIES)[name]
+        return {"question": f"Is {capital} the capital of {name}?"}
 
     router = Router(SampleDecision=orchestrate, JudgeVerdict=judge_yes)
     result, path, _runtime, out = run(tmp_path, spec, router)
-    # Fixed inside each slot: no refill round.
     assert path == ["preflight", "collect"] + ["realize"] * 5 + ["collect", "package"]
     assert result.items == 5
     for row in items(out):
+        meta = row["metadata"]
+        assert meta["fixes"] == 0 and meta["wording"] == "template"
+        assert row["input"] == meta["template"] == f"What is the capital of {meta['question'][23:]}"
+        assert "no_leak: the answer" in meta["rewording_rejected"]
+    assert len(router.prompts["SampleDecision"]) == 5  # no second attempt was needed
+    assert len(router.prompts["JudgeVerdict"]) == 5
+
+
+def test_a_judge_refusal_goes_back_to_orchestration_with_the_reason(tmp_path):
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
+    refused = set()
+
+    def judge(prompt):
+        name = re.search(r"capital of ([A-Z][a-z]+)", prompt).group(1)
+        if name not in refused:
+            refused.add(name)
+            return judge_yes(prompt) | {"clear": "no", "reason": "too terse"}
+        return judge_yes(prompt)
+
+    def orchestrate(prompt):
+        if "previous attempt was rejected" in prompt:
+            return {"question": f"Which city serves as the capital of {record_name(prompt)}?"}
+        return good_question(prompt)
+
+    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge)
+    result, path, _runtime, out = run(tmp_path, spec, router)
+    assert path == ["preflight", "collect"] + ["realize"] * 3 + ["collect", "package"]
+    assert result.items == 3
+    for row in items(out):
         assert row["metadata"]["fixes"] == 1
-        assert [h["check"] for h in row["metadata"]["fix_history"]] == ["no_leak"]
+        assert [h["check"] for h in row["metadata"]["fix_history"]] == ["judge"]
     retries = [p for p in router.prompts["SampleDecision"] if "previous attempt was rejected" in p]
-    assert len(retries) == 5
-    assert all("no_leak" in p and "appears in the input text" in p for p in retries)
-    assert len(router.prompts["JudgeVerdict"]) == 5  # leaks never reach the judge
+    assert len(retries) == 3 and all("too terse" in p for p in retries)
 
 
 def test_discard_after_bounded_fixes_then_refill(tmp_path):
@@ -364,8 +387,8 @@ def test_multiple_choice_items_take_distractors_from_the_dataset(tmp_path):
     assert result.report["exports"]["lm_eval"]["items"] == 4
 
 
-def test_auto_judge_is_advisory_on_the_embedded_model(tmp_path):
-    """The fakes run as the `local` spec: auto mode records the judge's no, keeps the item."""
+def test_auto_judge_skips_the_embedded_model_and_advisory_records_it(tmp_path):
+    """The fakes run as the `local` spec: auto asks no judge, advisory records its no."""
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
     router = Router(
@@ -373,9 +396,18 @@ def test_auto_judge_is_advisory_on_the_embedded_model(tmp_path):
     )
     result, _path, _runtime, out = run(tmp_path, spec, router, judge="auto")
     assert result.items == 3 and rejects(out) == []
+    assert router.prompts["JudgeVerdict"] == []
+    assert all("judge" not in row["metadata"]["verification"] for row in items(out))
+    assert result.report["judge"]["runs"] == 0
+    assert "--judge advisory" in result.report["judge"]["note"]
+    assert "judge: not run (skipped" in (out / "report.md").read_text()
+    result, _path, _runtime, out = run(tmp_path, spec, router, name="advisory", judge="advisory")
+    assert result.items == 3 and rejects(out) == []
     for row in items(out):
         judge = row["metadata"]["verification"]["judge"]
         assert judge["single_answer"] == "no" and judge["enforced"] is False
+    md = (out / "report.md").read_text()
+    assert "judge (advisory, embedded model): single_answer no on 3 of 3" in md
     result, _path, _runtime, out = run(tmp_path, spec, router, name="enforced", judge="enforce")
     assert result.items == 0 and len(rejects(out)) == 3 * 3
 
@@ -445,7 +477,10 @@ def test_omni_item_keeps_the_dataset_image_and_adds_the_spoken_question(tmp_path
         (message,) = row["input"]
         kinds = [part["type"] for part in message["content"]]
         assert kinds == ["text", "image", "audio"]
-        assert message["content"][0]["text"].startswith("Listen to the audio")
+        assert message["content"][0]["text"] == (
+            "Listen to the recording and answer the question it asks."
+        )
+        assert row["metadata"]["spoken_text"] == row["metadata"]["question"]
         assert row["metadata"]["modalities"] == ["text", "image", "audio"]
         tools = [step["tool"] for step in row["metadata"]["trace"]]
         assert set(tools) >= {"tts_speak", "audio_add_noise", "image_blur"}
@@ -453,25 +488,20 @@ def test_omni_item_keeps_the_dataset_image_and_adds_the_spoken_question(tmp_path
             assert (out / (part.get("image") or part.get("audio"))).is_file()
 
 
-def test_a_duplicate_is_fixed_locally_with_a_new_wording(tmp_path):
-    _catalog, card = make_catalog(tmp_path)
-    spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
-
-    def orchestrate(prompt):
-        if "previous attempt was rejected" in prompt:
-            return good_question(prompt)
-        return {"question": "Which city is the capital of this country?"}
-
-    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge_yes)
-    result, path, _runtime, out = run(tmp_path, spec, router, concurrency=1)
-    assert result.items == 3 and rejects(out) == []
-    assert path == ["preflight", "collect"] + ["realize"] * 3 + ["collect", "package"]
-    fixes = sorted(row["metadata"]["fixes"] for row in items(out))
-    assert fixes == [0, 1, 1]
-    for row in items(out):
-        if row["metadata"]["fixes"]:
-            (history,) = row["metadata"]["fix_history"]
-            assert history["check"] == "duplicate" and "exact duplicate of" in history["reason"]
+def test_a_duplicate_question_is_discarded_not_reworded(tmp_path):
+    # Two records name the same country: the same question with two answers is ambiguous,
+    # and a new wording would only hide it. The second is discarded and refilled.
+    rows = [("Georgia", "Tbilisi", "Asia"), ("Georgia", "Atlanta", "Americas"), *COUNTRIES[:4]]
+    _catalog, card = make_catalog(tmp_path, rows=rows, name="dupes")
+    spec = make_spec([("capitals--dupes", "dupes", 5, card.size, {})])
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router, concurrency=1)
+    assert result.items == 5
+    (dup,) = rejects(out)
+    assert dup["check"] == "duplicate" and "exact duplicate of" in dup["reason"]
+    assert dup["attempts"] == 1  # no rewording was tried
+    georgia = [r for r in items(out) if "Georgia" in r["metadata"]["question"]]
+    assert len(georgia) == 1
 
 
 def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):

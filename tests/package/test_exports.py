@@ -655,3 +655,22 @@ def test_generated_files_score_like_benchsmith(tmp_path):
     for args, kwargs, expected in SCORE_CASES:
         assert inspect_module.score_answer(*args, **kwargs) is expected
         assert utils.score_answer(*args, **kwargs) is expected
+
+
+def test_wall_time_sums_every_part_of_a_resumed_build(tmp_path):
+    import json as _json
+    import time as _time
+
+    from benchsmith.package.writer import wall_time
+
+    now = _time.time()
+    run = tmp_path / ".run"
+    run.mkdir()
+    # A first part started 1000 s ago and was killed 600 s later (its last ledger line);
+    # the second part started 100 s ago and is the one packaging now.
+    starts = [now - 1000, now - 100]
+    (run / "parts.jsonl").write_text("".join(_json.dumps({"start": t}) + "\n" for t in starts))
+    ledger_times = [now - 900, now - 400, now - 50]
+    total = wall_time(run, started_at=now - 100, ledger_times=ledger_times)
+    assert 699 <= total <= 705  # 600 s of the killed part + the 100 s of this one
+    assert wall_time(tmp_path / "none", started_at=now - 10, ledger_times=[]) < 12

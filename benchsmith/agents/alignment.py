@@ -1,0 +1,168 @@
+"""Plan alignment checked in code: does a subtask, a dataset, a field fit the intent?
+
+The planner's models choose, but only among candidates this module ranks by their overlap
+with the intent's *topic words*: the intent's content words (English Snowball stems) minus
+function words and the words every benchmark intent shares ("questions", "spoken",
+"images", "multiple choice", ...). So "spoken questions about world capitals" has the
+topic {world, capit}; a dataset card that mentions neither cannot ground it, an answer
+field named ``subregion`` ranks below ``capital``, and a subtask named ``1-2-3`` carries
+none of the intent and is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from benchsmith.agents.templates import field_words, stems
+
+_FUNCTION_WORDS = """
+a an the of in on at to for from by with about into over under and or not no nor but if
+then than as is are was were be been being it its this that these those which who whom
+whose what when where why how whether each every any all some many much more most few
+one two three four five six seven eight nine ten there their they them we our you your
+he she his her i me my do does did done can could should would may might must will shall
+per via also only just very such same other another own so up down out off again further
+once here both either neither between among across within without through during before
+after above below against
+"""
+
+#: Words every benchmark intent may use; they name a form, not a topic.
+_GENERIC_WORDS = """
+question questions ask asking asked answer answers answering item items test tests testing
+benchmark benchmarks evaluation evaluate evaluating measure measuring model models llm
+spoken speech audio voice voices listen listening hear hearing sound sounds recording
+recordings noise noisy background image images photo photos picture pictures visual
+visually see seen shown show showing read reading text texts written write writing
+rendered render multiple choice choices short long open free form numeric number numbers
+numerical value values give given identify identifying recognize recognizing recognition
+name names naming pick choose select problem problems task tasks subtask subtasks skill
+skills language languages english french german spanish italian portuguese dutch
+multilingual easy medium hard difficult difficulty various different several
+"""
+
+FUNCTION_STEMS = frozenset(stems(_FUNCTION_WORDS))
+GENERIC_STEMS = frozenset(stems(_GENERIC_WORDS))
+
+
+def topic_stems(text: str) -> set[str]:
+    """The topic words of a text: content stems that are neither function nor form words."""
+    return {
+        s for s in stems(text) if len(s) > 1 and s not in FUNCTION_STEMS and s not in GENERIC_STEMS
+    }
+
+
+def content_stems(text: str) -> set[str]:
+    """The content stems of a text (function words removed, form words kept)."""
+    return {s for s in stems(text) if len(s) > 1 and s not in FUNCTION_STEMS}
+
+
+def card_text(card: Any) -> str:
+    """Everything a card says about its data (name, description, fields, tasks, domain)."""
+    parts = [str(card.id).replace("-", " "), card.name, card.description]
+    for f in card.fields:
+        parts += [f.path, getattr(f, "semantics", "")]
+    parts += list(getattr(card, "tasks", []) or []) + [str(getattr(card, "domain", ""))]
+    return " ".join(p for p in parts if p)
+
+
+def coverage(topics: set[str], card: Any) -> float:
+    """Share of the topic stems that the card mentions anywhere (0 when there is no topic)."""
+    if not topics:
+        return 0.0
+    found = topics & set(stems(card_text(card)))
+    return round(len(found) / len(topics), 4)
+
+
+def field_overlap(topics: set[str], path: str, semantics: str = "") -> int:
+    """How strongly a field carries the topic: 2 per topic stem in its name, 1 in its semantics.
+
+    A field named after the topic (``capital`` for "world capitals") outranks one whose
+    description merely mentions a topic word (``region``: "world region / continent").
+    """
+    named = topics & set(stems(path))
+    described = (topics & field_words(path, semantics)) - named
+    return 2 * len(named) + len(described)
+
+
+def rank_answer_fields(card: Any, topics: set[str], *, limit: int = 3) -> list[tuple[str, int]]:
+    """Answer-field candidates of a card, best first, with their topic overlap.
+
+    Candidates are the card's output fields (else every non-media field). When some field
+    carries the topic, only the fields with the best overlap are returned (the model then
+    chooses among equals); otherwise the first ``limit`` candidates, each with overlap 0.
+    """
+    fields = {f.path: f for f in card.fields}
+    names = [p for p in (card.output_fields or list(fields)) if p in fields]
+    names = [p for p in names if fields[p].modality not in ("image", "audio")] or names
+    scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
+    best = max((s for _p, s in scored), default=0)
+    if best > 0:
+        return [(p, s) for p, s in scored if s == best][:limit]
+    return scored[:limit]
+
+
+def rank_question_fields(
+    card: Any, answer_field: str, topics: set[str], *, limit: int = 3
+) -> list[str]:
+    """Fields a question may name, best first (identifying text fields of the card).
+
+    The card's input fields come first, then text/category fields with many distinct
+    values (names identify a record; a category with three values does not). Media fields,
+    numbers, and the answer field itself are never question fields.
+    """
+    fields = {f.path: f for f in card.fields}
+    pool = [p for p in card.input_fields if p in fields] + [p for p in fields]
+    out: list[str] = []
+    for path in dict.fromkeys(pool):
+        f = fields[path]
+        if path == answer_field or f.modality not in ("text", "category"):
+            continue
+        if f.n_unique is not None and f.n_unique < min(20, max(2, card.size // 2)):
+            continue
+        out.append(path)
+    # Fields whose words carry the topic (``name`` for "countries") keep their order.
+    return out[:limit]
+
+
+_FORMAT_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("multiple_choice", r"\bmultiple[- ]choice\b|\bchoose (?:one|among)\b|\bpick (?:one|among)\b"),
+    (
+        "numeric",
+        r"\bthe number\b|\bnumeric(?:al)?\b|\bhow (?:many|much)\b|\bcount(?:s|ing)?\b"
+        r"|\bcompute[ds]?\b|\bcalculat\w+\b",
+    ),
+    ("short_answer", r"\bshort[- ]answers?\b|\bfree[- ](?:form|text)\b|\bone word\b"),
+    ("open", r"\bopen[- ]ended\b|\bessay\b|\bexplain\b"),
+)
+
+
+def formats_from_intent(intent: str) -> tuple[str, ...]:
+    """Answer formats an intent asks for ("the number" -> numeric), if it names any."""
+    text = intent.lower()
+    return tuple(fmt for fmt, pattern in _FORMAT_PATTERNS if re.search(pattern, text))
+
+
+def carries_intent(name: str, description: str, intent: str) -> bool:
+    """Whether a subtask's name or description holds at least one of the intent's words.
+
+    Topic words count first; an intent without any (all form words) counts its content
+    words. Names such as ``1-2-3`` hold none.
+    """
+    wanted = topic_stems(intent) or content_stems(intent)
+    if not wanted:
+        return True
+    return bool(wanted & content_stems(f"{name} {description}"))
+
+
+def uncovered_message(intent: str, topics: Iterable[str], searched: Sequence[str]) -> str:
+    """The error of an intent no dataset or reference covers: what is missing, how to add it."""
+    shown = ", ".join(sorted(topics)) or intent
+    listed = ", ".join(searched[:12]) + (" ..." if len(searched) > 12 else "")
+    return (
+        f"no dataset or reference in the catalog covers the intent {intent!r} "
+        f"(topic words: {shown}; searched: {listed or 'an empty catalog'}). Add data about it "
+        "with --dataset FILE, a document with --reference FILE, or `benchsmith catalog add "
+        "PATH`, then plan again"
+    )

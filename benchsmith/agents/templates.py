@@ -1,0 +1,387 @@
+"""Question templates: every item's default wording, built from the dataset card.
+
+A template is a sentence in one language whose slots (``{name}``, ``{meta.title}``) name
+record fields; filling it with a record gives the item's question, so the entity asked
+about comes from the data, never from a model. The answer field is never a slot.
+
+Candidates are made deterministically from the card and the chosen fields:
+
+- a *concept* template when the answer field is a concept this module knows (a capital, a
+  currency, a handwritten digit, ...), written by hand in several languages;
+- a *generic* English template made from the answer field's semantics ("What is the
+  capital city of {name}?").
+
+The grounding role picks one candidate (an enum) or proposes its own text, which is kept
+only when it passes the reviewer checks (:func:`template_problems`). A language that has no
+template passing them is reported and dropped, never filled with another language's text.
+
+The text shown next to media that carry the question (a recording, a rendered question)
+is an instruction in the item's language (:data:`INSTRUCTIONS`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchsmith.catalog.cards import get_path
+
+STAND_IN = "Atlantis"
+"""A proper name standing in for a slot value when a template is checked without data."""
+
+SLOT = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.-]*)\}")
+"""A template slot: ``{field}`` or ``{dotted.field}``."""
+
+#: The text shown next to media that carry the question, per delivery and language.
+INSTRUCTIONS: dict[str, dict[str, str]] = {
+    "audio": {
+        "en": "Listen to the recording and answer the question it asks.",
+        "fr": "Écoutez l'enregistrement et répondez à la question posée.",
+        "de": "Hören Sie sich die Aufnahme an und beantworten Sie die gestellte Frage.",
+        "es": "Escuche la grabación y responda a la pregunta que se plantea.",
+        "it": "Ascolta la registrazione e rispondi alla domanda che pone.",
+        "pt": "Ouça a gravação e responda à pergunta que ela faz.",
+        "nl": "Luister naar de opname en beantwoord de vraag die erin wordt gesteld.",
+    },
+    "image": {
+        "en": "Read the question in the image and answer it.",
+        "fr": "Lisez la question écrite dans l'image et répondez-y.",
+        "de": "Lesen Sie die Frage im Bild und beantworten Sie sie.",
+        "es": "Lea la pregunta escrita en la imagen y respóndala.",
+        "it": "Leggi la domanda scritta nell'immagine e rispondi.",
+        "pt": "Leia a pergunta escrita na imagem e responda a ela.",
+        "nl": "Lees de vraag in de afbeelding en beantwoord die.",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Concept:
+    """A kind of answer this module can ask about in several languages.
+
+    ``words`` are stems that identify the answer field (in its path or semantics);
+    ``media`` is True for questions about the item's image or recording (no entity slot);
+    templates use ``{q}`` for the question field's slot.
+    """
+
+    name: str
+    words: frozenset[str]
+    templates: Mapping[str, str]
+    media: bool = False
+    forbid: frozenset[str] = field(default_factory=frozenset)
+
+
+def _concept(name: str, words: str, forbid: str = "", media: bool = False, **t: str) -> Concept:
+    return Concept(name, frozenset(words.split()), t, media, frozenset(forbid.split()))
+
+
+#: Concepts, most specific first (the first whose words match the answer field wins).
+CONCEPTS: tuple[Concept, ...] = (
+    _concept(
+        "subregion",
+        "subregion",
+        en="In which subregion of the world is {q}?",
+        fr="Dans quelle sous-région du monde se trouve le pays suivant : {q} ?",
+        de="In welcher Teilregion der Welt liegt das folgende Land: {q}?",
+        es="¿En qué subregión del mundo se encuentra el siguiente país: {q}?",
+    ),
+    _concept(
+        "capital",
+        "capital",
+        en="What is the capital of {q}?",
+        fr="Quelle est la capitale du pays suivant : {q} ?",
+        de="Was ist die Hauptstadt des folgenden Landes: {q}?",
+        es="¿Cuál es la capital del siguiente país: {q}?",
+        it="Qual è la capitale del seguente paese: {q}?",
+        pt="Qual é a capital do seguinte país: {q}?",
+        nl="Wat is de hoofdstad van het volgende land: {q}?",
+    ),
+    _concept(
+        "region",
+        "region continent",
+        forbid="subregion",
+        en="In which world region is {q}?",
+        fr="Dans quelle région du monde se trouve le pays suivant : {q} ?",
+        de="In welcher Weltregion liegt das folgende Land: {q}?",
+        es="¿En qué región del mundo se encuentra el siguiente país: {q}?",
+        it="In quale regione del mondo si trova il seguente paese: {q}?",
+        pt="Em que região do mundo fica o seguinte país: {q}?",
+    ),
+    _concept(
+        "currency",
+        "currency",
+        en="Which currency is used in {q}?",
+        fr="Quelle monnaie est utilisée dans le pays suivant : {q} ?",
+        de="Welche Währung wird im folgenden Land verwendet: {q}?",
+        es="¿Qué moneda se usa en el siguiente país: {q}?",
+        it="Quale valuta si usa nel seguente paese: {q}?",
+        pt="Que moeda é usada no seguinte país: {q}?",
+    ),
+    _concept(
+        "languages",
+        "language",
+        forbid="code codes iso translation",
+        en="Which languages are official in {q}?",
+        fr="Quelles sont les langues officielles du pays suivant : {q} ?",
+        de="Welche Sprachen sind im folgenden Land Amtssprachen: {q}?",
+        es="¿Cuáles son los idiomas oficiales del siguiente país: {q}?",
+    ),
+    _concept(
+        "population",
+        "population",
+        en="What is the population of {q}?",
+        fr="Quelle est la population du pays suivant : {q} ?",
+        de="Wie viele Einwohner hat das folgende Land: {q}?",
+        es="¿Cuál es la población del siguiente país: {q}?",
+    ),
+    _concept(
+        "area",
+        "area",
+        en="What is the area of {q} in square kilometres?",
+        fr="Quelle est la superficie du pays suivant, en kilomètres carrés : {q} ?",
+    ),
+    _concept(
+        "demonym",
+        "demonym",
+        en="What is the demonym of the people of {q}?",
+    ),
+    _concept(
+        "digit",
+        "digit",
+        media=True,
+        en="Which digit is written in the image?",
+        fr="Quel chiffre est écrit sur l'image ?",
+        de="Welche Ziffer ist auf dem Bild geschrieben?",
+        es="¿Qué dígito está escrito en la imagen?",
+        it="Quale cifra è scritta nell'immagine?",
+        pt="Qual dígito está escrito na imagem?",
+        nl="Welk cijfer staat er in de afbeelding?",
+    ),
+    _concept(
+        "caption",
+        "caption description",
+        media=True,
+        en="Which description fits the image?",
+        fr="Quelle description correspond à l'image ?",
+        de="Welche Beschreibung passt zum Bild?",
+        es="¿Qué descripción corresponde a la imagen?",
+    ),
+    _concept(
+        "subject",
+        "label subject",
+        media=True,
+        en="What is the main subject of the image?",
+        fr="Quel est le sujet principal de l'image ?",
+        de="Was ist das Hauptmotiv des Bildes?",
+        es="¿Cuál es el tema principal de la imagen?",
+    ),
+    _concept(
+        "city",
+        "city",
+        en="Which city does {q} serve?",
+    ),
+)
+
+
+# -- words ----------------------------------------------------------------------------------
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+_STEMMER: Any = None
+
+
+def stems(text: str) -> list[str]:
+    """The English stems of the words of ``text`` (lowercased, Snowball stemmer)."""
+    global _STEMMER
+    if _STEMMER is None:
+        _STEMMER = _stemmer()
+    words = [w.lower() for w in _WORD.findall(text.replace("_", " "))]
+    return list(_STEMMER.stemWords(words))
+
+
+def field_words(path: str, semantics: str = "") -> set[str]:
+    """Stems that describe a field: its path's words and its semantics (before any example)."""
+    sem = re.split(r"\b(?:e\.g\.|for example|such as)\b|:", semantics or "", maxsplit=1)[0]
+    return set(stems(f"{path} {sem}"))
+
+
+def concept_for(path: str, semantics: str = "") -> Concept | None:
+    """The first concept whose words name the answer field (and whose forbidden words don't)."""
+    words = field_words(path, semantics)
+    path_words = set(stems(path))
+    for concept in CONCEPTS:
+        wanted = set(stems(" ".join(concept.words)))
+        if wanted & words and not set(stems(" ".join(concept.forbid))) & path_words:
+            return concept
+    return None
+
+
+# -- templates ------------------------------------------------------------------------------
+def slots(template: str) -> list[str]:
+    """The field paths a template's slots name, in order."""
+    return SLOT.findall(template)
+
+
+def value_text(value: Any) -> str:
+    """A record value as text (the executor's own rendering)."""
+    from benchsmith.agents.orchestration import value_text as render
+
+    return render(value)
+
+
+def fill(template: str, record: Mapping[str, Any]) -> str | None:
+    """The template with every slot replaced by the record's value; None if one is empty."""
+    missing = False
+
+    def one(match: re.Match[str]) -> str:
+        nonlocal missing
+        text = value_text(get_path(dict(record), match.group(1)))
+        if not text:
+            missing = True
+        return text
+
+    out = SLOT.sub(one, template)
+    return None if missing else " ".join(out.split())
+
+
+def noun_phrase(path: str, semantics: str) -> str:
+    """A short noun phrase for a field, from its semantics (else its name)."""
+    sem = re.sub(r"\([^)]*\)", "", semantics or "")
+    sem = re.split(r"[:;,]|\be\.g\.|\bfor example\b", sem, maxsplit=1)[0].strip(" .")
+    sem = re.sub(r"^(the|a|an)\s+", "", sem, flags=re.I)
+    words = sem.split()
+    if not words or len(words) > 6:
+        words = path.rsplit(".", 1)[-1].replace("_", " ").split()
+    return " ".join(words).strip()
+
+
+@dataclass
+class Candidate:
+    """One candidate template set (per language) for a grounding."""
+
+    label: str
+    templates: dict[str, str]
+    source: str  # concept:<name> | generic | model
+
+    def summary(self) -> str:
+        """The English text (or the first language's) for prompts and reports."""
+        return self.templates.get("en") or next(iter(self.templates.values()), "")
+
+
+def candidates(
+    *,
+    question_field: str | None,
+    answer_field: str,
+    answer_semantics: str = "",
+    has_media: bool = False,
+) -> list[Candidate]:
+    """Template candidates for a (question field, answer field) pair, best first.
+
+    Args:
+        question_field: The record field the question names (None: the media carry it).
+        answer_field: The field holding the answer (never a slot).
+        answer_semantics: The answer field's semantics from the card.
+        has_media: The dataset's own image or recording is shown with the question.
+    """
+    out: list[Candidate] = []
+    concept = concept_for(answer_field, answer_semantics)
+    if concept is not None and (concept.media == (question_field is None)):
+        if concept.media and not has_media:
+            concept = None
+    elif concept is not None:
+        concept = None
+    if concept is not None:
+        slot = f"{{{question_field}}}" if question_field else ""
+        out.append(
+            Candidate(
+                label=f"concept-{concept.name}",
+                templates={lang: t.replace("{q}", slot) for lang, t in concept.templates.items()},
+                source=f"concept:{concept.name}",
+            )
+        )
+    noun = noun_phrase(answer_field, answer_semantics)
+    if question_field:
+        generic = f"What is the {noun} of {{{question_field}}}?"
+    elif has_media:
+        generic = f"What is the {noun} in the image?"
+    else:
+        generic = ""
+    if generic and all(generic != c.templates.get("en") for c in out):
+        out.append(Candidate(label="generic", templates={"en": generic}, source="generic"))
+    return out
+
+
+def template_problems(
+    template: str,
+    *,
+    language: str,
+    answer_field: str,
+    fields: Iterable[str],
+    check: Any = None,
+) -> list[str]:
+    """Why a template cannot be used (empty when it can).
+
+    Its slots must name record fields other than the answer field. Filled with a stand-in
+    proper name in every slot (so the template's own words are judged, not one record's
+    values, which the executor checks item by item), it must pass the reviewer checks
+    (``check(text, language, entity)`` returns the failure reasons; see
+    :func:`benchsmith.verify.wording.wording_problems`).
+    """
+    problems = []
+    known = set(fields)
+    names = slots(template)
+    for name in names:
+        if name == answer_field:
+            problems.append(f"slot {{{name}}} is the answer field")
+        elif name not in known:
+            problems.append(f"slot {{{name}}} names no field of the dataset")
+    stray = SLOT.sub("", template)
+    if "{" in stray or "}" in stray:
+        problems.append("stray brace outside a slot")
+    if problems or check is None:
+        return problems
+    text = " ".join(SLOT.sub(STAND_IN, template).split())
+    return list(check(text, language, STAND_IN if names else None))
+
+
+def choose_languages(
+    templates: Mapping[str, str], wanted: Sequence[str]
+) -> tuple[dict[str, str], list[str]]:
+    """The templates of the wanted languages, and the wanted languages that have none."""
+    kept: dict[str, str] = {}
+    missing: list[str] = []
+    for lang in wanted:
+        base = base_language(lang)
+        text = templates.get(lang) or templates.get(base)
+        if text:
+            kept[lang] = text
+        else:
+            missing.append(lang)
+    return kept, missing
+
+
+def base_language(code: str | None) -> str:
+    """``pt-br`` -> ``pt``; None or empty -> ``en``."""
+    return re.split(r"[-_]", (code or "en").strip().lower(), maxsplit=1)[0] or "en"
+
+
+def template_for(templates: Mapping[str, str], language: str | None) -> str | None:
+    """The template of a language (exact code first, then its base language)."""
+    if not templates:
+        return None
+    lang = (language or "en").lower()
+    return templates.get(lang) or templates.get(base_language(lang))
+
+
+def instruction(delivery: str, language: str | None) -> str | None:
+    """The instruction shown next to media carrying the question, in the item's language."""
+    table = INSTRUCTIONS.get(delivery, {})
+    return table.get((language or "en").lower()) or table.get(base_language(language))

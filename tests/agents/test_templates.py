@@ -1,0 +1,241 @@
+"""Question templates, plan alignment and the wording of each item (scripted fake model)."""
+
+import json
+
+import pytest
+from executor_fakes import COUNTRIES, Router, install, judge_yes, make_catalog, make_spec
+from planner_fakes import COUNTRIES as COUNTRIES_CARD
+from planner_fakes import FakeCatalog, card
+
+import benchsmith.agents.sources as sources
+from benchsmith.agents.alignment import (
+    carries_intent,
+    formats_from_intent,
+    rank_answer_fields,
+    topic_stems,
+)
+from benchsmith.agents.design import check_subtasks, design_node
+from benchsmith.agents.grounding import pick_templates
+from benchsmith.agents.templates import candidates, fill, template_problems
+from benchsmith.api import build_benchmark
+from benchsmith.config import RunConfig
+from benchsmith.llm.registry import register_runtime
+from benchsmith.spec import Grounding, Scores, Subtask
+from benchsmith.verify.wording import wording_problems
+
+WORLD = card(
+    "world",
+    "World countries: capitals, regions, currencies",
+    ["text", "table"],
+    [("name", "text"), ("capital", "text"), ("subregion", "category"), ("region", "category")],
+    size=250,
+)
+
+
+def test_candidates_come_from_the_card_and_never_slot_the_answer():
+    [concept, generic] = candidates(
+        question_field="name", answer_field="capital", answer_semantics="capital city"
+    )
+    assert concept.templates["en"] == "What is the capital of {name}?"
+    assert concept.templates["fr"] == "Quelle est la capitale du pays suivant : {name} ?"
+    assert generic.templates == {"en": "What is the capital city of {name}?"}
+    [digit, _generic] = candidates(
+        question_field=None, answer_field="label", answer_semantics="the digit shown, 0-9",
+        has_media=True,
+    )  # fmt: skip
+    assert digit.templates["en"] == "Which digit is written in the image?"
+    assert fill("What is the capital of {name}?", {"name": "Kenya"}) == (
+        "What is the capital of Kenya?"
+    )
+    assert fill("What is the capital of {name}?", {"name": None}) is None
+    assert template_problems(
+        "What is {capital}?", language="en", answer_field="capital", fields=["name", "capital"]
+    ) == ["slot {capital} is the answer field"]
+    with pytest.raises(ValueError, match="answer field"):
+        Grounding(
+            id="g", subtask_id="s", dataset_id="d", answer_field="capital",
+            question_templates={"en": "Is {capital} a city?"},
+            scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+            available_records=1,
+        )  # fmt: skip
+
+
+def test_answer_fields_are_ranked_by_the_intent_so_capitals_never_ask_for_a_subregion():
+    topics = topic_stems("spoken questions about world capitals")
+    assert topics == {"world", "capit"}
+    assert rank_answer_fields(WORLD, topics) == [("capital", 2)]
+    regions = rank_answer_fields(WORLD, topic_stems("which region is each country in"))
+    assert [p for p, _ in regions] == ["region"]
+
+
+def test_design_refuses_subtasks_that_carry_none_of_the_intent():
+    intent = "spoken questions about world capitals"
+    assert not carries_intent("1-2-3", "1-2-3", intent)
+    assert not carries_intent("1-4-different-subtasks", "Four different subtasks.", intent)
+    assert carries_intent("Spoken capitals", "Hear a country and name its capital.", intent)
+    bad = Subtask(id="1-2-3", name="1-2-3", description="1-2-3")
+    good = Subtask(id="capitals", name="Capitals", description="Name the capital of a country.")
+    kept, problems = check_subtasks([bad, good], max_count=3, intent=intent)
+    assert [s.id for s in kept] == ["capitals"]
+    assert problems == ["1-2-3: its name and description carry none of the intent's words"]
+
+
+def test_intent_formats_are_enforced():
+    assert formats_from_intent("give the number of legs of each animal") == ("numeric",)
+    assert formats_from_intent("capitals, with a short answer") == ("short_answer",)
+    assert formats_from_intent("spoken questions about world capitals") == ()
+
+
+def test_an_intent_no_dataset_covers_ends_the_plan_with_what_to_add(monkeypatch):
+    fake = FakeCatalog([COUNTRIES_CARD])
+    monkeypatch.setattr(sources, "catalog_sources", lambda config: [fake])
+    update = design_node({"intent": "protein folding energies", "size": 10}, None)
+    assert update["plan_status"] == "uncovered"
+    assert "protein folding energies" in update["error"]
+    assert "--dataset" in update["error"] and "--reference" in update["error"]
+    assert "catalog add" in update["error"]
+
+
+def test_a_language_without_a_passing_template_is_reported_not_filled():
+    subtask = Subtask(
+        id="regions", name="Regions", description="Name the world region of a country.",
+        languages=["en", "fr", "sw"],
+    )  # fmt: skip
+    picked = pick_templates(
+        None, subtask, WORLD, question_field="name", answer_field="region", has_media=False
+    )
+    assert set(picked.templates) == {"en", "fr"}
+    assert picked.templates["fr"].startswith("Dans quelle région du monde")
+    assert list(picked.missing) == ["sw"]
+    assert "no candidate template in sw" in picked.missing["sw"]
+
+
+def test_a_model_template_in_the_wrong_language_is_refused():
+    subtask = Subtask(id="caps", name="Capitals", description="Name the capital.", languages=["sw"])
+
+    class Model:
+        def structured(self, schema, messages):
+            return schema(template="own", own_sw="What is the capital of {name}?")
+
+    picked = pick_templates(
+        Model(), subtask, WORLD, question_field="name", answer_field="capital", has_media=False
+    )
+    assert picked.templates == {}
+    assert "language_id" in picked.missing["sw"]
+
+
+def test_wording_checks_each_refuse_a_bad_rewording():
+    entity, answer = "Kenya", "Nairobi"
+    cases = {
+        "entity": "What is the capital of this country?",
+        "language_id": "Quelle est la capitale du pays suivant : Kenya ?",
+        "meta_text": "What is the capital of Kenya? The correct answer is the record's.",
+        "sentence": "capital Kenya",
+        "no_leak": "Is Nairobi the capital of Kenya?",
+    }
+    for check, text in cases.items():
+        problems = wording_problems(text, "en", entity, answer=answer)
+        assert problems and problems[0].startswith(f"{check}:"), (check, problems)
+    assert (
+        wording_problems("Which city is the capital of Kenya?", "en", entity, answer=answer) == []
+    )
+
+
+def _build(tmp_path, question, languages=None):
+    catalog, _card = make_catalog(tmp_path)
+    out = tmp_path / "out"
+    config = RunConfig(
+        catalog_dir=str(catalog.root), out_dir=str(out), run_dir=str(out / ".run"), concurrency=1
+    )
+    router = Router(SampleDecision=question, JudgeVerdict=judge_yes)
+    install(config, router)
+    spec = make_spec([("capitals--capitals", "capitals", 3, len(COUNTRIES), {})])
+    if languages:
+        spec.subtasks[0].languages = languages
+    try:
+        result = build_benchmark(spec=spec, out=tmp_path / "out", config=config)
+    finally:
+        register_runtime(config, None)
+    items = [json.loads(line) for line in (tmp_path / "out/data/test.jsonl").open()]
+    return result, items, router
+
+
+def test_a_rewording_that_passes_every_check_is_kept(tmp_path):
+    def reword(prompt):
+        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        return {"question": f"Which city is the capital of {name}?"}
+
+    result, items, _router = _build(tmp_path, reword)
+    assert result.status == "complete"
+    assert {i["metadata"]["wording"] for i in items} == {"model"}
+    names = {n for n, _c, _k in COUNTRIES}
+    for item in items:
+        assert item["metadata"]["template"].startswith("What is the capital of ")
+        asked = item["input"].removeprefix("Which city is the capital of ").removesuffix("?")
+        assert asked in names and asked == item["metadata"]["template"][23:-1]
+    assert result.report["wording"]["model"] == 3
+
+
+BAD_REWORDINGS = {
+    "entity": lambda name: "Which city is the capital of this country?",
+    "language_id": lambda name: f"Quelle est la capitale du pays suivant : {name} ?",
+    "meta_text": lambda name: f"What is the capital of {name}? The correct answer is the record's.",
+    "sentence": lambda name: f"capital {name}",
+    "no_leak": lambda name: (
+        f"Is {dict((n, c) for n, c, _k in COUNTRIES)[name]} the capital of {name}?"
+    ),
+}
+
+
+@pytest.mark.parametrize("check", sorted(BAD_REWORDINGS))
+def test_a_rewording_refused_by_each_check_is_replaced_by_the_template(tmp_path, check):
+    def reword(prompt):
+        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        return {"question": BAD_REWORDINGS[check](name)}
+
+    result, items, _router = _build(tmp_path, reword)
+    assert result.status == "complete" and len(items) == 3
+    for item in items:
+        meta = item["metadata"]
+        assert meta["wording"] == "template"
+        assert item["input"] == meta["template"] == meta["question"]
+        assert item["input"].startswith("What is the capital of ")
+        assert meta["rewording_rejected"].split(":")[0] == check or (
+            f"{check}:" in meta["rewording_rejected"]
+        )
+    assert result.report["wording"] == {
+        "template": 3, "model": 0, "computed": 0, "template_share": 1.0
+    }  # fmt: skip
+
+
+def test_a_build_language_without_a_template_is_dropped_and_reported(tmp_path):
+    result, items, _router = _build(
+        tmp_path, lambda prompt: {"question": "x" * 10}, languages=["en", "sw"]
+    )
+    # No item is worded in English for a Swahili slot: the language is dropped, and said so.
+    assert result.status == "complete" and len(items) == 3
+    assert {i["metadata"]["language"] for i in items} == {"en"}
+    assert (tmp_path / "out/rejects.jsonl").read_text() == ""
+    notes = result.report["notes"]
+    assert "capitals: language sw dropped: no question template in sw" in notes
+    assert any("no sw template" in n for n in notes)
+    spec = json.loads((tmp_path / "out/spec.json").read_text())
+    assert spec["subtasks"][0]["languages"] == ["en"]
+    assert "language sw dropped" in (tmp_path / "out/report.md").read_text()
+
+
+def test_a_rewording_that_fails_a_check_is_replaced_by_the_template(tmp_path):
+    result, items, _router = _build(
+        tmp_path, lambda prompt: {"question": "The correct answer is the record's capital."}
+    )
+    assert result.status == "complete"
+    for item in items:
+        meta = item["metadata"]
+        assert meta["wording"] == "template"
+        assert item["input"] == meta["template"]
+        assert item["input"].startswith("What is the capital of ")
+        assert "meta_text" in meta["rewording_rejected"] or "entity" in meta["rewording_rejected"]
+    assert result.report["wording"]["template_share"] == 1.0
+    md = (tmp_path / "out/report.md").read_text()
+    assert "wording: 3 from the template" in md
+    assert "## Read these" in md

@@ -1,0 +1,193 @@
+"""A strict reviewer reads fresh builds of the four demo benchmarks on the embedded model.
+
+The demo's builds (``benchsmith.testing.demo``, the same ones ``make demo`` runs) are made
+with the real CLI, the embedded SmolLM2-135M through its server, espeak-ng and ffmpeg, on
+the offline starter catalog. Then this test reads every item as a reviewer would, with
+code of its own (it shares none of the pipeline's checks): the question names the
+record's entity, every text (shown and spoken) is in the item's language, there is no
+meta-text or template debris, it is one complete sentence, the target is the record's
+answer (or the recomputed value of a computed problem), and a spoken item speaks exactly
+its question. 100 % of the items must pass. It also checks that the plan made from the
+intent "spoken questions about world capitals" asks for capitals, in speech.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from benchsmith.llm.local import server_available
+from benchsmith.testing.demo import SHORTFALL_EXIT, demo_builds
+from benchsmith.testing.local_build import BIN, offline_env, run_checked
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
+
+DEBRIS = re.compile(
+    r"correct answer|the answer is|this question|\bthe record\b|dataset|bonne réponse|"
+    r"cette question|given settings|as an ai|untrusted|<<<|>>>|[{}\[\]]|\n",
+    re.I,
+)
+# A question (unlike the instruction shown next to a recording) never talks about itself.
+SELF_REFERENCE = re.compile(r"\bthe question\b|\bla question\b", re.I)
+END = re.compile(r"[?.!]$")
+
+
+def norm(text: str) -> str:
+    text = unicodedata.normalize("NFKD", str(text).casefold())
+    return " ".join("".join(c for c in text if not unicodedata.combining(c)).split())
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    if not server_available():
+        pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
+    import subprocess
+
+    tmp = tmp_path_factory.mktemp("demo")
+    environ = offline_env(tmp)
+    run_checked([str(BIN / "benchsmith"), "catalog", "starter"], tmp, environ)
+    out = tmp / "demo"
+    codes = {}
+    for name, args in demo_builds(out).items():
+        done = subprocess.run(
+            [str(BIN / "benchsmith"), "build", *args, "--quiet"],
+            cwd=tmp, env=environ, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        assert done.returncode in (0, SHORTFALL_EXIT), (name, done.stdout, done.stderr)
+        codes[name] = (done.returncode, done.stdout + done.stderr)
+    return tmp, out, codes
+
+
+def records(home: Path, dataset: str) -> list[dict]:
+    path = home / "catalog" / "data" / dataset / "records.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def detector():
+    from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
+
+    codes = ["en", "fr", "de", "es", "it", "pt", "nl", "ca", "ro", "pl", "sv", "da"]
+    langs = [Language.from_iso_code_639_1(getattr(IsoCode639_1, c.upper())) for c in codes]
+    return LanguageDetectorBuilder.from_languages(*langs).build()
+
+
+def language_of(det, text: str, masks: list[str]) -> str:
+    for mask in masks:
+        text = re.sub(re.escape(mask), " ", text, flags=re.I)
+    found = det.detect_language_of(text)
+    return found.iso_code_639_1.name.lower() if found else "?"
+
+
+def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
+    """Every reviewer complaint about the items of one benchmark folder."""
+    spec = json.loads((bench / "spec.json").read_text())
+    groundings = {g["id"]: g for g in spec["groundings"]}
+    rows = [json.loads(x) for x in (bench / "data" / "test.jsonl").read_text().splitlines()]
+    complaints = []
+    for row in rows:
+        meta = row["metadata"]
+        lang = (meta.get("language") or "en").split("-")[0]
+        shown = (
+            row["input"]
+            if isinstance(row["input"], str)
+            else " ".join(
+                p["text"] for m in row["input"] for p in m["content"] if p["type"] == "text"
+            )
+        )
+        question = meta.get("question") or shown
+        texts = {"question": question, "shown": shown}
+        answer_text = (
+            row["choices"]["ABCDEFGH".index(row["target"])] if row.get("choices") else row["target"]
+        )
+        masks: list[str] = []
+        source = meta["source"]
+        if source.get("strategy") == "solution_graph":
+            graph = meta["solution_graph"]
+            values = dict(graph["givens"])
+            for step in graph["steps"]:
+                values[step["output"]] = eval(  # noqa: S307 - our own recorded expression
+                    step["expression"], {"__builtins__": {}}, {**vars(math), **values}
+                )
+            want = values[graph["target"]]
+            got = float(answer_text)
+            if not math.isclose(got, want, rel_tol=0.02, abs_tol=1e-6):
+                complaints.append(f"{row['id']}: target {got} is not the computed {want}")
+            max_words = 150
+            # The givens and the question are sentences of one paragraph; the line break
+            # between them is layout.
+            texts = {label: " ".join(text.split()) for label, text in texts.items()}
+        else:
+            g = groundings[source["grounding"]]
+            record = records(home, source["dataset"])[source["record_index"]]
+            expected = record[g["answer_field"]]
+            expected = ", ".join(expected) if isinstance(expected, list) else str(expected)
+            if norm(answer_text) != norm(expected):
+                complaints.append(f"{row['id']}: target {answer_text!r} is not {expected!r}")
+            if row.get("choices"):
+                same = [c for c in row["choices"] if norm(c) == norm(expected)]
+                if len(same) != 1:
+                    complaints.append(f"{row['id']}: {len(same)} choices equal the answer")
+            if g.get("question_field"):
+                entity = str(record[g["question_field"]])
+                masks = [entity]
+                if norm(entity) not in norm(question):
+                    complaints.append(f"{row['id']}: {question!r} does not name {entity!r}")
+            max_words = 40
+        for step in meta.get("trace", []):
+            if step.get("tool") == "tts_speak":
+                texts["spoken"] = step["params"]["text"]
+                if step["params"]["text"] != question:
+                    complaints.append(f"{row['id']}: speaks {step['params']['text']!r}")
+        for label, text in texts.items():
+            if DEBRIS.search(text) or (label != "shown" and SELF_REFERENCE.search(text)):
+                complaints.append(f"{row['id']}: {label} has debris: {text!r}")
+            if not END.search(text.strip()) or not (text[:1].isupper() or text[:1] in "¿¡"):
+                complaints.append(f"{row['id']}: {label} is not a whole sentence: {text!r}")
+            if len(text.split()) > max_words:
+                complaints.append(f"{row['id']}: {label} is too long")
+            found = language_of(det, text, masks)
+            if found != lang:
+                complaints.append(f"{row['id']}: {label} is {found}, not {lang}: {text!r}")
+    return len(rows), complaints
+
+
+def test_a_reviewer_accepts_every_item_of_the_four_demo_benchmarks(demo):
+    tmp, out, _codes = demo
+    det = detector()
+    total = 0
+    for name in demo_builds(out):
+        n, complaints = review(out / name, tmp / "home", det)
+        assert not complaints, f"{name}: " + "\n".join(complaints)
+        assert n > 0, name
+        total += n
+    assert total >= 8 + 8 + 1 + 12
+
+
+def test_the_spoken_capitals_intent_plans_spoken_capital_questions(demo):
+    _tmp, out, _codes = demo
+    spec = json.loads((out / "from-intent" / "spec.json").read_text())
+    assert spec["groundings"], spec
+    for g in spec["groundings"]:
+        assert g["dataset_id"] == "world-countries"
+        assert g["answer_field"] == "capital"
+        assert g["question_field"] == "name"
+        assert g["question_templates"]["en"] == "What is the capital of {name}?"
+        assert g["plan"][0]["tool"] == "tts_speak"
+    for s in spec["subtasks"]:
+        assert s["input_modalities"] == ["audio"]
+        assert re.search(r"capital|world", f"{s['name']} {s['description']}", re.I)
+
+
+def test_the_demo_reports_say_what_was_enforced(demo):
+    _tmp, out, _codes = demo
+    report = json.loads((out / "spoken-capitals" / "report.json").read_text())
+    assert report["judge"]["runs"] == 0 and "opt in" in report["judge"]["note"]
+    assert report["wording"]["template"] + report["wording"]["model"] == report["items"]
+    assert "asr" in report["checks_not_run"] or report["items"] == 0
+    md = (out / "spoken-capitals" / "report.md").read_text()
+    assert "acceptance by the enforced checks" in md and "## Read these" in md
