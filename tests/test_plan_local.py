@@ -117,8 +117,11 @@ def test_plan_command_prints_the_plan_and_writes_the_spec(starter, tmp_path):
 def test_empty_catalog_is_a_clear_error(tmp_path):
     done = plan_cli("world capitals quiz", 5, tmp_path / "empty", tmp_path / "out")
     assert done.returncode != 0
-    (line,) = done.stderr.strip().splitlines()
-    assert line.startswith("benchsmith: error: ") and "catalog" in line
+    lines = done.stderr.strip().splitlines()
+    # Progress lines ("plan: ...") come first; the error is one line, and the last.
+    assert all(x.startswith("plan: ") for x in lines[:-1]), lines
+    assert lines[-1].startswith("benchsmith: error: ") and "empty catalog" in lines[-1]
+    assert "--dataset" in lines[-1] and "Traceback" not in done.stderr
 
 
 @pytest.mark.parametrize(

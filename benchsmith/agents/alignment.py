@@ -106,24 +106,31 @@ def rank_answer_fields(card: Any, topics: set[str], *, limit: int = 3) -> list[t
 def rank_question_fields(
     card: Any, answer_field: str, topics: set[str], *, limit: int = 3
 ) -> list[str]:
-    """Fields a question may name, best first (identifying text fields of the card).
+    """Fields a question may name, best first: the ones that name a record, ties kept.
 
-    The card's input fields come first, then text/category fields with many distinct
-    values (names identify a record; a category with three values does not). Media fields,
-    numbers, and the answer field itself are never question fields.
+    A question names its record the way a person would: by a name (a field whose path or
+    semantics says "name": a country's English name, not its ISO code), from the card's
+    input fields first; then other identifying text fields (many distinct values). Media
+    fields, numbers, categories with few values and the answer field itself are never
+    question fields. Only the fields of the best rank are returned (the model chooses among
+    equals), at most ``limit``.
     """
     fields = {f.path: f for f in card.fields}
-    pool = [p for p in card.input_fields if p in fields] + [p for p in fields]
-    out: list[str] = []
-    for path in dict.fromkeys(pool):
+    inputs = set(card.input_fields)
+    ranked: list[tuple[tuple[int, int], int, str]] = []
+    for order, path in enumerate(fields):
         f = fields[path]
         if path == answer_field or f.modality not in ("text", "category"):
             continue
         if f.n_unique is not None and f.n_unique < min(20, max(2, card.size // 2)):
             continue
-        out.append(path)
-    # Fields whose words carry the topic (``name`` for "countries") keep their order.
-    return out[:limit]
+        named = "name" in stems(f"{path} {getattr(f, 'semantics', '')}")
+        ranked.append(((0 if named else 1, 0 if path in inputs else 1), order, path))
+    if not ranked:
+        return []
+    ranked.sort()
+    best = ranked[0][0]
+    return [path for key, _o, path in ranked if key == best][:limit]
 
 
 _FORMAT_PATTERNS: tuple[tuple[str, str], ...] = (

@@ -50,6 +50,8 @@ def summarize(spec: BenchmarkSpec) -> str:
                 f"scores {g.scores.intent_alignment:.2f}/{g.scores.robustness:.2f}/"
                 f"{g.scores.signal_preservation:.2f} of {g.available_records} records"
             )
+            for lang, template in g.question_templates.items():
+                lines.append(f"      question ({lang}): {template}")
             for step in g.plan:
                 ranges = ", ".join(
                     f"{k}={'|'.join(map(str, r.choices)) if r.choices else f'{r.min:g}..{r.max:g}'}"
