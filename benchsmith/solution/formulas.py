@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import sympy as sp
 
@@ -48,12 +49,12 @@ class Formula:
     source: Source
     concept: str
 
-    @property
+    @cached_property
     def inputs(self) -> frozenset[str]:
         """The quantity names of the right-hand side."""
         return names_of(self.expr)
 
-    @property
+    @cached_property
     def names(self) -> frozenset[str]:
         """Every quantity the formula relates (inputs and output)."""
         return self.inputs | {self.output}

@@ -24,9 +24,10 @@ from benchsmith.solution.formulas import RejectedFormula
 from benchsmith.solution.graph import Derivation, SolutionGraph
 from benchsmith.solution.items import base_metadata, choice_item, numeric_item
 from benchsmith.solution.knowledge import Knowledge, build_knowledge
-from benchsmith.solution.problems import Problem, instantiate
+from benchsmith.solution.problems import Problem, instantiate, mentioned
 from benchsmith.solution.solver_check import solver_check
 from benchsmith.solution.wording import StructuredModel, check_text, model_text, template_text
+from benchsmith.solution.worlds import alternatives, mixes_models
 
 ANSWER_FORMATS = ("numeric", "multiple_choice")
 DERIVATION_CAP = 60
@@ -75,13 +76,16 @@ def plan_cells(
     plans: dict[Cell, CellPlan] = {}
     unfillable: dict[Cell, str] = {}
     finals = graph.final_forms()
+    pairs = alternatives(graph)
     for concept in graph.concepts():
         for k in difficulties:
+            # A problem never mixes two models of one quantity (FV and FVC of one sum).
             chains = [
                 d
                 for form in finals
                 if form.formula.concept == concept
                 for d in graph.derivations(form, k, cap=DERIVATION_CAP)
+                if mixes_models(mentioned(d), pairs) is None
             ]
             if not chains:
                 unfillable[(concept, k)] = f"no chain of {k} step(s) ends in a formula of it"
