@@ -1,5 +1,8 @@
 """Admission of formulas: a formula joins the graph only if it executes on sampled values.
 
+Every symbol must first be defined by the text (a description): a formula with an
+undefined symbol is refused and the reason names the symbol.
+
 Its inputs are sampled from their plausible ranges; every result must be a finite real
 number (no division by zero, no logarithm of a negative, no overflow), and at least a
 quarter of the results must lie in the output's plausible range (a formula that mostly
@@ -43,6 +46,11 @@ def admission_reason(
     missing = [n for n in (*names, formula.output) if n not in quantities]
     if missing:
         return f"unknown quantities {missing}"
+    # No item may say "the quantity X": every symbol must be defined by the text.
+    unnamed = [n for n in sorted(formula.names) if "description" in quantities[n].assumed]
+    if unnamed:
+        listed = ", ".join(unnamed)
+        return f"no definition in the text of the symbol(s) {listed} (what it is, its unit)"
     try:
         function = numeric_function(formula.expr, names)
     except (TypeError, NameError, SyntaxError, KeyError) as exc:

@@ -10,15 +10,23 @@ by execution on sampled values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import sympy as sp
 
 from benchsmith.solution.admission import admit
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.formulas import Formula, RejectedFormula, extract_explicit, same_formula
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.prose import extract_prose
-from benchsmith.solution.quantities import Quantity, default_quantity, find_definitions, merge
+from benchsmith.solution.quantities import (
+    Quantity,
+    default_quantity,
+    definitions_of,
+    find_definitions,
+    merge,
+)
 from benchsmith.solution.wording import StructuredModel
 
 
@@ -56,6 +64,9 @@ def build_knowledge(
     rejected: list[RejectedFormula] = []
     hints: dict[str, Quantity] = {}
     near: dict[str, Section] = {}
+    # A Greek letter the text defines as a quantity ("$\\pi$ is the expected inflation
+    # rate") is that quantity, not 3.14159.
+    defines_pi = any(definitions_of("pi_", s.text) for s in sections)
     for section in sections:
         explicit, bad = extract_explicit(section, len(found))
         rejected.extend(bad)
@@ -69,6 +80,9 @@ def build_knowledge(
             for hint in quantity_hints:
                 hints.setdefault(hint.name, hint)
         for formula in new:
+            if defines_pi and formula.expr.has(sp.pi):
+                expr = formula.expr.subs(sp.pi, sp.Symbol("pi_"))
+                formula = replace(formula, expr=expr)  # noqa: PLW2901
             found.append(formula)
             for name in formula.names:
                 near.setdefault(name, section)
@@ -78,8 +92,10 @@ def build_knowledge(
         for i, f in enumerate(found)
     ]
     quantities: dict[str, Quantity] = {}
+    texts = {d.path.as_posix(): d.text for d in documents}
     for name, section in near.items():
-        defined = find_definitions({name}, sections, section).get(name)
+        document = texts.get(section.file, "") or "\n".join(d.text for d in documents)
+        defined = find_definitions({name}, sections, section, document).get(name)
         quantity = defined or default_quantity(name)
         if name in hints:
             quantity = merge(quantity, hints[name])

@@ -52,7 +52,7 @@ def test_template_text_and_checks():
     assert text == (
         "The periods per year is 12. The term is 10 years. The nominal annual rate is 6%. "
         "The present value is $1,000.00.\n"
-        "What is the future value? Give the answer in dollars as a number."
+        "What is the future value? Give the answer in dollars, to the nearest cent."
     )
     assert check_text(text, p, g) == []
     assert check_text(text.replace("6%", "six percent"), p, g) == [
