@@ -70,7 +70,10 @@ def admission_reason(
             return f"non-finite result {result!r} at {_show(values)}"
         last = float(result)
         in_range += output.contains(last)
-    if in_range < min_in_range * samples:
+    # A range the text states must hold for a good share of results; a range estimated from
+    # worked examples or the kind only has to be reachable (worlds are redrawn into it).
+    needed = min_in_range * samples if output.bounds is None else 1
+    if in_range < needed:
         return (
             f"results out of range: {in_range} of {samples} sampled results in "
             f"[{output.low:g}, {output.high:g}] for {formula.output} (e.g. {last:g})"

@@ -11,7 +11,8 @@ Rules, in order of preference:
 - ``stopped_early``: the last intermediate value given as the answer (same unit only);
 - ``off_by_one``: one period more in a whole-number given of periods or years.
 
-A distractor must be a finite number that differs from the answer and from every other
+A distractor must be plausible (in the target's range, the answer's sign and order of
+magnitude) and a finite number that differs from the answer and from every other
 choice by more than the tolerance, and prints differently.
 """
 
@@ -23,6 +24,7 @@ from benchsmith.solution.expressions import is_finite_real, numeric_function
 from benchsmith.solution.formatting import close, format_value
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.problems import Problem, run_step
+from benchsmith.solution.quantities import Quantity
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,15 @@ def candidate_mistakes(problem: Problem, graph: SolutionGraph) -> list[Distracto
     return out
 
 
+def plausible_choice(value: float, answer: float, quantity: Quantity) -> bool:
+    """Whether a wrong value could pass for the answer (range, sign, order of magnitude)."""
+    if not quantity.contains(value) or (value < 0) != (answer < 0):
+        return False
+    if answer == 0 or value == 0:
+        return answer == value
+    return 0.1 <= value / answer <= 10
+
+
 def choose_distractors(
     problem: Problem, graph: SolutionGraph, tolerance: float, limit: int = 3
 ) -> list[Distractor]:
@@ -127,7 +138,7 @@ def choose_distractors(
     for index in kinds_first:
         candidate = candidates[index]
         value = candidate.value
-        if not is_finite_real(value) or abs(value) > 1e15:
+        if not is_finite_real(value) or not plausible_choice(value, problem.answer, quantity):
             continue
         values = [problem.answer, *(t.value for t in taken)]
         if any(close(value, v, 2 * tolerance) or close(v, value, 2 * tolerance) for v in values):
