@@ -1,7 +1,8 @@
 """From reference documents to an admitted solution graph.
 
-Sections are read; explicit formulas are extracted deterministically and, with a model,
-formulas in prose too; duplicates (the same formula written twice) are merged, keeping the
+Sections are read; explicit formulas are extracted deterministically, relations stated in
+words (``the current yield is the coupon divided by the price``) too, and, with a model,
+other formulas in prose; duplicates (the same formula written twice) are merged, keeping the
 first source; every quantity gets its definition from the text near its formula (then
 anywhere in the references, then the model's hints, then defaults); formulas are admitted
 by execution on sampled values.
@@ -27,6 +28,7 @@ from benchsmith.solution.quantities import (
     find_definitions,
     merge,
 )
+from benchsmith.solution.wordformulas import as_formula, find_word_formulas
 from benchsmith.solution.wording import StructuredModel
 
 
@@ -70,7 +72,10 @@ def build_knowledge(
     for section in sections:
         explicit, bad = extract_explicit(section, len(found))
         rejected.extend(bad)
-        new = [f for f in explicit if not any(same_formula(f, g) for g in found)]
+        new: list[Formula] = []
+        for formula in explicit:  # the same formula written twice (LaTeX and a line) once
+            if not any(same_formula(formula, g) for g in found + new):
+                new.append(formula)
         if model is not None:
             prose, bad, quantity_hints = extract_prose(
                 model, section, found + new, len(found) + len(new)
@@ -100,5 +105,19 @@ def build_knowledge(
         if name in hints:
             quantity = merge(quantity, hints[name])
         quantities[name] = quantity
+    # Relations stated in words join when their noun phrases name defined quantities;
+    # otherwise they are reported, so that no formula of the text is missed silently.
+    for section in sections:
+        for word in find_word_formulas(section):
+            parsed = as_formula(word, quantities)
+            if isinstance(parsed, str):
+                rejected.append(RejectedFormula(word.text, "prose", word.source, parsed))
+                continue
+            output, expr = parsed
+            formula = Formula(
+                f"f{len(found)}", output, expr, word.text, "prose", word.source, word.concept
+            )
+            if not any(same_formula(formula, g) for g in found):
+                found.append(formula)
     admitted, refused = admit(found, quantities, seed)
     return Knowledge(documents, SolutionGraph(quantities, admitted), found, rejected + refused)

@@ -42,10 +42,24 @@ def mentioned(item):
     return values
 
 
-def test_every_formula_of_the_chapter_is_admitted(chapter):
+def test_every_formula_of_the_chapter_is_admitted_or_reported(chapter):
     knowledge, _ = chapter
-    assert knowledge.rejected == []
     assert len(knowledge.graph.formulas) == 4
+    reasons = {r.text: r.reason for r in knowledge.rejected}
+    if knowledge.documents[0].path.name == "kinematics.md":
+        # the formula in words is found and reported: its phrases name no defined symbol
+        sentence = "The average speed is the distance travelled divided by the time taken"
+        assert reasons == {
+            sentence: "stated in words; no symbol of the text is defined as 'average speed', "
+            "'distance travelled', 'time taken'"
+        }
+        # v^2 = u^2 + 2as is solved for v
+        assert "v = sqrt(2*a*s + u**2)" in {f.equation() for f in knowledge.graph.formulas}
+    else:
+        assert reasons == {}
+        # 1 + i = (1 + rho)(1 + pi) is solved for i; pi is the inflation rate, not 3.14159
+        assert "i = pi_*rho + pi_ + rho" in {f.equation() for f in knowledge.graph.formulas}
+        assert knowledge.graph.quantities["pi_"].description == "expected inflation rate"
 
 
 def test_givens_and_target_named_by_description_with_a_unit(chapter):
