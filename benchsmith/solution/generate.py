@@ -25,6 +25,7 @@ from benchsmith.solution.graph import Derivation, SolutionGraph
 from benchsmith.solution.items import base_metadata, choice_item, numeric_item
 from benchsmith.solution.knowledge import Knowledge, build_knowledge
 from benchsmith.solution.problems import Problem, instantiate, mentioned
+from benchsmith.solution.report import solution_report
 from benchsmith.solution.solver_check import solver_check
 from benchsmith.solution.wording import StructuredModel, check_text, model_text, template_text
 from benchsmith.solution.worlds import alternatives, mixes_models
@@ -44,6 +45,9 @@ class GenerationResult:
         rejected_formulas: Formulas found but not admitted, with reasons.
         rejected_items: Items dropped after checks (solver disagreement), with reasons.
         stats: Counts and timings.
+        report: Per formula admitted or why not, per quantity its description, unit, range
+            and their origins, per section the items delivered or why none
+            (:func:`benchsmith.solution.report.solution_report`).
     """
 
     items: list[Item]
@@ -51,6 +55,7 @@ class GenerationResult:
     rejected_formulas: list[RejectedFormula]
     rejected_items: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -88,7 +93,10 @@ def plan_cells(
                 if mixes_models(mentioned(d), pairs) is None
             ]
             if not chains:
-                unfillable[(concept, k)] = f"no chain of {k} step(s) ends in a formula of it"
+                unfillable[(concept, k)] = (
+                    f"no chain of {k} step(s) ends in a formula of it without over-determining "
+                    "its givens or mixing two models of one quantity"
+                )
                 continue
             usable = [d for d in chains if instantiate(d, graph, rng, PROBE_ATTEMPTS)]
             if not usable:
@@ -308,4 +316,7 @@ def generate_items(
         "seconds_items": round(finished - planned, 3),
         **maker.stats,
     }
-    return GenerationResult(items, coverage, list(knowledge.rejected), maker.rejected, stats)
+    report = solution_report(knowledge, coverage, items)
+    return GenerationResult(
+        items, coverage, list(knowledge.rejected), maker.rejected, stats, report
+    )

@@ -106,3 +106,26 @@ def test_thousand_items_hold_every_admitted_formula(chapter):
     for item in items:
         answer = recompute(item.metadata["solution_graph"])
         assert math.isclose(answer, item.metadata["answer_value"], rel_tol=1e-9)
+
+
+def test_report_per_formula_quantity_and_section():
+    path = CHAPTERS / "kinematics.md"
+    result = generate_items([path], 30, seed=4)
+    report = result.report
+    statuses = {row["formula"]: (row["status"], row["reason"]) for row in report["formulas"]}
+    assert statuses["$$v = u + a t$$"] == ("admitted", "")
+    assert statuses["$$v^2 = u^2 + 2 a s$$"] == ("admitted", "")
+    sentence = "The average speed is the distance travelled divided by the time taken"
+    assert statuses[sentence][0] == "rejected" and "'average speed'" in statuses[sentence][1]
+    for row in report["quantities"]:
+        assert set(row["origins"]) == {"description", "unit", "range"}
+        assert row["unit_text"] and row["source"] is not None
+    a = next(r for r in report["quantities"] if r["name"] == "a")
+    assert (a["description"], a["unit_text"]) == ("acceleration", "m/s²")
+    assert a["origins"]["range"].startswith("worked examples and exercises")
+    sections = {row["section"].split(" > ")[-1]: row for row in report["sections"]}
+    assert sections["Speed and time"]["items"] == 0
+    assert "average speed" in sections["Speed and time"]["why_none"]
+    assert sections["Exercises"]["why_none"] == "no formula stated in this section"
+    # the coverage counts the delivered items
+    assert sum(row["items"] for row in report["sections"]) == len(result.items) == 30
