@@ -13,6 +13,7 @@ the failing input values.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 
 from benchsmith.solution.expressions import is_finite_real, numeric_function
@@ -20,6 +21,7 @@ from benchsmith.solution.formulas import Formula, RejectedFormula
 from benchsmith.solution.quantities import Quantity
 
 MIN_IN_RANGE = 0.25
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 '’(),/-]*")
 
 
 def _show(values: Mapping[str, float]) -> str:
@@ -47,7 +49,12 @@ def admission_reason(
     if missing:
         return f"unknown quantities {missing}"
     # No item may say "the quantity X": every symbol must be defined by the text.
-    unnamed = [n for n in sorted(formula.names) if "description" in quantities[n].assumed]
+    unnamed = [
+        n
+        for n in sorted(formula.names)
+        if "description" in quantities[n].assumed
+        or not _PLAIN.fullmatch(quantities[n].description)  # e.g. LaTeX caught in the words
+    ]
     if unnamed:
         listed = ", ".join(unnamed)
         return f"no definition in the text of the symbol(s) {listed} (what it is, its unit)"

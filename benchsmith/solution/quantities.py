@@ -170,7 +170,7 @@ _CUT = (
     r"km|kilograms|kg|newtons|joules|watts|volts|amperes|ohms|[a-zA-Z]{1,3}\b)"
     r"|\s+as a (?:percentage|percent|fraction|decimal|pure number|whole number)"
     r"|\s+a pure number|\s+(?:typically|usually|often|between|from|measured|which|that|"
-    r"quoted|expressed|is|are|was)\b"
+    r"quoted|expressed)\b"
 )
 
 
@@ -185,12 +185,13 @@ def clean_description(text: str, name: str) -> str:
 
 def physical_unit(text: str) -> str:
     """The physical unit symbol the words name (``metres per second`` -> ``m/s``), or ''."""
-    for pattern, symbol in PHYSICAL_UNITS:
-        if re.search(
-            rf"(?<![\w/])(?:{pattern})(?![\w/²^])", text, flags=re.I if len(pattern) > 12 else 0
-        ):
-            return symbol
-    return ""
+    found: list[tuple[int, int, str]] = []  # the unit named first in the words wins
+    for rank, (pattern, symbol) in enumerate(PHYSICAL_UNITS):
+        flags = re.I if len(pattern) > 12 else 0  # short symbols are case-sensitive
+        match = re.search(rf"(?<![\w/])(?:{pattern})(?![\w/²^])", text, flags=flags)
+        if match:
+            found.append((match.start(), rank, symbol))
+    return min(found)[2] if found else ""
 
 
 def _example_values(symbol: str, unit: str, document: str) -> list[float]:
@@ -285,7 +286,9 @@ def parse_definition(
         origins.append(("range", f"worked examples and exercises ({shown} {symbol or unit})"))
     else:
         assumed.append("range")
-        bounds = KIND_BOUNDS.get(unit)
+        # A measure in physical units without a stated range: any positive value may be
+        # derived (only independent values are drawn from the default band).
+        bounds = KIND_BOUNDS.get(unit, (1e-9, 1e12) if symbol else None)
         origins.append(("range", f"assumed for the kind {unit!r}"))
     if low > high:
         low, high = high, low
@@ -342,6 +345,7 @@ def _symbol_core(name: str) -> str:
 
 _END = (
     r"\.(?=\s|$)|\n\s*\n|\s+and\s+(?=\$)|,\s*(?:and\s+)?(?=\$)"
+    r"|,\s+and\s+(?=(?:the|a|an)\s+(?:[\w'-]+\s+){0,5}\$)"
     r"|,?\s+(?:and\s+)?(?:[A-Z]\w{0,3}|[a-z])\s+(?:is|denotes|stands for)\s+"
 )
 _VERB = r"(?:(?:is|be)\s+(?=(?:the|a|an)\s)|denotes\s+|stands\s+for\s+|represents\s+|means\s+)"
