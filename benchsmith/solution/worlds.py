@@ -195,6 +195,11 @@ def draw_world(
         values[missing[0]] = graph.quantities[missing[0]].sample(rng)
     if violations(graph, values, WORLD_TOLERANCE):
         return None
+    # A count (periods, payments, periods per year) is a whole number in every world.
+    for name, value in values.items():
+        quantity = graph.quantities.get(name)
+        if quantity is not None and quantity.integer and abs(value - round(value)) > 1e-6:
+            return None
     return values
 
 

@@ -171,3 +171,17 @@ def test_hidden_quantities_agree_and_models_do_not_mix(thousand):
         if "m" in meta["solution_graph"]["givens"]:
             assert meta["solution_graph"]["givens"]["m"] in (1, 2, 4, 12)
     assert checked > 0
+
+
+def test_counts_are_whole_numbers_even_when_asked_for(thousand):
+    # "the number of compounding periods per year is 7.2" cannot happen: worlds hold whole
+    # counts, so a count computed from rounded givens is within rounding of one.
+    for item in thousand:
+        meta = item.metadata
+        values = {**meta["solution_graph"]["givens"], **meta["intermediate_values"]}
+        values[meta["solution_graph"]["target"]] = meta["answer_value"]
+        for name in ("m", "n", "k", "t"):
+            if name in values:
+                assert abs(values[name] - round(values[name])) <= 0.01 * values[name], item.id
+        if "m" in values:
+            assert round(values["m"]) in (1, 2, 4, 12)
