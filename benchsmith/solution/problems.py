@@ -1,10 +1,11 @@
-"""Problems: a derivation with sampled givens, executed step by step.
+"""Problems: a derivation cut from one consistent world, executed step by step.
 
-Givens are drawn from their quantities' ranges with the seed and rounded as they will be
-printed, so the text and the recorded graph hold the same numbers. Each step evaluates its
-expression; a solved step takes the first root that is a finite real number in the output's
-range (the real positive root where there are several). A draw whose intermediate or final
-value is out of range is discarded and drawn again, a bounded number of times.
+A world of the derivation's connected part is drawn (:mod:`worlds`); the givens are taken
+from it and rounded as they will be printed, so the text and the recorded graph hold the same
+numbers. Each step evaluates its expression; a solved step takes the fitting root closest to
+the world's value. A problem is kept only if every value is plausible (in range, counts
+whole), its answer is not printed among the givens, and every admitted formula among the
+quantities it mentions holds; otherwise another world is drawn, a bounded number of times.
 """
 
 from __future__ import annotations

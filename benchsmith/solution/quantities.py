@@ -1,12 +1,22 @@
 """Quantities: description, unit and plausible range, read from the text near a formula.
 
-A definition is found where the text names the quantity: ``where r is the interest rate per
-period, in percent per period, typically between 0.1% and 12%``, ``Let PMT be ...``, or a
-list entry ``- `EAR` — the effective annual rate, ...``. The unit comes from words such as
-``in dollars``, ``in percent``, ``in years``, ``in periods``, ``a pure number``; the range from
-``between A and B`` (``%`` values are fractions: 5% is 0.05); ``one of 1, 2, 4 or 12`` gives
-allowed values. What the text does not say is filled with defaults by unit and by name
-(recorded as ``assumed``), or by the model when one is given.
+A definition is found where the text names the quantity, in the common textbook phrasings:
+``where r is the interest rate per period, in percent per period, typically between 0.1%
+and 12%``, ``Let PMT be ...``, ``$s$ denotes the displacement in metres (m)``, ``$F$ stands
+for the face value``, ``with $CY$ the current yield``, a description just before the symbol
+(``the coupon rate $c$ is quoted as a percentage``), a list entry (``- `EAR` — the effective
+annual rate``) or a notation table row (``| $v$ | final velocity | m/s |``).
+
+The unit comes from words such as ``in dollars``, ``as a percentage``, ``in years``, a
+physical unit (``metres per second`` -> ``m/s``), or else from the kind the description
+names (a rate is a percentage, a price a sum of money, a number of periods a whole count).
+The range comes from the definition (``between A and B``, ``one of 1, 2, 4 or 12``,
+``usually $1,000``), else from the values the document's worked examples and exercises give
+in that unit, else from the kind. A range not stated by the text only guides the drawing of
+independent values; derived values are then held to the kind's sane ``bounds`` (no
+negative price, no rate above 100 %). ``origins`` records where each field came from. A
+symbol the text never defines gets ``description`` among its ``assumed`` fields, and its
+formulas are not admitted.
 """
 
 from __future__ import annotations
