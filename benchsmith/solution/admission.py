@@ -18,7 +18,9 @@ from collections.abc import Mapping
 
 from benchsmith.solution.expressions import is_finite_real, numeric_function
 from benchsmith.solution.formulas import Formula, RejectedFormula
+from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.quantities import Quantity
+from benchsmith.solution.worlds import draw_world, part_of
 
 MIN_IN_RANGE = 0.25
 _PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 '’(),/-]*")
@@ -88,16 +90,53 @@ def admission_reason(
     return None
 
 
+def in_range_in_worlds(
+    formula: Formula,
+    admitted: list[Formula],
+    quantities: Mapping[str, Quantity],
+    rng: random.Random,
+    samples: int = 64,
+    min_in_range: float = MIN_IN_RANGE,
+) -> bool:
+    """Whether the formula's results are plausible when its inputs come from one world.
+
+    Inputs sampled independently can be implausible together (an NPV of millions against an
+    outlay of a thousand); drawn from a world of the admitted formulas they are consistent.
+    """
+    graph = SolutionGraph(quantities, [*admitted, formula])
+    part = part_of(graph, formula.names)
+    output = quantities[formula.output]
+    worlds = [w for w in (draw_world(graph, part, rng) for _ in range(samples)) if w]
+    if len(worlds) < samples // 4:
+        return False
+    return sum(output.contains(w[formula.output]) for w in worlds) >= min_in_range * len(worlds)
+
+
 def admit(
     formulas: list[Formula], quantities: Mapping[str, Quantity], seed: int = 0
 ) -> tuple[list[Formula], list[RejectedFormula]]:
-    """Split formulas into admitted ones and rejected ones (with reasons)."""
+    """Split formulas into admitted ones and rejected ones (with reasons).
+
+    A formula whose results fall out of range on independent inputs gets a second chance on
+    inputs drawn from consistent worlds of the formulas admitted first.
+    """
     admitted: list[Formula] = []
     rejected: list[RejectedFormula] = []
+    out_of_range: list[tuple[Formula, str]] = []
     for formula in formulas:
         reason = admission_reason(formula, quantities, random.Random(f"{seed}:{formula.id}"))
         if reason is None:
             admitted.append(formula)
+        elif reason.startswith("results out of range"):
+            out_of_range.append((formula, reason))
         else:
             rejected.append(RejectedFormula(formula.text, formula.syntax, formula.source, reason))
-    return admitted, rejected
+    for formula, reason in out_of_range:
+        rng = random.Random(f"{seed}:{formula.id}:worlds")
+        if in_range_in_worlds(formula, admitted, quantities, rng):
+            admitted.append(formula)
+        else:
+            reason += ", also on inputs drawn from worlds of the admitted formulas"
+            rejected.append(RejectedFormula(formula.text, formula.syntax, formula.source, reason))
+    order = {f.id: i for i, f in enumerate(formulas)}
+    return sorted(admitted, key=lambda f: order[f.id]), rejected

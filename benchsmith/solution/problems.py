@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.solution.expressions import is_finite_real
-from benchsmith.solution.formatting import format_value, parse_value
+from benchsmith.solution.formatting import close, format_value, parse_value
 from benchsmith.solution.graph import Derivation, SolutionGraph, StepForm
 from benchsmith.solution.quantities import Quantity
 from benchsmith.solution.worlds import draw_world, part_of, violations
@@ -174,6 +174,10 @@ def instantiate(
         givens = {n: printed_value(world[n], graph.quantities[n]) for n in derivation.givens}
         problem = execute(derivation, givens, graph, world=world)
         if problem is None or not plausible(problem, graph):
+            continue
+        # Rounding the givens must not move the problem off its world (an ill-conditioned
+        # chain, as CF = PVG (r - g) with r close to g, would contradict hidden quantities).
+        if any(not close(v, world[n], CHECK_TOLERANCE) for n, v in problem.values.items()):
             continue
         if violations(graph, problem.values, CHECK_TOLERANCE):
             continue
