@@ -14,7 +14,7 @@ import pytest
 from test_solution_done_when import formula_violations, recompute
 
 from benchsmith.solution import generate_items
-from benchsmith.solution.formatting import format_value
+from benchsmith.solution.formatting import format_value, parse_value
 from benchsmith.solution.knowledge import build_knowledge
 
 CHAPTERS = Path(__file__).resolve().parent / "chapters"
@@ -129,3 +129,25 @@ def test_report_per_formula_quantity_and_section():
     assert sections["Exercises"]["why_none"] == "no formula stated in this section"
     # the coverage counts the delivered items
     assert sum(row["items"] for row in report["sections"]) == len(result.items) == 30
+
+
+def test_choices_are_plausible(chapter):
+    knowledge, items = chapter
+    choice_items = [i for i in items if i.choices]
+    assert len(choice_items) >= 50
+    for item in choice_items:
+        target = knowledge.graph.quantities[item.metadata["solution_graph"]["target"]]
+        answer = item.metadata["answer_value"]
+        for choice in item.choices:
+            value = parse_value(choice)
+            assert target.contains(value) and 0.1 <= value / answer <= 10, (item.id, choice)
+        mistakes = {d["mistake"] for d in item.metadata["distractors"]}
+        assert mistakes and mistakes <= {
+            "skipped_step",
+            "wrong_formula",
+            "unit_slip",
+            "stopped_early",
+            "off_by_one",
+            "swapped_givens",
+            "dropped_term",
+        }
