@@ -9,9 +9,12 @@ Rules, in order of preference:
   value formula applied where the future value one was needed);
 - ``unit_slip``: a percent given read as a whole number (5% used as 5);
 - ``stopped_early``: the last intermediate value given as the answer (same unit only);
-- ``off_by_one``: one period more in a whole-number given of periods or years.
+- ``off_by_one``: one period more in a whole-number given of periods or years;
+- ``swapped_givens``: two givens of the same unit exchanged (initial and final velocity);
+- ``dropped_term``: a term of the last step's sum left out.
 
-A distractor must be a finite number that differs from the answer and from every other
+A distractor must be plausible (in the target's range, the answer's sign and order of
+magnitude) and a finite number that differs from the answer and from every other
 choice by more than the tolerance, and prints differently.
 """
 
@@ -19,10 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sympy as sp
+
 from benchsmith.solution.expressions import is_finite_real, numeric_function
 from benchsmith.solution.formatting import close, format_value
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.problems import Problem, run_step
+from benchsmith.solution.quantities import Quantity
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,49 @@ def candidate_mistakes(problem: Problem, graph: SolutionGraph) -> list[Distracto
             result = _rerun(problem, graph, dict(problem.givens, **{name: value + 1}))
             if result is not None:
                 out.append(Distractor(result, "off_by_one", f"{name} taken as {value + 1:g}"))
+    out += _swapped_and_dropped(problem, graph)
     return out
+
+
+def _same_unit(graph: SolutionGraph, a: str, b: str) -> bool:
+    qa, qb = graph.quantities.get(a), graph.quantities.get(b)
+    return bool(qa and qb and (qa.unit, qa.symbol) == (qb.unit, qb.symbol))
+
+
+def _swapped_and_dropped(problem: Problem, graph: SolutionGraph) -> list[Distractor]:
+    """Two givens of one unit swapped, and a term of the last step's sum left out."""
+    out: list[Distractor] = []
+    names = sorted(problem.givens)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if _same_unit(graph, a, b):
+                swapped = dict(problem.givens, **{a: problem.givens[b], b: problem.givens[a]})
+                result = _rerun(problem, graph, swapped)
+                if result is not None:
+                    out.append(Distractor(result, "swapped_givens", f"{a} and {b} swapped"))
+    output, text = problem.steps[-1]
+    expr = sp.sympify(text, locals={n: sp.Symbol(n) for n in problem.values})
+    if isinstance(expr, sp.Add) and len(expr.args) > 1:
+        inputs = tuple(sorted(n for n in problem.values if n != output))
+        for term in expr.args:
+            rest = expr - term
+            if not rest.free_symbols:
+                continue
+            try:
+                value = numeric_function(rest, inputs)(*(problem.values[n] for n in inputs))
+            except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+                continue
+            out.append(Distractor(float(value), "dropped_term", f"{term} left out"))
+    return out
+
+
+def plausible_choice(value: float, answer: float, quantity: Quantity) -> bool:
+    """Whether a wrong value could pass for the answer (range, sign, order of magnitude)."""
+    if not quantity.contains(value) or (value < 0) != (answer < 0):
+        return False
+    if answer == 0 or value == 0:
+        return answer == value
+    return 0.1 <= value / answer <= 10
 
 
 def choose_distractors(
@@ -127,7 +175,7 @@ def choose_distractors(
     for index in kinds_first:
         candidate = candidates[index]
         value = candidate.value
-        if not is_finite_real(value) or abs(value) > 1e15:
+        if not is_finite_real(value) or not plausible_choice(value, problem.answer, quantity):
             continue
         values = [problem.answer, *(t.value for t in taken)]
         if any(close(value, v, 2 * tolerance) or close(v, value, 2 * tolerance) for v in values):

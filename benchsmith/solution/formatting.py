@@ -40,11 +40,15 @@ def format_value(value: float, quantity: Quantity) -> str:
     if float(value).is_integer() and abs(value) < 1e15:
         number = f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
     else:
-        number = _trim(f"{value:.{_decimals_for(value, 2)}f}")
+        # A physical measure keeps four significant digits (1006 m); others two decimals.
+        minimum = 0 if quantity.symbol else 2
+        number = _trim(f"{value:.{_decimals_for(value, minimum)}f}")
     if unit == "years":
         return f"{number} year" if number == "1" else f"{number} years"
     if unit == "periods":
         return f"{number} period" if number == "1" else f"{number} periods"
+    if quantity.symbol:
+        return f"{number} {quantity.symbol}"
     return number
 
 
@@ -64,13 +68,22 @@ def target_string(value: float) -> str:
 
 
 def answer_instruction(quantity: Quantity) -> str:
-    """How a numeric answer should be given, by unit."""
-    return {
-        "currency": "Give the answer in dollars as a number.",
-        "percent": "Give the answer as a decimal fraction (for example 0.05 for 5%).",
-        "years": "Give the answer in years as a number.",
-        "periods": "Give the answer as a number of periods.",
-    }.get(quantity.unit, "Give the answer as a number.")
+    """How a numeric answer should be given: its unit and the precision expected."""
+    if quantity.unit == "currency":
+        return "Give the answer in dollars, to the nearest cent."
+    if quantity.unit == "percent":
+        return (
+            "Give the answer as a decimal fraction (for example 0.05 for 5%), "
+            "to four significant figures."
+        )
+    if quantity.unit in ("years", "periods", "count") and quantity.integer:
+        word = {"years": "years", "periods": "periods"}.get(quantity.unit, "")
+        return f"Give the answer as a whole number{' of ' + word if word else ''}."
+    if quantity.symbol:
+        return f"Give the answer in {quantity.symbol}, to three significant figures."
+    if quantity.unit == "years":
+        return "Give the answer in years, to two decimal places."
+    return "Give the answer as a number, to three significant figures."
 
 
 def close(a: float, b: float, tolerance: float) -> bool:

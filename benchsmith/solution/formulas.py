@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import sympy as sp
 
@@ -48,12 +49,12 @@ class Formula:
     source: Source
     concept: str
 
-    @property
+    @cached_property
     def inputs(self) -> frozenset[str]:
         """The quantity names of the right-hand side."""
         return names_of(self.expr)
 
-    @property
+    @cached_property
     def names(self) -> frozenset[str]:
         """Every quantity the formula relates (inputs and output)."""
         return self.inputs | {self.output}
@@ -152,7 +153,7 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
         if candidate.syntax == "latex":
             lhs, rhs = latex_to_plain(lhs), latex_to_plain(rhs)
         if not is_name(lhs):
-            return f"left-hand side {candidate.lhs!r} is not a single quantity name"
+            return solve_relation(candidate.lhs, lhs, rhs)
         expr = parse_expression(rhs)
     except FormulaSyntaxError as exc:
         return f"cannot parse: {exc}"
@@ -162,6 +163,34 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
     if output in names_of(expr):
         return f"defines {output} in terms of itself"
     return output, expr
+
+
+def solve_relation(written: str, lhs: str, rhs: str) -> tuple[str, sp.Expr] | str | None:
+    """A relation with an expression on the left (``v^2 = u^2 + 2as``), solved.
+
+    The quantity solved for is the one the left side names (its only name, or its first):
+    ``1 + i = (1 + r)(1 + p)`` gives ``i = (1 + r)(1 + p) - 1``.
+    Quantities are taken as positive, so ``v^2 = ...`` gives the positive root.
+
+    Raises:
+        FormulaSyntaxError: A side does not parse.
+    """
+    left, right = parse_expression(lhs), parse_expression(rhs)
+    names = sorted(names_of(left)) or sorted(names_of(right))
+    if not names:
+        return None
+    positive = {s: sp.Symbol(s.name, positive=True) for s in left.free_symbols | right.free_symbols}
+    for name in names:
+        unknown = next(p for s, p in positive.items() if s.name == name)
+        try:
+            roots = sp.solve(sp.Eq(left.xreplace(positive), right.xreplace(positive)), unknown)
+        except (NotImplementedError, ValueError, TypeError):
+            continue
+        back = {p: sp.Symbol(s.name) for s, p in positive.items()}
+        real = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr) and not r.has(sp.I)]
+        if len(real) == 1 and real[0].free_symbols:
+            return name, sp.simplify(real[0])
+    return f"left-hand side {written!r} cannot be solved for one quantity"
 
 
 def extract_explicit(

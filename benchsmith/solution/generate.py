@@ -24,9 +24,11 @@ from benchsmith.solution.formulas import RejectedFormula
 from benchsmith.solution.graph import Derivation, SolutionGraph
 from benchsmith.solution.items import base_metadata, choice_item, numeric_item
 from benchsmith.solution.knowledge import Knowledge, build_knowledge
-from benchsmith.solution.problems import Problem, instantiate
+from benchsmith.solution.problems import Problem, instantiate, mentioned
+from benchsmith.solution.report import solution_report
 from benchsmith.solution.solver_check import solver_check
 from benchsmith.solution.wording import StructuredModel, check_text, model_text, template_text
+from benchsmith.solution.worlds import alternatives, mixes_models
 
 ANSWER_FORMATS = ("numeric", "multiple_choice")
 DERIVATION_CAP = 60
@@ -43,6 +45,9 @@ class GenerationResult:
         rejected_formulas: Formulas found but not admitted, with reasons.
         rejected_items: Items dropped after checks (solver disagreement), with reasons.
         stats: Counts and timings.
+        report: Per formula admitted or why not, per quantity its description, unit, range
+            and their origins, per section the items delivered or why none
+            (:func:`benchsmith.solution.report.solution_report`).
     """
 
     items: list[Item]
@@ -50,6 +55,7 @@ class GenerationResult:
     rejected_formulas: list[RejectedFormula]
     rejected_items: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,16 +81,22 @@ def plan_cells(
     plans: dict[Cell, CellPlan] = {}
     unfillable: dict[Cell, str] = {}
     finals = graph.final_forms()
+    pairs = alternatives(graph)
     for concept in graph.concepts():
         for k in difficulties:
+            # A problem never mixes two models of one quantity (FV and FVC of one sum).
             chains = [
                 d
                 for form in finals
                 if form.formula.concept == concept
                 for d in graph.derivations(form, k, cap=DERIVATION_CAP)
+                if mixes_models(mentioned(d), pairs) is None
             ]
             if not chains:
-                unfillable[(concept, k)] = f"no chain of {k} step(s) ends in a formula of it"
+                unfillable[(concept, k)] = (
+                    f"no chain of {k} step(s) ends in a formula of it without over-determining "
+                    "its givens or mixing two models of one quantity"
+                )
                 continue
             usable = [d for d in chains if instantiate(d, graph, rng, PROBE_ATTEMPTS)]
             if not usable:
@@ -304,4 +316,7 @@ def generate_items(
         "seconds_items": round(finished - planned, 3),
         **maker.stats,
     }
-    return GenerationResult(items, coverage, list(knowledge.rejected), maker.rejected, stats)
+    report = solution_report(knowledge, coverage, items)
+    return GenerationResult(
+        items, coverage, list(knowledge.rejected), maker.rejected, stats, report
+    )

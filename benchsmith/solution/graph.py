@@ -173,6 +173,10 @@ class SolutionGraph:
             checked += 1
         return checked >= 3
 
+    def equivalence_group(self, formula_id: str) -> int:
+        """The group of formulas stating the same relation as ``formula_id``."""
+        return self._equivalent[formula_id]
+
     def over_determined(self, names: frozenset[str], used: set[str]) -> bool:
         """Whether another formula (not equivalent to a used one) relates only ``names``."""
         used_groups = {self._equivalent[i] for i in used}

@@ -1,7 +1,8 @@
 """From reference documents to an admitted solution graph.
 
-Sections are read; explicit formulas are extracted deterministically and, with a model,
-formulas in prose too; duplicates (the same formula written twice) are merged, keeping the
+Sections are read; explicit formulas are extracted deterministically, relations stated in
+words (``the current yield is the coupon divided by the price``) too, and, with a model,
+other formulas in prose; duplicates (the same formula written twice) are merged, keeping the
 first source; every quantity gets its definition from the text near its formula (then
 anywhere in the references, then the model's hints, then defaults); formulas are admitted
 by execution on sampled values.
@@ -10,15 +11,24 @@ by execution on sampled values.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import sympy as sp
 
 from benchsmith.solution.admission import admit
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.formulas import Formula, RejectedFormula, extract_explicit, same_formula
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.prose import extract_prose
-from benchsmith.solution.quantities import Quantity, default_quantity, find_definitions, merge
+from benchsmith.solution.quantities import (
+    Quantity,
+    default_quantity,
+    definitions_of,
+    find_definitions,
+    merge,
+)
+from benchsmith.solution.wordformulas import as_formula, find_word_formulas
 from benchsmith.solution.wording import StructuredModel
 
 
@@ -56,10 +66,16 @@ def build_knowledge(
     rejected: list[RejectedFormula] = []
     hints: dict[str, Quantity] = {}
     near: dict[str, Section] = {}
+    # A Greek letter the text defines as a quantity ("$\\pi$ is the expected inflation
+    # rate") is that quantity, not 3.14159.
+    defines_pi = any(definitions_of("pi_", s.text) for s in sections)
     for section in sections:
         explicit, bad = extract_explicit(section, len(found))
         rejected.extend(bad)
-        new = [f for f in explicit if not any(same_formula(f, g) for g in found)]
+        new: list[Formula] = []
+        for formula in explicit:  # the same formula written twice (LaTeX and a line) once
+            if not any(same_formula(formula, g) for g in found + new):
+                new.append(formula)
         if model is not None:
             prose, bad, quantity_hints = extract_prose(
                 model, section, found + new, len(found) + len(new)
@@ -69,6 +85,9 @@ def build_knowledge(
             for hint in quantity_hints:
                 hints.setdefault(hint.name, hint)
         for formula in new:
+            if defines_pi and formula.expr.has(sp.pi):
+                expr = formula.expr.subs(sp.pi, sp.Symbol("pi_"))
+                formula = replace(formula, expr=expr)  # noqa: PLW2901
             found.append(formula)
             for name in formula.names:
                 near.setdefault(name, section)
@@ -78,11 +97,27 @@ def build_knowledge(
         for i, f in enumerate(found)
     ]
     quantities: dict[str, Quantity] = {}
+    texts = {d.path.as_posix(): d.text for d in documents}
     for name, section in near.items():
-        defined = find_definitions({name}, sections, section).get(name)
+        document = texts.get(section.file, "") or "\n".join(d.text for d in documents)
+        defined = find_definitions({name}, sections, section, document).get(name)
         quantity = defined or default_quantity(name)
         if name in hints:
             quantity = merge(quantity, hints[name])
         quantities[name] = quantity
+    # Relations stated in words join when their noun phrases name defined quantities;
+    # otherwise they are reported, so that no formula of the text is missed silently.
+    for section in sections:
+        for word in find_word_formulas(section):
+            parsed = as_formula(word, quantities)
+            if isinstance(parsed, str):
+                rejected.append(RejectedFormula(word.text, "prose", word.source, parsed))
+                continue
+            output, expr = parsed
+            formula = Formula(
+                f"f{len(found)}", output, expr, word.text, "prose", word.source, word.concept
+            )
+            if not any(same_formula(formula, g) for g in found):
+                found.append(formula)
     admitted, refused = admit(found, quantities, seed)
     return Knowledge(documents, SolutionGraph(quantities, admitted), found, rejected + refused)

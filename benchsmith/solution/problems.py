@@ -1,20 +1,29 @@
-"""Problems: a derivation with sampled givens, executed step by step.
+"""Problems: a derivation cut from one consistent world, executed step by step.
 
-Givens are drawn from their quantities' ranges with the seed and rounded as they will be
-printed, so the text and the recorded graph hold the same numbers. Each step evaluates its
-expression; a solved step takes the first root that is a finite real number in the output's
-range (the real positive root where there are several). A draw whose intermediate or final
-value is out of range is discarded and drawn again, a bounded number of times.
+A world of the derivation's connected part is drawn (:mod:`worlds`); the givens are taken
+from it and rounded as they will be printed, so the text and the recorded graph hold the same
+numbers. Each step evaluates its expression; a solved step takes the fitting root closest to
+the world's value. A problem is kept only if every value is plausible (in range, counts
+whole), its answer is not printed among the givens, and every admitted formula among the
+quantities it mentions holds; otherwise another world is drawn, a bounded number of times.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.solution.expressions import is_finite_real
+from benchsmith.solution.formatting import close, format_value, parse_value
 from benchsmith.solution.graph import Derivation, SolutionGraph, StepForm
+from benchsmith.solution.quantities import Quantity
+from benchsmith.solution.worlds import draw_world, part_of, violations
+
+# Givens are rounded as printed; a formula among the mentioned quantities must still hold
+# this closely (well inside the 1% tolerance of answers).
+CHECK_TOLERANCE = 0.005
 
 
 @dataclass(frozen=True)
@@ -57,11 +66,21 @@ class Problem:
 
 
 def run_step(
-    form: StepForm, values: dict[str, float], graph: SolutionGraph, *, check_range: bool = True
+    form: StepForm,
+    values: dict[str, float],
+    graph: SolutionGraph,
+    *,
+    check_range: bool = True,
+    prefer: float | None = None,
 ) -> tuple[float, str] | None:
-    """The value a step gives on ``values`` and the expression used; None if none fits."""
+    """The value a step gives on ``values`` and the expression used; None if none fits.
+
+    With ``prefer`` (the value in the problem's world), the fitting root closest to it is
+    taken, so a solved quadratic gives the root the world holds.
+    """
     args = [values[n] for n in form.inputs]
     quantity = graph.quantities.get(form.output)
+    fitting: list[tuple[float, str]] = []
     for function, text in zip(form.functions, form.strings, strict=True):
         try:
             value = function(*args)
@@ -81,8 +100,12 @@ def run_step(
             and quantity.low > 0
         ):
             continue
-        return float(value), text
-    return None
+        if prefer is None:
+            return float(value), text
+        fitting.append((float(value), text))
+    if not fitting:
+        return None
+    return min(fitting, key=lambda pair: abs(pair[0] - (prefer or 0.0)))
 
 
 def execute(
@@ -91,12 +114,17 @@ def execute(
     graph: SolutionGraph,
     *,
     check_range: bool = True,
+    world: Mapping[str, float] | None = None,
 ) -> Problem | None:
-    """Run a derivation on given values; None when a step has no fitting value."""
+    """Run a derivation on given values; None when a step has no fitting value.
+
+    With ``world``, a step with several fitting roots takes the one closest to the world's.
+    """
     values = dict(givens)
     steps: list[tuple[str, str]] = []
     for form in derivation.steps:
-        result = run_step(form, values, graph, check_range=check_range)
+        prefer = world.get(form.output) if world is not None else None
+        result = run_step(form, values, graph, check_range=check_range, prefer=prefer)
         if result is None:
             return None
         values[form.output], text = result
@@ -104,13 +132,54 @@ def execute(
     return Problem(derivation, dict(givens), tuple(steps), values)
 
 
+def printed_value(value: float, quantity: Quantity) -> float:
+    """``value`` rounded exactly as the text prints it (so text and graph hold one number)."""
+    return parse_value(format_value(value, quantity))
+
+
+def mentioned(derivation: Derivation) -> frozenset[str]:
+    """Every quantity a problem of ``derivation`` names: givens, intermediates, target."""
+    return frozenset(derivation.givens) | {s.output for s in derivation.steps}
+
+
+def plausible(problem: Problem, graph: SolutionGraph) -> bool:
+    """Whether every value of the problem lies in its quantity's range (counts whole)."""
+    for name, value in problem.values.items():
+        quantity = graph.quantities[name]
+        if not quantity.contains(value):
+            return False
+        if name in problem.givens and quantity.integer and not float(value).is_integer():
+            return False
+    # A degenerate draw (the answer printed as a given is, as r = j when m = 1) is redrawn.
+    answer = format_value(problem.answer, graph.quantities[problem.target])
+    return all(
+        answer not in format_value(v, graph.quantities[n]) for n, v in problem.givens.items()
+    )
+
+
 def instantiate(
     derivation: Derivation, graph: SolutionGraph, rng: random.Random, attempts: int = 40
 ) -> Problem | None:
-    """Draw givens until the chain runs with every value in range (None after ``attempts``)."""
+    """A problem cut from one consistent world (None after ``attempts`` worlds).
+
+    Each attempt draws a world of the derivation's connected part, takes the givens from
+    it (rounded as printed), executes the chain, and keeps the problem only when every
+    value is plausible and every admitted formula among the mentioned quantities holds.
+    """
+    part = part_of(graph, mentioned(derivation))
     for _ in range(attempts):
-        givens = {n: graph.quantities[n].sample(rng) for n in derivation.givens}
-        problem = execute(derivation, givens, graph)
-        if problem is not None:
-            return problem
+        world = draw_world(graph, part, rng)
+        if world is None:
+            continue
+        givens = {n: printed_value(world[n], graph.quantities[n]) for n in derivation.givens}
+        problem = execute(derivation, givens, graph, world=world)
+        if problem is None or not plausible(problem, graph):
+            continue
+        # Rounding the givens must not move the problem off its world (an ill-conditioned
+        # chain, as CF = PVG (r - g) with r close to g, would contradict hidden quantities).
+        if any(not close(v, world[n], CHECK_TOLERANCE) for n, v in problem.values.items()):
+            continue
+        if violations(graph, problem.values, CHECK_TOLERANCE):
+            continue
+        return problem
     return None

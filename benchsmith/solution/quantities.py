@@ -1,12 +1,22 @@
 """Quantities: description, unit and plausible range, read from the text near a formula.
 
-A definition is found where the text names the quantity: ``where r is the interest rate per
-period, in percent per period, typically between 0.1% and 12%``, ``Let PMT be ...``, or a
-list entry ``- `EAR` — the effective annual rate, ...``. The unit comes from words such as
-``in dollars``, ``in percent``, ``in years``, ``in periods``, ``a pure number``; the range from
-``between A and B`` (``%`` values are fractions: 5% is 0.05); ``one of 1, 2, 4 or 12`` gives
-allowed values. What the text does not say is filled with defaults by unit and by name
-(recorded as ``assumed``), or by the model when one is given.
+A definition is found where the text names the quantity, in the common textbook phrasings:
+``where r is the interest rate per period, in percent per period, typically between 0.1%
+and 12%``, ``Let PMT be ...``, ``$s$ denotes the displacement in metres (m)``, ``$F$ stands
+for the face value``, ``with $CY$ the current yield``, a description just before the symbol
+(``the coupon rate $c$ is quoted as a percentage``), a list entry (``- `EAR` — the effective
+annual rate``) or a notation table row (``| $v$ | final velocity | m/s |``).
+
+The unit comes from words such as ``in dollars``, ``as a percentage``, ``in years``, a
+physical unit (``metres per second`` -> ``m/s``), or else from the kind the description
+names (a rate is a percentage, a price a sum of money, a number of periods a whole count).
+The range comes from the definition (``between A and B``, ``one of 1, 2, 4 or 12``,
+``usually $1,000``), else from the values the document's worked examples and exercises give
+in that unit, else from the kind. A range not stated by the text only guides the drawing of
+independent values; derived values are then held to the kind's sane ``bounds`` (no
+negative price, no rate above 100 %). ``origins`` records where each field came from. A
+symbol the text never defines gets ``description`` among its ``assumed`` fields, and its
+formulas are not admitted.
 """
 
 from __future__ import annotations
@@ -40,14 +50,54 @@ NAME_UNITS: dict[str, str] = {
     "m": "count",
 }
 _NUMBER = r"[-−]?\$?\d[\d,]*(?:\.\d+)?%?"
+# Physical units as written in prose -> the symbol printed after a value. Longest first.
+PHYSICAL_UNITS: list[tuple[str, str]] = [
+    (r"met(?:re|er)s? per second squared|m/s²|m/s\^2|m\s*s\^\{?-2\}?", "m/s²"),
+    (r"kilomet(?:re|er)s? per hour|km/h", "km/h"),
+    (r"met(?:re|er)s? per second|m/s", "m/s"),
+    (r"kilomet(?:re|er)s|km", "km"),
+    (r"met(?:re|er)s|\(m\)", "m"),
+    (r"seconds|\(s\)", "s"),
+    (r"minutes|\(min\)", "min"),
+    (r"hours|\(h\)", "h"),
+    (r"kilograms|kg", "kg"),
+    (r"newtons|\(N\)", "N"),
+    (r"joules|\(J\)", "J"),
+    (r"watts|\(W\)", "W"),
+    (r"volts|\(V\)", "V"),
+    (r"amperes|amps|\(A\)", "A"),
+    (r"ohms|Ω", "Ω"),
+]
 _UNIT_WORDS: list[tuple[str, str]] = [
     (r"\bin (?:us )?dollars\b|\bin euros\b|\bcurrency\b", "currency"),
-    (r"\bin percent\b|\bas a percentage\b", "percent"),
-    (r"\bin years\b", "years"),
-    (r"\bin periods\b|\bin months\b", "periods"),
+    (r"\bin percent\b|\bas a percentage\b|\bas a percent\b|\ba percentage\b", "percent"),
     (r"\bnumber of\b[^,.;]*\bper\b", "count"),
+    (r"\bin years\b|\bnumber of years\b|\bwhole number of years\b", "years"),
+    (r"\bin periods\b|\bin months\b|\bnumber of (?:periods|payments|months)\b", "periods"),
     (r"\bpure number\b|\bratio\b|\bfactor\b|\bindex\b", "number"),
 ]
+# The kind of a quantity from its description when the text gives no unit word.
+_KIND_WORDS: list[tuple[str, str]] = [
+    (r"\bnumber of\b[^,.;]*\bper\b", "count"),
+    (r"\bnumber of years\b", "years"),
+    (r"\bnumber of (?:periods|payments|months|instalments|installments)\b", "periods"),
+    (r"\bnumber of\b|\bcount\b", "count"),
+    (r"\brate\b|\byield\b|\breturn\b|\binflation\b|\bpercentage\b", "percent"),
+    (
+        r"\bprice\b|\bvalue\b|\bpayment\b|\bcoupon\b|\bprincipal\b|\bcost\b|\bbalance\b"
+        r"|\bamount\b|\bsalary\b|\brevenue\b|\bprofit\b",
+        "currency",
+    ),
+]
+# Sane bounds of derived values by kind (percent as fractions): no negative prices, no rates
+# beyond 100 %. A range read from the text is used as it is.
+KIND_BOUNDS: dict[str, tuple[float, float]] = {
+    "currency": (0.01, 1e9),
+    "percent": (-0.2, 1.0),
+    "years": (0.5, 100.0),
+    "periods": (1.0, 1200.0),
+    "count": (1.0, 1000.0),
+}
 
 
 @dataclass(frozen=True)
@@ -64,6 +114,11 @@ class Quantity:
         choices: Allowed values, when the text lists them.
         source: Where the definition was read (None when assumed).
         assumed: Which fields were filled by default rather than read from the text.
+        symbol: The physical unit printed after a value (``m/s``), when there is one.
+        bounds: The plausible range of a *derived* value when the range was not stated
+            (``low``/``high`` then only guide the drawing of independent values).
+        origins: Where each field came from: ``(field, "definition" | "worked examples ..."
+            | "kind" | "assumed")`` pairs.
     """
 
     name: str
@@ -75,11 +130,24 @@ class Quantity:
     choices: tuple[float, ...] = ()
     source: Source | None = None
     assumed: tuple[str, ...] = field(default_factory=tuple)
+    symbol: str = ""
+    bounds: tuple[float, float] | None = None
+    origins: tuple[tuple[str, str], ...] = ()
 
     def contains(self, value: float, slack: float = 1e-9) -> bool:
-        """Whether ``value`` lies in the plausible range."""
-        span = max(abs(self.high), abs(self.low), 1.0) * slack
-        return self.low - span <= value <= self.high + span
+        """Whether ``value`` lies in the plausible range (the kind's bounds when assumed)."""
+        low, high = self.bounds or (self.low, self.high)
+        span = max(abs(high), abs(low), 1.0) * slack
+        return low - span <= value <= high + span
+
+    @property
+    def unit_text(self) -> str:
+        """The unit as a reader sees it: ``dollars``, ``percent``, ``years``, ``m/s``."""
+        if self.symbol:
+            return self.symbol
+        return {"currency": "dollars", "percent": "percent", "years": "years"}.get(
+            self.unit, "periods" if self.unit == "periods" else ""
+        )
 
     def sample(self, rng: random.Random) -> float:
         """A value for a given, rounded as it will be printed (so text and graph agree)."""
@@ -106,38 +174,159 @@ def _number(text: str) -> tuple[float, bool]:
     return (value / 100 if percent else value), percent
 
 
-def parse_definition(name: str, text: str, source: Source | None = None) -> Quantity:
-    """A quantity from the words that define it (the text after ``NAME is``/``NAME —``)."""
-    description = re.split(r",\s*(?:in\b|a pure number|typically|between|measured)", text)[0]
-    description = re.sub(r"\s*\(.*?\)\s*", " ", description)
+_CUT = (
+    r",|;|\(|\s+(?:in|measured in|expressed in|quoted in|given in)\s+(?:[a-z/]+\s+)?"
+    r"(?:dollars|euros|percent|years|periods|months|met|kilomet|seconds|minutes|hours|m/s|"
+    r"km|kilograms|kg|newtons|joules|watts|volts|amperes|ohms|[a-zA-Z]{1,3}\b)"
+    r"|\s+as a (?:percentage|percent|fraction|decimal|pure number|whole number)"
+    r"|\s+a pure number|\s+(?:typically|usually|often|between|from|measured|which|that|"
+    r"quoted|expressed)\b"
+)
+
+
+def clean_description(text: str, name: str) -> str:
+    """A short noun phrase from defining words (``the final velocity in m/s``)."""
+    description = re.split(_CUT, " " + text.strip(), maxsplit=1, flags=re.I)[0]
+    description = re.sub(r"[$`*]", "", description)
     description = re.sub(r"^\s*(?:the|a|an)\s+", "", description.strip(" ,.;:"), flags=re.I)
-    description = re.sub(r"\s+", " ", description).strip() or name
+    description = re.sub(r"\s+", " ", description).strip()
+    return description or name
+
+
+def physical_unit(text: str) -> str:
+    """The physical unit symbol the words name (``metres per second`` -> ``m/s``), or ''."""
+    found: list[tuple[int, int, str]] = []  # the unit named first in the words wins
+    for rank, (pattern, symbol) in enumerate(PHYSICAL_UNITS):
+        flags = re.I if len(pattern) > 12 else 0  # short symbols are case-sensitive
+        match = re.search(rf"(?<![\w/])(?:{pattern})(?![\w/²^])", text, flags=flags)
+        if match:
+            found.append((match.start(), rank, symbol))
+    return min(found)[2] if found else ""
+
+
+def _example_values(symbol: str, unit: str, document: str) -> list[float]:
+    """Values the document's worked examples and exercises give in this unit."""
+    if symbol:
+        unit_pattern = next(p for p, s in PHYSICAL_UNITS if s == symbol)
+        written = rf"{unit_pattern}|{re.escape(symbol)}"
+        pattern = rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(?:{written})(?![\w/²^])"
+    elif unit == "currency":
+        pattern = r"(?<!\$)\$\s?(\d[\d,]*(?:\.\d+)?)(?![\d%])(?!\s*[-+*/=(])"
+    elif unit == "percent":
+        pattern = r"(?<![\w.$])(\d+(?:\.\d+)?)\s?%"
+    else:
+        return []
+    values = []
+    for match in re.finditer(pattern, document):
+        try:
+            value = float(match.group(1).replace(",", ""))
+        except ValueError:
+            continue
+        values.append(value / 100 if unit == "percent" else value)
+    return [v for v in values if v > 0]
+
+
+def parse_definition(
+    name: str,
+    text: str,
+    source: Source | None = None,
+    *,
+    description: str | None = None,
+    document: str = "",
+) -> Quantity:
+    """A quantity from the words that define it (the text after ``NAME is``/``NAME —``).
+
+    Args:
+        name: The symbol.
+        text: The defining words (to the end of the definition).
+        source: Where the words are.
+        description: The description when the text gave it apart (``the price $P$ is ...``).
+        document: The whole document, whose worked examples give a range the words do not.
+    """
+    description = clean_description(description or text, name)
+    origins: list[tuple[str, str]] = [("description", "definition")]
+    symbol = physical_unit(text)
     unit = ""
     for pattern, found in _UNIT_WORDS:
-        if re.search(pattern, text, flags=re.I):
+        if re.search(pattern, f"{description} {text}", flags=re.I):
             unit = found
             break
+    if not unit and re.search(r"\$\s?\d", text):
+        unit = "currency"
     assumed: list[str] = []
-    if not unit:
-        unit = NAME_UNITS.get(name, "number")
-        assumed.append("unit")
+    if symbol and unit not in ("years", "periods", "count"):
+        unit = "number"
+        origins.append(("unit", "definition"))
+    elif unit:
+        origins.append(("unit", "definition"))
+    else:
+        kind = next((k for p, k in _KIND_WORDS if re.search(p, description, flags=re.I)), "")
+        if kind:
+            unit = kind
+            origins.append(("unit", f"kind (from the description {description!r})"))
+        else:
+            unit = NAME_UNITS.get(name, "number")
+            assumed.append("unit")
+            origins.append(("unit", "assumed"))
     low, high = DEFAULT_RANGES[unit]
     choices: tuple[float, ...] = ()
-    between = re.search(rf"between\s+({_NUMBER})\s+and\s+({_NUMBER})", text)
+    bounds: tuple[float, float] | None = None
+    between = re.search(
+        rf"(?:between|from)\s+({_NUMBER})\s*(?:[a-zA-Z/²%]+\s+)?(?:and|to)\s+({_NUMBER})", text
+    ) or re.search(rf"({_NUMBER})\s+to\s+({_NUMBER})", text)
     one_of = re.search(rf"one of\s+((?:{_NUMBER}\s*(?:,|or)\s*)+{_NUMBER})", text)
+    single = re.search(rf"\b(?:usually|typically|often|commonly)\s+({_NUMBER})", text)
+    examples = _example_values(symbol, unit, document)
     if between:
         (low, _), (high, _) = _number(between.group(1)), _number(between.group(2))
+        origins.append(("range", "definition"))
     elif one_of:
         choices = tuple(_number(v)[0] for v in re.findall(_NUMBER, one_of.group(1)))
         low, high = min(choices), max(choices)
+        origins.append(("range", "definition"))
+    elif single:
+        value = _number(single.group(1))[0]
+        low, high = value / 2, value * 2
+        bounds = KIND_BOUNDS.get(unit, (value / 100, value * 100))
+        origins.append(("range", f"definition (usually {single.group(1)})"))
+    elif len(examples) >= 2 and min(examples) < max(examples):
+        low, high = min(examples), max(examples)
+        bounds = KIND_BOUNDS.get(unit, (low / 4, high * 2))
+        shown = ", ".join(f"{v:g}" for v in sorted(set(examples))[:8])
+        origins.append(("range", f"worked examples and exercises ({shown} {symbol or unit})"))
     else:
         assumed.append("range")
-    integer = unit in ("years", "periods") or bool(choices)
-    return Quantity(name, description, unit, low, high, integer, choices, source, tuple(assumed))
+        # A measure in physical units without a stated range: any positive value may be
+        # derived (only independent values are drawn from the default band).
+        bounds = KIND_BOUNDS.get(unit, (1e-9, 1e12) if symbol else None)
+        origins.append(("range", f"assumed for the kind {unit!r}"))
+    if low > high:
+        low, high = high, low
+    integer = unit in ("years", "periods", "count") or bool(choices)
+    if integer and not choices:
+        low, high = max(math.ceil(low), 1), max(math.floor(high), math.ceil(low), 1)
+    return Quantity(
+        name,
+        description,
+        unit,
+        low,
+        high,
+        integer,
+        choices,
+        source,
+        tuple(assumed),
+        symbol,
+        bounds,
+        tuple(origins),
+    )
 
 
 def default_quantity(name: str) -> Quantity:
-    """A quantity the text does not define: unit by conventional symbol, default range."""
+    """A quantity the text does not define: unit by conventional symbol, default range.
+
+    Its description is the bare symbol and ``description`` is among the assumed fields:
+    such a formula is not admitted (no item may say "the quantity X").
+    """
     unit = NAME_UNITS.get(name, "number")
     low, high = DEFAULT_RANGES[unit]
     choices = (1.0, 2.0, 4.0, 12.0) if name == "m" else ()
@@ -151,43 +340,88 @@ def default_quantity(name: str) -> Quantity:
         choices,
         None,
         ("description", "unit", "range"),
+        origins=(("description", "assumed"), ("unit", "assumed"), ("range", "assumed")),
     )
 
 
-def _definition_spans(name: str, text: str) -> list[tuple[int, int]]:
-    """Spans of the defining words of ``name`` in ``text`` (several phrasings)."""
-    escaped = re.escape(name).replace("_", r"_?\\?_?")
-    patterns = [
-        rf"(?m)^\s*[-*+]\s*`?{escaped}`?\s*(?:—|–|:|-)\s*",
-        rf"\b(?:where|and|let|,)\s+\$?{escaped}\$?\s+(?:is|be|denotes|means)\s+",
+def _symbol_core(name: str) -> str:
+    r"""A pattern for ``name`` as written: ``C_{0}`` for ``C_0``, ``\rho``, ``I`` for ``I_``."""
+    plain = name[:-1] if name.endswith("_") and len(name) > 1 else name
+    if "_" in plain:
+        head, tail = plain.split("_", 1)
+        return rf"{re.escape(head)}_\{{?{re.escape(tail)}\}}?"
+    return rf"\\?{re.escape(plain)}"
+
+
+_END = (
+    r"\.(?=\s|$)|\n\s*\n|\s+and\s+(?=\$)|,\s*(?:and\s+)?(?=\$)"
+    r"|,\s+and\s+(?=(?:the|a|an)\s+(?:[\w'-]+\s+){0,5}\$)"
+    r"|,?\s+(?:and\s+)?(?:[A-Z]\w{0,3}|[a-z])\s+(?:is|denotes|stands for)\s+"
+)
+_VERB = r"(?:(?:is|be)\s+(?=(?:the|a|an)\s)|denotes\s+|stands\s+for\s+|represents\s+|means\s+)"
+
+
+def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
+    """``(start, end, description)`` of each definition of ``name`` in ``text``, best first.
+
+    Phrasings: a list entry (``- `EAR` — the effective annual rate``), a notation table row
+    (``| $v$ | final velocity | m/s |``), ``X is the ...`` / ``X denotes ...`` / ``X stands
+    for ...`` (after ``where``, ``let``, ``and``, a comma, or with ``X`` in math), ``with X
+    the ...``, and a description just before the symbol in math (``the coupon rate $c$``).
+    """
+    core = _symbol_core(name)
+    bare = rf"(?<![\w\\$`]){core}(?![\w{{])"
+    math = rf"(?:\$\s*{core}\s*\$|`{core}`)"
+    sym = rf"(?:{math}|{bare})"
+    found: list[tuple[int, int, str | None]] = []
+
+    def run_to_end(start: int) -> int:
+        end_match = re.search(_END, text[start:])
+        return start + end_match.start() if end_match else len(text)
+
+    for match in re.finditer(rf"(?m)^\s*[-*+]\s*{sym}\s*(?:—|–|:|-)\s*", text):
+        found.append((match.end(), run_to_end(match.end()), None))
+    for match in re.finditer(rf"(?m)^\|\s*{sym}\s*\|([^|\n]+)\|([^|\n]*)", text):
+        found.append((match.start(1), match.end(2), match.group(1)))
+    verb = [
+        rf"{math}\s+{_VERB}",
+        rf"(?:\b(?i:where|let|and|here|with)|,)\s+{bare}\s+{_VERB}",
+        rf"(?:\b(?:with|where)|,)\s+{math}\s+(?=(?:the|a|an)\s)",
     ]
-    spans = []
-    for pattern in patterns:
-        for match in re.finditer(pattern, text, flags=re.I if pattern[1] != "?" else 0):
-            start = match.end()
-            # The definition runs to the end of the sentence (a period before a space or end of
-            # text, not a decimal point), or to the next "and X is" in the same sentence.
-            end_match = re.search(
-                r"\.(?=\s|$)|(?:,\s*and|,)\s+\$?[A-Za-z_]\w*\$?\s+is\s+", text[start:]
-            )
-            end = start + end_match.start() if end_match else len(text)
-            spans.append((start, end))
-    return spans
+    for pattern in verb:
+        for match in re.finditer(pattern, text):
+            found.append((match.end(), run_to_end(match.end()), None))
+    before = rf"\b(?:the|a|an|its)\s+((?:[A-Za-z'-]+\s+){{0,5}}?[A-Za-z'-]+)\s+{math}"
+    for match in re.finditer(before, text, flags=re.I):
+        words = match.group(1)
+        if re.search(r"\b(?:of|at|for|by|to|with|from|in|on)$", words):
+            continue
+        found.append((match.end(), run_to_end(match.end()), words))
+    return found
 
 
 def find_definitions(
-    names: set[str], sections: list[Section], near: Section
+    names: set[str], sections: list[Section], near: Section, document: str = ""
 ) -> dict[str, Quantity]:
-    """Definitions of ``names``: first in the section ``near``, then anywhere in ``sections``."""
+    """Definitions of ``names``: first in the section ``near``, then anywhere in ``sections``.
+
+    ``document`` (the whole text) lets worked examples give a range the definition omits.
+    """
     found: dict[str, Quantity] = {}
     ordered = [near, *[s for s in sections if s is not near]]
     for name in sorted(names):
         for section in ordered:
-            spans = _definition_spans(name, section.text)
+            spans = definitions_of(name, section.text)
             if spans:
-                start, end = spans[0]
+                start, end, description = spans[0]
                 words = re.sub(r"\s+", " ", section.text[start:end])
-                found[name] = parse_definition(name, words, section.source(start, end))
+                found[name] = parse_definition(
+                    name,
+                    words,
+                    section.source(start, end),
+                    description=description,
+                    document=document,
+                )
                 break
     return found
 

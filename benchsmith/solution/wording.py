@@ -8,6 +8,7 @@ with the failures (bounded), and the template text is used at the end.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
@@ -95,6 +96,9 @@ def check_text(text: str, problem: Problem, graph: SolutionGraph) -> list[str]:
         failures.append(f"the text must ask for the {target.description}")
     elif "?" not in text:
         failures.append("the text must end with a question")
+    symbols = "|".join(re.escape(n) for n in problem.values)
+    if re.search(rf"\bquantity\s+\$?(?:{symbols})\b|\\[a-z]+\{{|\$\$", text):
+        failures.append("name quantities by description, not by symbol or LaTeX")
     answer = format_value(problem.answer, target)
     if answer in text:
         failures.append("the text must not state the answer")

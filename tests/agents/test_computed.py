@@ -117,10 +117,12 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
     report = json.loads((out / "report.json").read_text())
     (computed,) = report["computed"]
     assert computed["grounding_id"] == grounding.id
-    assert computed["rejected_formulas"][0]["reason"].startswith("results out of range")
+    # Every formula of the chapter is admitted: the profitability index, out of range on
+    # independently drawn inputs, is plausible on inputs from one consistent world.
+    assert computed["rejected_formulas"] == []
     text = (out / "report.md").read_text()
     assert "## Computed items" in text and "| concept |" in text
-    assert "Formulas not admitted: 1" in text
+    assert "Formulas not admitted: 0" in text
 
 
 def test_interleaving_keeps_every_item_and_spreads_prefixes():

@@ -126,3 +126,62 @@ def test_fresh_values_per_seed():
     assert [i.model_dump() for i in a.items] == [i.model_dump() for i in b.items]
     givens = lambda r: [i.metadata["solution_graph"]["givens"] for i in r.items]  # noqa: E731
     assert givens(a) != givens(c)
+
+
+def formula_violations(items, formulas, tolerance=0.01):
+    """Admitted formulas (``output``, expression string) whose quantities all appear in an
+    item (givens, intermediate values, target) and that do not hold there."""
+    found = []
+    for item in items:
+        meta = item.metadata
+        values = dict(meta["solution_graph"]["givens"])
+        values.update(meta["intermediate_values"])
+        values[meta["solution_graph"]["target"]] = meta["answer_value"]
+        for output, expression in formulas:
+            names = set(re.findall(r"[A-Za-z_]\w*", expression)) - set(FUNCTIONS) | {output}
+            if not names <= set(values):
+                continue
+            expected = evaluate(expression, values)
+            if not math.isclose(values[output], expected, rel_tol=tolerance, abs_tol=1e-9):
+                found.append((item.id, output, expression, values[output], expected))
+    return found
+
+
+def test_thousand_items_hold_every_formula_they_mention(thousand):
+    knowledge = build_knowledge([CHAPTER])
+    formulas = [(f.output, str(f.expr)) for f in knowledge.graph.formulas]
+    assert formula_violations(thousand, formulas) == []
+
+
+def test_hidden_quantities_agree_and_models_do_not_mix(thousand):
+    # j / r and n / t both equal the hidden m: givens cut from one world agree with a
+    # number of compounding periods per year the chapter allows.
+    checked = 0
+    for item in thousand:
+        meta = item.metadata
+        values = {**meta["solution_graph"]["givens"], **meta["intermediate_values"]}
+        values[meta["solution_graph"]["target"]] = meta["answer_value"]
+        for a, b in (("j", "r"), ("n", "t")):
+            if {a, b} <= set(values):
+                checked += 1
+                ratio = values[a] / values[b]
+                assert any(math.isclose(ratio, m, rel_tol=0.01) for m in (1, 2, 4, 12))
+        # Discrete and continuous compounding of one sum never meet in one problem.
+        assert not {"FV", "FVC"} <= set(values)
+        if "m" in meta["solution_graph"]["givens"]:
+            assert meta["solution_graph"]["givens"]["m"] in (1, 2, 4, 12)
+    assert checked > 0
+
+
+def test_counts_are_whole_numbers_even_when_asked_for(thousand):
+    # "the number of compounding periods per year is 7.2" cannot happen: worlds hold whole
+    # counts, so a count computed from rounded givens is within rounding of one.
+    for item in thousand:
+        meta = item.metadata
+        values = {**meta["solution_graph"]["givens"], **meta["intermediate_values"]}
+        values[meta["solution_graph"]["target"]] = meta["answer_value"]
+        for name in ("m", "n", "k", "t"):
+            if name in values:
+                assert abs(values[name] - round(values[name])) <= 0.01 * values[name], item.id
+        if "m" in values:
+            assert round(values["m"]) in (1, 2, 4, 12)

@@ -4,6 +4,7 @@ import sympy as sp
 
 from benchsmith.solution.documents import read_document
 from benchsmith.solution.formulas import extract_explicit, find_candidates
+from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
 from benchsmith.solution.quantities import default_quantity, find_definitions, parse_definition
 
@@ -124,3 +125,45 @@ def test_definition_choices_and_defaults():
     )
     x = parse_definition("x", "a mystery")
     assert x.assumed == ("unit", "range") and x.unit == "number"
+
+
+NOTATION = """# Circuits
+
+## Ohm's law
+
+$$V = I R$$
+
+| Symbol | Meaning | Unit |
+| --- | --- | --- |
+| $V$ | potential difference across the resistor | volts (V) |
+
+Here $R$ denotes the resistance of the resistor in ohms, and the current $I$ is measured in
+amperes (A). A lamp draws 0.5 A from a 12 V supply; a heater draws 8 A at 230 V.
+
+$$P = V I$$
+
+with $P$ the electrical power in watts (W).
+
+$$E = P t + W_0$$
+
+where $t$ stands for the time the device is on, in seconds (s).
+"""
+
+
+def test_definitions_in_textbook_phrasings(tmp_path):
+    path = tmp_path / "circuits.md"
+    path.write_text(NOTATION)
+    knowledge = build_knowledge([path])
+    q = knowledge.graph.quantities
+    assert (q["V"].description, q["V"].symbol) == ("potential difference across the resistor", "V")
+    assert (q["R"].description, q["R"].symbol) == ("resistance of the resistor", "Ω")
+    assert (q["I_"].description, q["I_"].symbol) == ("current", "A")  # the symbol I, renamed
+    assert (q["I_"].low, q["I_"].high) == (0.5, 8.0)  # from the worked examples
+    assert (q["P"].description, q["P"].symbol) == ("electrical power", "W")
+    admitted = {f.output for f in knowledge.graph.formulas}
+    assert admitted == {"V", "P"}
+    (energy,) = [r for r in knowledge.rejected if r.text.startswith("$$E")]
+    # E and W_0 are never defined: the formula is refused and the reason names them
+    assert energy.reason == (
+        "no definition in the text of the symbol(s) E_, W_0 (what it is, its unit)"
+    )

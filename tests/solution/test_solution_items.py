@@ -38,8 +38,9 @@ def test_distractor_rules_exact_values():
 def test_chosen_distractors_are_distinct_beyond_tolerance():
     g, p = problem()
     chosen = choose_distractors(p, g, tolerance=0.01)
-    # the unit slip (1000 * 1.5**120) is beyond any plausible printing and is left out
-    assert [d.mistake for d in chosen] == ["skipped_step", "wrong_formula", "off_by_one"]
+    # the unit slip (1000 * 1.5**120) and the skipped step (1000 * 1.06**120, 600 times the
+    # answer) are not plausible choices: a distractor keeps the answer's order of magnitude
+    assert [d.mistake for d in chosen] == ["wrong_formula", "off_by_one"]
     values = [p.answer] + [d.value for d in chosen]
     for i, a in enumerate(values):
         for b in values[i + 1 :]:
@@ -52,7 +53,7 @@ def test_template_text_and_checks():
     assert text == (
         "The periods per year is 12. The term is 10 years. The nominal annual rate is 6%. "
         "The present value is $1,000.00.\n"
-        "What is the future value? Give the answer in dollars as a number."
+        "What is the future value? Give the answer in dollars, to the nearest cent."
     )
     assert check_text(text, p, g) == []
     assert check_text(text.replace("6%", "six percent"), p, g) == [

@@ -15,7 +15,7 @@ LINES = [
 FV = "where FV is the future value, in dollars, typically between 100 and 100,000 dollars."
 
 
-def test_pdf_formula_without_a_range_for_its_result_is_rejected_with_the_reason(tmp_path):
+def test_pdf_formula_with_an_undefined_symbol_is_rejected_with_the_reason(tmp_path):
     pdf = tmp_path / "chapter.pdf"
     pdf.write_bytes(minimal_pdf(LINES))
     knowledge = build_knowledge([pdf])
@@ -24,7 +24,7 @@ def test_pdf_formula_without_a_range_for_its_result_is_rejected_with_the_reason(
     assert rejected["text"] == "FV = PV * (1 + r)**n"
     assert rejected["source"]["file"].endswith("chapter.pdf")
     assert rejected["source"]["section"] == "page 1"
-    assert rejected["reason"].startswith("results out of range") and "for FV" in rejected["reason"]
+    assert rejected["reason"].startswith("no definition in the text of the symbol(s) FV")
 
 
 def test_pdf_reference_gives_recomputable_items(tmp_path):

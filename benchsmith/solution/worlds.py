@@ -1,0 +1,209 @@
+"""Consistent worlds: one value for every quantity of a connected part of the graph.
+
+A problem is cut from a world rather than from independently drawn givens: the independent
+quantities of the connected part (those no admitted formula computes, then others as
+needed) are drawn once, every other quantity is derived through the admitted formulas, and
+the world is kept only if every admitted formula holds on it. Givens taken from one world
+cannot contradict each other, even through a quantity the problem does not mention (``j``
+and ``r`` given with ``n`` and ``t`` must agree on the hidden ``m``).
+
+Two quantities that describe the same thing under two models (``future value`` and
+``future value under continuous compounding``) are *alternatives*: the same unit, one
+description the other's with words added, and no admitted formula relating both. A problem
+never mentions two alternatives.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from typing import Any
+
+import sympy as sp
+
+from benchsmith.solution.expressions import is_finite_real, numeric_function
+from benchsmith.solution.formulas import Formula
+from benchsmith.solution.graph import SolutionGraph
+
+WORLD_TOLERANCE = 1e-6
+_STOP = {"the", "a", "an", "of", "per"}
+
+
+def components(graph: SolutionGraph) -> list[frozenset[str]]:
+    """The connected parts of the graph: sets of quantities linked through formulas."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            x = parent[x]
+        return x
+
+    for formula in graph.formulas:
+        names = sorted(formula.names)
+        for other in names[1:]:
+            parent[find(other)] = find(names[0])
+    groups: dict[str, set[str]] = {}
+    for name in parent:
+        groups.setdefault(find(name), set()).add(name)
+    return [frozenset(g) for g in groups.values()]
+
+
+def _words(description: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", description.lower()) if w not in _STOP]
+
+
+def alternatives(graph: SolutionGraph) -> set[frozenset[str]]:
+    """Pairs of quantities that describe one thing under two models (never in one problem)."""
+    names = sorted({n for f in graph.formulas for n in f.names})
+    linked = {frozenset((a, b)) for f in graph.formulas for a in f.names for b in f.names}
+    pairs: set[frozenset[str]] = set()
+    for i, a in enumerate(names):
+        qa = graph.quantities.get(a)
+        for b in names[i + 1 :]:
+            qb = graph.quantities.get(b)
+            if qa is None or qb is None or qa.unit != qb.unit:
+                continue
+            if frozenset((a, b)) in linked:
+                continue
+            wa, wb = _words(qa.description), _words(qb.description)
+            short, long = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+            if short and long[: len(short)] == short:
+                pairs.add(frozenset((a, b)))
+    return pairs
+
+
+def mixes_models(names: Iterable[str], pairs: set[frozenset[str]]) -> frozenset[str] | None:
+    """The first pair of alternatives among ``names`` (None when there is none)."""
+    present = set(names)
+    for pair in sorted(pairs, key=sorted):
+        if pair <= present:
+            return pair
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _forward(expr: sp.Expr, names: tuple[str, ...]) -> Any:
+    """The compiled right-hand side of a formula (compiled once per formula)."""
+    return numeric_function(expr, names)
+
+
+def _representatives(graph: SolutionGraph, part: frozenset[str]) -> list[Formula]:
+    """One formula per group of equivalent formulas in ``part``."""
+    seen: set[int] = set()
+    out = []
+    for formula in graph.formulas:
+        group = graph.equivalence_group(formula.id)
+        if formula.names <= part and group not in seen:
+            seen.add(group)
+            out.append(formula)
+    return out
+
+
+def _solve_for(
+    graph: SolutionGraph, formula: Formula, name: str, values: Mapping[str, float]
+) -> float | None:
+    """The value of ``name`` that makes ``formula`` hold on ``values`` (in range if possible)."""
+    if name == formula.output:
+        inputs = tuple(sorted(formula.inputs))
+        functions = (_forward(formula.expr, inputs),)
+    else:
+        form = next((f for f in graph.forms_for(name) if f.formula.id == formula.id), None)
+        if form is None:
+            return None
+        inputs, functions = form.inputs, form.functions
+    quantity = graph.quantities.get(name)
+    args = [values[n] for n in inputs]
+    found: list[float] = []
+    for function in functions:
+        try:
+            value = function(*args)
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            continue
+        if is_finite_real(value):
+            found.append(float(value))
+    if not found:
+        return None
+    fitting = [v for v in found if quantity is None or quantity.contains(v)]
+    return (fitting or found)[0]
+
+
+def formula_error(formula: Formula, values: Mapping[str, float]) -> float | None:
+    """The relative gap between a formula's two sides on ``values`` (None if not evaluable)."""
+    inputs = tuple(sorted(formula.inputs))
+    try:
+        expected = float(_forward(formula.expr, inputs)(*(values[n] for n in inputs)))
+    except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return None
+    if not math.isfinite(expected):
+        return None
+    actual = values[formula.output]
+    return abs(actual - expected) / max(abs(expected), abs(actual), 1e-9)
+
+
+def violations(
+    graph: SolutionGraph, values: Mapping[str, float], tolerance: float
+) -> list[tuple[Formula, float | None]]:
+    """Admitted formulas whose quantities all have values and that do not hold on them."""
+    out = []
+    for formula in graph.formulas:
+        if not formula.names <= set(values):
+            continue
+        error = formula_error(formula, values)
+        if error is None or error > tolerance:
+            out.append((formula, error))
+    return out
+
+
+def draw_world(
+    graph: SolutionGraph, part: frozenset[str], rng: random.Random
+) -> dict[str, float] | None:
+    """Every quantity of ``part``: independent ones drawn, the rest derived; None if stuck.
+
+    Quantities that no formula computes are drawn first (in a random order), then a
+    formula with one unknown left gives that unknown, and so on; when no formula has a
+    single unknown, one more quantity is drawn. The world is refused when a value is not a
+    finite real number or a formula does not hold on it.
+    """
+    formulas = _representatives(graph, part)
+    outputs = {f.output for f in formulas}
+    free = sorted(part - outputs)
+    rest = sorted(part & outputs)
+    rng.shuffle(free)
+    rng.shuffle(rest)
+    order = free + rest
+    values: dict[str, float] = {}
+    while True:
+        progress = True
+        while progress:
+            progress = False
+            for formula in formulas:
+                unknown = formula.names - values.keys()
+                if len(unknown) != 1:
+                    continue
+                (name,) = unknown
+                value = _solve_for(graph, formula, name, values)
+                if value is None:
+                    return None
+                values[name] = value
+                progress = True
+        missing = [n for n in order if n not in values]
+        if not missing:
+            break
+        values[missing[0]] = graph.quantities[missing[0]].sample(rng)
+    if violations(graph, values, WORLD_TOLERANCE):
+        return None
+    # A count (periods, payments, periods per year) is a whole number in every world.
+    for name, value in values.items():
+        quantity = graph.quantities.get(name)
+        if quantity is not None and quantity.integer and abs(value - round(value)) > 1e-6:
+            return None
+    return values
+
+
+def part_of(graph: SolutionGraph, names: Iterable[str]) -> frozenset[str]:
+    """The connected part holding ``names`` (the union when they span several)."""
+    wanted = set(names)
+    return frozenset().union(*(p for p in components(graph) if p & wanted))

@@ -1,0 +1,62 @@
+"""Consistent worlds, alternative models of one quantity, and plausible derived values."""
+
+import random
+
+from test_solution_graph import FV, PERIODS, RATE, Q, formula
+
+from benchsmith.solution.graph import SolutionGraph
+from benchsmith.solution.problems import instantiate, mentioned
+from benchsmith.solution.quantities import Quantity, parse_definition
+from benchsmith.solution.worlds import alternatives, draw_world, part_of, violations
+
+FVC = formula("f3", "FVC", "PV*exp(j*t)", "Continuous")
+QUANTITIES = Q | {
+    "FVC": Quantity("FVC", "future value under continuous compounding", "currency", 100, 5e6)
+}
+
+
+def test_a_world_satisfies_every_formula_and_keeps_counts_whole():
+    g = SolutionGraph(QUANTITIES, [FV, RATE, PERIODS, FVC])
+    part = part_of(g, {"FV"})
+    assert part == {"FV", "PV", "r", "n", "j", "m", "t", "FVC"}
+    rng = random.Random(1)
+    worlds = [w for w in (draw_world(g, part, rng) for _ in range(50)) if w]
+    assert len(worlds) == 50
+    for world in worlds:
+        assert violations(g, world, 1e-9) == []
+        assert world["m"] in (1, 2, 4, 12) and world["n"] == world["m"] * world["t"]
+
+
+def test_two_models_of_one_sum_are_alternatives_and_never_meet():
+    g = SolutionGraph(QUANTITIES, [FV, RATE, PERIODS, FVC])
+    assert alternatives(g) == {frozenset({"FV", "FVC"})}
+    # a formula relating both makes them no longer alternatives
+    link = formula("f4", "FVC", "FV*exp(j*t)/(1+r)**n", "Link")
+    assert alternatives(SolutionGraph(QUANTITIES, [FV, RATE, PERIODS, FVC, link])) == set()
+
+
+def test_givens_agree_through_a_hidden_quantity():
+    # FV from PV, r, n with j and t around: r = j/m and n = m t share the hidden m.
+    g = SolutionGraph(Q, [FV, RATE, PERIODS])
+    rng = random.Random(5)
+    final = g.forms_for("FV")[0]
+    for derivation in g.derivations(final, 1):
+        for _ in range(20):
+            problem = instantiate(derivation, g, rng)
+            assert problem is not None
+            assert set(problem.values) == set(mentioned(derivation))
+            assert problem.givens["n"] == round(problem.givens["n"])
+
+
+def test_kinds_give_units_and_sane_bounds():
+    price = parse_definition("P", "the price of the bond")
+    assert (price.unit, price.bounds[0] > 0) == ("currency", True)
+    assert not price.contains(-5.0)
+    rate = parse_definition("y", "the yield to maturity")
+    assert rate.unit == "percent" and not rate.contains(3.5)  # 350 % is not a plausible rate
+    count = parse_definition("N", "the number of coupon payments")
+    assert (count.unit, count.integer) == ("count", True)
+    years = parse_definition("T", "the number of years to maturity")
+    assert (years.unit, years.integer) == ("years", True)
+    speed = parse_definition("v", "the final velocity in metres per second (m/s)")
+    assert (speed.description, speed.symbol) == ("final velocity", "m/s")
