@@ -269,6 +269,7 @@ class Workspace:
             "rejected_formulas": [r.to_dict() for r in result.rejected_formulas],
             "rejected_items": result.rejected_items,
             "stats": result.stats,
+            "solution_report": result.report,
         }
         from benchsmith.package.writer import atomic_write
 

@@ -72,6 +72,7 @@ class DataStats:
     judge_enforced: int = 0
     judge_no: Counter[str] = field(default_factory=Counter)
     ledger_times: list[float] = field(default_factory=list)
+    computed_items: dict[str, list[Any]] = field(default_factory=dict)
     samples: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -104,6 +105,20 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
         stats.items_fixed += 1 if fixes else 0
         stats.fallbacks += (meta.get("orchestration") or {}).get("source") == "fallback"
         stats.wording[str(meta.get("wording") or "computed")] += 1
+        source = meta.get("source") or {}
+        if source.get("strategy") == "solution_graph":
+            # Only what the coverage recount reads (concepts, difficulty).
+            stats.computed_items.setdefault(str(source.get("grounding")), []).append(
+                Item(
+                    id=item.id,
+                    input="",
+                    target=item.target,
+                    metadata={
+                        "concepts": meta.get("concepts"),
+                        "difficulty": meta.get("difficulty"),
+                    },
+                )
+            )
         verification = meta.get("verification") or {}
         for verdict in verification.get("structural") or []:
             reason = str(verdict.get("reason") or "")
@@ -326,7 +341,7 @@ def render_report_md(report: dict[str, Any]) -> str:
             f"## Computed items: {computed['grounding_id']} (solution graph of "
             f"{computed['reference']})",
             "",
-            "Items produced per concept and number of steps (`-`: the material cannot fill the "
+            "Items delivered per concept and number of steps (`-`: the material cannot fill the "
             "cell):",
             "",
             computed["coverage_table"],
@@ -337,6 +352,11 @@ def render_report_md(report: dict[str, Any]) -> str:
         rejected = computed["rejected_formulas"]
         lines += ["", f"Formulas not admitted: {len(rejected)}"]
         lines += [f"- `{r.get('text', '')}`: {r.get('reason', '')}" for r in rejected]
+        if computed.get("solution_report"):
+            from benchsmith.solution.report import report_markdown
+
+            body = report_markdown(computed["solution_report"])
+            lines += ["", body.replace("\n## ", "\n### ").replace("## ", "### ", 1).rstrip()]
     samples = report.get("read_these") or []
     if samples:
         lines += ["", "## Read these", "", "Items as a reviewer sees them:", ""]
@@ -494,7 +514,7 @@ def write_package(
         "media_files": len(data.media),
         "stale_media_removed": removed,
         "exports": exports,
-        "computed": computed_summaries(bench_dir / ".run"),
+        "computed": computed_summaries(bench_dir / ".run", data.computed_items),
         "ledger_fingerprint": fingerprint,
     }
     atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
@@ -502,14 +522,30 @@ def write_package(
     return report
 
 
-def computed_summaries(run_dir: Path) -> list[dict[str, Any]]:
-    """What each solution-graph grounding generated (coverage, rejected formulas)."""
+def computed_summaries(
+    run_dir: Path, delivered: dict[str, list[Any]] | None = None
+) -> list[dict[str, Any]]:
+    """What each solution-graph grounding generated, its counts recounted on ``delivered``.
+
+    ``delivered`` maps a grounding id to its accepted items: the coverage table and the
+    per-section counts are of those items, not of the candidate pool.
+    """
+    from benchsmith.solution.report import recount_delivered
+
     out = []
     for path in sorted(Path(run_dir).glob("computed-*.json")):
         try:
-            out.append(json.loads(path.read_text(encoding="utf-8")))
+            summary = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, OSError):
             continue
+        report = summary.get("solution_report")
+        if report and report.get("coverage"):
+            items = (delivered or {}).get(summary.get("grounding_id"), [])
+            report = recount_delivered(report, items)
+            summary["solution_report"] = report
+            summary["coverage"] = report["coverage"]
+            summary["coverage_table"] = report["coverage_table"]
+        out.append(summary)
     return out
 
 

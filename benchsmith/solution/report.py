@@ -103,7 +103,9 @@ def section_rows(knowledge: Knowledge, coverage: CoverageReport) -> list[dict[st
                     for k in coverage.difficulties
                 ]
                 why = "; ".join(r for r in reasons if r) or "no item allocated to it"
-        rows.append({"section": section.title, "items": delivered, "why_none": why})
+        rows.append(
+            {"section": section.title, "concept": concept, "items": delivered, "why_none": why}
+        )
     return rows
 
 
@@ -117,6 +119,47 @@ def solution_report(
         "formulas": formula_rows(knowledge),
         "quantities": quantity_rows(knowledge.graph),
         "sections": section_rows(knowledge, coverage),
+        "coverage": coverage.to_dict(),
+        "coverage_table": coverage.table(),
+    }
+
+
+def coverage_from_dict(data: dict[str, Any]) -> CoverageReport:
+    """A :class:`CoverageReport` back from its :meth:`~CoverageReport.to_dict` form."""
+
+    def cells(rows: list[dict[str, Any]]) -> dict[tuple[str, int], Any]:
+        return {(r["concept"], int(r["difficulty"])): r["value"] for r in rows}
+
+    return CoverageReport(
+        list(data["concepts"]),
+        [int(k) for k in data["difficulties"]],
+        cells(data.get("requested", [])),
+        cells(data.get("produced", [])),
+        cells(data.get("unfillable", [])),
+        cells(data.get("shortfall", [])),
+    )
+
+
+def recount_delivered(report: dict[str, Any], items: Iterable[Item]) -> dict[str, Any]:
+    """A :func:`solution_report` (as JSON) with coverage and sections recounted on ``items``.
+
+    The report is made when the problems are generated, over the candidate pool; the build
+    delivers a prefix of them (its quota, then refills), so the report's counts come from
+    the items that were accepted.
+    """
+    coverage = delivered_coverage(coverage_from_dict(report["coverage"]), items)
+    per_concept = Counter()
+    for (concept, _k), n in coverage.produced.items():
+        per_concept[concept] += n
+    sections = []
+    for row in report.get("sections", []):
+        delivered = per_concept.get(row.get("concept"), 0)
+        why = row.get("why_none") or ""
+        if not delivered and not why:
+            why = "no item of it was delivered (the quota is smaller than the concepts)"
+        sections.append(row | {"items": delivered, "why_none": "" if delivered else why})
+    return report | {
+        "sections": sections,
         "coverage": coverage.to_dict(),
         "coverage_table": coverage.table(),
     }
