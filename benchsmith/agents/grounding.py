@@ -166,7 +166,6 @@ def choice_schema(
             Field(description="Field the question names, or none (the media carry it)."),
         ),
         tools=(list[tool_type], Field(max_length=2, description="Up to 2 transformations.")),
-        robustness=(Score, Field(description="1-5: items will be reliable and checkable.")),
         signal_preservation=(Score, Field(description="1-5: the answer survives the tools.")),
         rationale=(str, Field(max_length=120, description="A few words.")),
     )
@@ -343,6 +342,22 @@ def pick_templates(
     return TemplatePick(templates=kept, source=source, missing=missing)
 
 
+def robustness(card: CardLike, answer_field: str, subtask: Subtask, picked: Any) -> float:
+    """Will items built this way be reliable and checkable? Decided in code, in [0, 1].
+
+    Half for the question wording (templates passing the checks in every wanted language,
+    else the share of languages covered), half for the answer (a field with at least two
+    distinct values, enough for multiple-choice distractors when the format needs them).
+    """
+    wanted = list(subtask.languages) or ["en"]
+    wording = len([lang for lang in wanted if lang in picked.templates]) / len(wanted)
+    info = next((f for f in card.fields if f.path == answer_field), None)
+    distinct = getattr(info, "n_unique", None)
+    need = 4 if subtask.answer_format == "multiple_choice" else 2
+    answer = 1.0 if distinct is None or distinct >= need else 0.5 if distinct >= 2 else 0.0
+    return round((wording + answer) / 2, 4)
+
+
 def ground_subtask(
     model: RoleModel,
     subtask: Subtask,
@@ -419,11 +434,6 @@ def ground_subtask(
         )
         answer_fit = dict(ranked).get(choice.answer_field, 0)
         alignment = round((coverage(topics, card) + (1.0 if answer_fit > 0 else 0.0)) / 2, 4)
-        scores = Scores(
-            intent_alignment=alignment,
-            robustness=(choice.robustness - 1) / 4,
-            signal_preservation=(choice.signal_preservation - 1) / 4,
-        )
         picked = pick_templates(
             model,
             subtask,
@@ -431,6 +441,11 @@ def ground_subtask(
             question_field=question_field,
             answer_field=choice.answer_field,
             has_media=media_field is not None,
+        )
+        scores = Scores(
+            intent_alignment=alignment,
+            robustness=robustness(card, choice.answer_field, subtask, picked),
+            signal_preservation=(choice.signal_preservation - 1) / 4,
         )
         grounding = Grounding(
             id=f"{id_prefix}{subtask.id}--{card.id}",

@@ -40,8 +40,8 @@ DIGIT = (
     "image",
     "multiple_choice",
 )
-# On the intent's topic (capitals), but no dataset grounds it well: the model scores it low.
-EMPTY = ("Capitals of exoplanets", "Name the capitals of exoplanets.", "text", "numeric")
+# On the intent's topic (exoplanets), but no dataset of the catalog covers it.
+EMPTY = ("Exoplanet orbits", "Compute orbital periods of exoplanets.", "text", "numeric")
 KEEP = {"verdicts": []}
 GOOD = {
     "answer_field": "capital",
@@ -61,15 +61,6 @@ GOOD_DIGIT = {
     "signal_preservation": 4,
     "rationale": "ok",
 }
-BAD = {
-    "answer_field": "capital",
-    "question_field": "name",
-    "tools": [],
-    "intent_alignment": 1,
-    "robustness": 1,
-    "signal_preservation": 1,
-    "rationale": "unrelated",
-}
 NO_WEIGHTS = {"weights": []}
 OWN = [{"template": "own"}]  # keeps the card's candidate templates in their order
 
@@ -87,7 +78,7 @@ def run(config, script, size=10, resume=None):
     thread = {"configurable": {"thread_id": "t"}}
     path = []
     for chunk in graph.stream(
-        {"intent": "capitals and digits", "size": size},
+        {"intent": "capitals, digits and exoplanets", "size": size},
         thread,
         context=config,
         stream_mode="updates",
@@ -129,7 +120,7 @@ def test_ungrounded_subtask_goes_back_to_design_and_is_replaced(catalog):
     script = SchemaScript(
         SubtaskProposal=[proposal(CAPITALS, EMPTY), proposal(DIGIT)],
         Critique=[KEEP],
-        GroundingChoice=[GOOD, BAD, GOOD_DIGIT],
+        GroundingChoice=[GOOD, GOOD_DIGIT],
         ImportanceWeights=[NO_WEIGHTS],
         TemplateChoice=OWN,
     )
@@ -154,12 +145,10 @@ def test_subtask_that_stays_ungrounded_is_dropped_and_reported(catalog):
     script = SchemaScript(
         SubtaskProposal=[
             proposal(CAPITALS, EMPTY),
-            proposal(
-                ("Capital orbits", "Orbital periods of the capitals of planets.", "text", "numeric")
-            ),
+            proposal(("Exoplanet masses", "Give the mass of an exoplanet.", "text", "numeric")),
         ],
         Critique=[KEEP],
-        GroundingChoice=[GOOD, BAD, BAD],
+        GroundingChoice=[GOOD],
         ImportanceWeights=[NO_WEIGHTS],
         TemplateChoice=OWN,
     )
@@ -175,8 +164,8 @@ def test_subtask_that_stays_ungrounded_is_dropped_and_reported(catalog):
     ]
     spec = state.values["spec"]
     assert [s["id"] for s in spec["subtasks"]] == ["spoken-capitals"]
-    assert [d["subtask_id"] for d in spec["dropped"]] == ["capital-orbits"]
-    assert "scored" in spec["dropped"][0]["reason"]
+    assert [d["subtask_id"] for d in spec["dropped"]] == ["exoplanet-masses"]
+    assert "no dataset in the catalog matches" in spec["dropped"][0]["reason"]
     assert [a["quota"] for a in spec["allocations"]] == [10]
 
 
@@ -184,13 +173,13 @@ def test_loop_cap_zero_drops_at_once(catalog):
     script = SchemaScript(
         SubtaskProposal=[proposal(CAPITALS, EMPTY)],
         Critique=[KEEP],
-        GroundingChoice=[GOOD, BAD],
+        GroundingChoice=[GOOD],
         ImportanceWeights=[NO_WEIGHTS],
         TemplateChoice=OWN,
     )
     path, state, *_ = run(RunConfig(max_subtasks=2, max_regrounding=0), script)
     assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
-    assert [d["subtask_id"] for d in state.values["spec"]["dropped"]] == ["capitals-of-exoplanets"]
+    assert [d["subtask_id"] for d in state.values["spec"]["dropped"]] == ["exoplanet-orbits"]
 
 
 def test_supply_shortfall_is_diagnosed_and_sent_back_then_stops_at_the_cap(catalog):
