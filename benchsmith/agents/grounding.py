@@ -394,7 +394,20 @@ def ground_subtask(
     tools = candidate_tools(subtask)
     topics = intent_topics(intent, subtask)
     extra = topic_stems(f"{subtask.name} {subtask.description}") - topics
-    for card in retrieve(subtask, sources, limit=candidates, intent=intent):
+    cards = retrieve(subtask, sources, limit=candidates, intent=intent)
+    # Among the candidates, only the datasets that cover as much of the whole intent as the
+    # best one does are kept: a dataset of country names is no grounding for "facts about
+    # countries: their region and subregion" while the countries' facts are in the catalog.
+    whole = topic_stems(intent) or topics
+    covers = {card.id: coverage(whole, card) for card in cards}
+    best_cover = max(covers.values(), default=0.0)
+    for card in cards:
+        if covers[card.id] < best_cover:
+            result.rejected.append(
+                f"{card.id}: covers {covers[card.id]:.0%} of the intent's topic words "
+                f"({', '.join(sorted(whole))}); another dataset covers {best_cover:.0%}"
+            )
+            continue
         ranked = rank_answer_fields(card, topics)
         if len(ranked) > 1 and extra:
             # Among equals for the intent, the subtask's own words decide the order.
