@@ -222,15 +222,6 @@ def check_candidate(subtask: Subtask, card: CardLike, grounding: Grounding) -> l
     return problems
 
 
-def _template_checker() -> Any:
-    from benchsmith.verify.wording import wording_problems
-
-    def check(text: str, language: str, entity: str | None) -> list[str]:
-        return wording_problems(text, language, entity)
-
-    return check
-
-
 def template_schema(labels: Sequence[str], own_languages: Sequence[str]) -> type[BaseModel]:
     """The schema of the template choice: a candidate label, or own text per language."""
     fields: dict[str, Any] = {
@@ -287,7 +278,7 @@ def pick_templates(
     )
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
-    check = _template_checker()
+    from benchsmith.verify.wording import wording_problems as check
 
     def usable(text: str, lang: str) -> list[str]:
         return template_problems(
@@ -299,7 +290,7 @@ def pick_templates(
     covered = {lang for c in cands for lang in wanted if template_for(c.templates, lang)}
     own_languages = [lang for lang in wanted if lang not in covered]
     if model is not None and (len(cands) > 1 or own_languages):
-        schema = template_schema([c.label for c in cands], own_languages if cands or True else [])
+        schema = template_schema([c.label for c in cands], own_languages)
         prompt = render(
             "grounding_template",
             subtask=subtask,

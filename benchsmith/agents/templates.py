@@ -22,7 +22,7 @@ is an instruction in the item's language (:data:`INSTRUCTIONS`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -350,22 +350,6 @@ def template_problems(
         return problems
     text = " ".join(SLOT.sub(STAND_IN, template).split())
     return list(check(text, language, STAND_IN if names else None))
-
-
-def choose_languages(
-    templates: Mapping[str, str], wanted: Sequence[str]
-) -> tuple[dict[str, str], list[str]]:
-    """The templates of the wanted languages, and the wanted languages that have none."""
-    kept: dict[str, str] = {}
-    missing: list[str] = []
-    for lang in wanted:
-        base = base_language(lang)
-        text = templates.get(lang) or templates.get(base)
-        if text:
-            kept[lang] = text
-        else:
-            missing.append(lang)
-    return kept, missing
 
 
 def base_language(code: str | None) -> str:

@@ -12,35 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from benchsmith.item import Item
 from benchsmith.verify.reviewer import (
     check_entity,
     check_language_id,
     check_meta_text,
     check_sentence,
 )
-from benchsmith.verify.structural import Verdict, normalize_text
+from benchsmith.verify.structural import Verdict, check_no_leak
 
 WORDING_CHECKS = ("entity", "language_id", "meta_text", "sentence", "no_leak")
 """The checks a wording must pass, in order."""
-
-
-def check_answer_absent(question: str, answer: str | None) -> Verdict:
-    """The question does not contain the answer as a whole word or phrase.
-
-    Answers of one or two characters, or integers of at most two digits, match by chance
-    and are skipped.
-    """
-    name = "no_leak"
-    if not answer:
-        return Verdict(check=name, ok=True, reason="skipped: no answer given")
-    norm = normalize_text(answer)
-    if len(norm) <= 2 or re.fullmatch(r"[+-]?\d{1,2}", norm):
-        return Verdict(check=name, ok=True, reason=f"skipped: answer {norm!r} is too short")
-    if re.search(r"(?<!\w)" + re.escape(norm) + r"(?!\w)", normalize_text(question)):
-        return Verdict(
-            check=name, ok=False, reason=f"the answer {answer!r} appears in the question"
-        )
-    return Verdict(check=name, ok=True)
 
 
 def wording_verdicts(
@@ -61,7 +43,10 @@ def wording_verdicts(
         check_language_id({"question": text}, lang, mask=masks),
         check_meta_text(text),
         check_sentence(text, lang) if max_words <= 40 else _long_text(text, lang, max_words),
-        check_answer_absent(text, answer),
+        # The project's own leak check, on the question alone ("short_answer": no choices).
+        check_no_leak(Item(id="wording", input=text, target=answer or ""), "short_answer")
+        if answer
+        else Verdict(check="no_leak", ok=True, reason="skipped: no answer given"),
     ]
 
 
