@@ -28,12 +28,13 @@ def format_value(value: float, quantity: Quantity) -> str:
     unit = quantity.unit
     if value != 0 and abs(value) < 1e-4:  # too small for fixed decimals: keep 4 digits
         tiny = f"{value * 100:.4g}%" if unit == "percent" else f"{value:.4g}"
-        return f"${tiny}" if unit == "currency" else tiny
-    if unit == "currency":
+        if unit == "currency":
+            return f"${tiny}" + (f" per {quantity.per}" if quantity.per else "")
+        return tiny
+    if unit == "currency":  # money always shows its cents: $36.80, $1,024.21
         sign = "-" if value < 0 else ""
-        if abs(value) >= 100:
-            return f"{sign}${abs(value):,.2f}"
-        return f"{sign}${_trim(f'{abs(value):.{_decimals_for(value, 2)}f}')}"
+        per = f" per {quantity.per}" if quantity.per else ""
+        return f"{sign}${abs(value):,.2f}{per}"
     if unit == "percent":
         percent = value * 100
         return f"{_trim(f'{percent:.{_decimals_for(percent, 2)}f}')}%"
@@ -62,20 +63,56 @@ def parse_value(text: str) -> float:
     return value / 100 if match.group(2) else value
 
 
-def target_string(value: float) -> str:
-    """The numeric target of an item: a plain number with six significant digits."""
-    return f"{value:.6g}"
+def _significant(value: float, digits: int) -> str:
+    """``value`` rounded to ``digits`` significant figures, in fixed notation (1830, 0.0452)."""
+    if value == 0:
+        return "0"
+    decimals = digits - 1 - math.floor(math.log10(abs(value)))
+    rounded = round(value, decimals)
+    return f"{rounded:.{max(decimals, 0)}f}"
 
 
-def answer_instruction(quantity: Quantity) -> str:
-    """How a numeric answer should be given: its unit and the precision expected."""
+def percent_decimals(value: float) -> int:
+    """Decimal places a percentage answer is given to: two, more for rates under 1 %."""
+    return _decimals_for(value * 100, 2, significant=3)
+
+
+def target_string(value: float, quantity: Quantity) -> str:
+    """The numeric target of an item, rounded as :func:`answer_instruction` asks.
+
+    Money to the cent, a percentage as percent (``7.21`` for 7.21 %), a whole count as an
+    integer, a measure to three significant figures. The exact value stays in the item's
+    ``answer_value``; the rounding is far inside the scoring tolerance (1 %).
+    """
+    unit = quantity.unit
+    if unit == "currency":
+        return f"{value:.2f}"
+    if unit == "percent":
+        return f"{value * 100:.{percent_decimals(value)}f}"
+    if unit in ("years", "periods", "count") and quantity.integer:
+        return str(round(value))
+    if unit == "years":
+        return f"{value:.2f}"
+    return _significant(value, 3)
+
+
+def target_value(target: str, quantity: Quantity) -> float:
+    """The value a numeric target stands for, in graph units (a percentage as a fraction)."""
+    number = float(target)
+    return number / 100 if quantity.unit == "percent" else number
+
+
+def answer_instruction(quantity: Quantity, value: float | None = None) -> str:
+    """How a numeric answer should be given: its unit and the precision expected.
+
+    ``value`` (the answer) decides how many decimals a small percentage needs.
+    """
     if quantity.unit == "currency":
-        return "Give the answer in dollars, to the nearest cent."
+        return f"Give the answer in {quantity.unit_text}, to the nearest cent."
     if quantity.unit == "percent":
-        return (
-            "Give the answer as a decimal fraction (for example 0.05 for 5%), "
-            "to four significant figures."
-        )
+        places = percent_decimals(value) if value is not None else 2
+        words = {2: "two", 3: "three", 4: "four"}.get(places, str(places))
+        return f"Give the answer as a percentage, to {words} decimal places."
     if quantity.unit in ("years", "periods", "count") and quantity.integer:
         word = {"years": "years", "periods": "periods"}.get(quantity.unit, "")
         return f"Give the answer as a whole number{' of ' + word if word else ''}."

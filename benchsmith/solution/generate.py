@@ -194,7 +194,7 @@ class _Maker:
                     item_id, text, metadata, problem, self.graph, distractors, self.rng
                 )
             else:
-                item = numeric_item(item_id, text, metadata, problem)
+                item = numeric_item(item_id, text, metadata, problem, self.graph)
             if self.solver is None:
                 return item
             check = solver_check(self.solver, text, item.choices, problem.answer, self.tolerance)

@@ -54,9 +54,12 @@ def base_metadata(
     }
 
 
-def numeric_item(item_id: str, text: str, metadata: dict[str, Any], problem: Problem) -> Item:
-    """A numeric item: the target is the answer as a plain number (graph units)."""
-    return Item(id=item_id, input=text, target=target_string(problem.answer), metadata=metadata)
+def numeric_item(
+    item_id: str, text: str, metadata: dict[str, Any], problem: Problem, graph: SolutionGraph
+) -> Item:
+    """A numeric item: the target is the answer rounded as the text asks (percent as percent)."""
+    target = target_string(problem.answer, graph.quantities[problem.target])
+    return Item(id=item_id, input=text, target=target, metadata=metadata)
 
 
 def choice_item(

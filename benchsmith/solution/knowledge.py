@@ -10,14 +10,16 @@ by execution on sampled values.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import sympy as sp
 
 from benchsmith.solution.admission import admit
 from benchsmith.solution.documents import Document, Section, read_document
+from benchsmith.solution.expressions import safe_name
 from benchsmith.solution.formulas import Formula, RejectedFormula, extract_explicit, same_formula
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.prose import extract_prose
@@ -40,6 +42,8 @@ class Knowledge:
     graph: SolutionGraph
     found: list[Formula]
     rejected: list[RejectedFormula]
+    duplicates: list[RejectedFormula] = field(default_factory=list)
+    """Formulas written again (in LaTeX and as a line, or in words): kept once, reported."""
 
     @property
     def sections(self) -> list[Section]:
@@ -64,6 +68,7 @@ def build_knowledge(
     sections = [s for d in documents for s in d.sections]
     found: list[Formula] = []
     rejected: list[RejectedFormula] = []
+    duplicates: list[RejectedFormula] = []
     hints: dict[str, Quantity] = {}
     near: dict[str, Section] = {}
     # A Greek letter the text defines as a quantity ("$\\pi$ is the expected inflation
@@ -74,14 +79,14 @@ def build_knowledge(
         rejected.extend(bad)
         new: list[Formula] = []
         for formula in explicit:  # the same formula written twice (LaTeX and a line) once
-            if not any(same_formula(formula, g) for g in found + new):
+            if not _merged(formula, found + new, duplicates):
                 new.append(formula)
         if model is not None:
             prose, bad, quantity_hints = extract_prose(
                 model, section, found + new, len(found) + len(new)
             )
             rejected.extend(bad)
-            new += [f for f in prose if not any(same_formula(f, g) for g in found + new)]
+            new += [f for f in prose if not _merged(f, found + new, duplicates)]
             for hint in quantity_hints:
                 hints.setdefault(hint.name, hint)
         for formula in new:
@@ -105,19 +110,45 @@ def build_knowledge(
         if name in hints:
             quantity = merge(quantity, hints[name])
         quantities[name] = quantity
-    # Relations stated in words join when their noun phrases name defined quantities;
-    # otherwise they are reported, so that no formula of the text is missed silently.
-    for section in sections:
-        for word in find_word_formulas(section):
-            parsed = as_formula(word, quantities)
-            if isinstance(parsed, str):
-                rejected.append(RejectedFormula(word.text, "prose", word.source, parsed))
-                continue
-            output, expr = parsed
-            formula = Formula(
-                f"f{len(found)}", output, expr, word.text, "prose", word.source, word.concept
-            )
-            if not any(same_formula(formula, g) for g in found):
-                found.append(formula)
+    # Relations stated in words join when their noun phrases name defined quantities
+    # (symbols the text defines, whether or not a written formula uses them); otherwise
+    # they are reported, so that no formula of the text is missed silently.
+    words = [(s, w) for s in sections for w in find_word_formulas(s)]
+    named = dict(quantities)
+    if words:
+        for section in sections:
+            fresh = _math_symbols(section.text) - set(named)
+            named |= find_definitions(fresh, sections, section, texts.get(section.file, ""))
+    for _, word in words:
+        parsed = as_formula(word, named)
+        if isinstance(parsed, str):
+            rejected.append(RejectedFormula(word.text, "prose", word.source, parsed))
+            continue
+        output, expr = parsed
+        for name in {output, *map(str, expr.free_symbols)}:
+            quantities.setdefault(name, named[name])
+        formula = Formula(
+            f"f{len(found)}", output, expr, word.text, "prose", word.source, word.concept
+        )
+        if not _merged(formula, found, duplicates):
+            found.append(formula)
     admitted, refused = admit(found, quantities, seed)
-    return Knowledge(documents, SolutionGraph(quantities, admitted), found, rejected + refused)
+    graph = SolutionGraph(quantities, admitted)
+    return Knowledge(documents, graph, found, rejected + refused, duplicates)
+
+
+def _math_symbols(text: str) -> set[str]:
+    """Plain symbols written alone in inline math (``$W$``, ``$v_0$``), as formula names."""
+    found = re.findall(r"(?<![$\\])\$\s*([A-Za-z][A-Za-z0-9]*(?:_\{?[A-Za-z0-9]+\}?)?)\s*\$", text)
+    return {safe_name(re.sub(r"[{}]", "", f)) for f in found}
+
+
+def _merged(formula: Formula, kept: Sequence[Formula], duplicates: list[RejectedFormula]) -> bool:
+    """Whether ``formula`` repeats one of ``kept``; a repeat is recorded in ``duplicates``."""
+    first = next((g for g in kept if same_formula(formula, g)), None)
+    if first is None:
+        return False
+    where = first.source.section or first.source.file
+    reason = f"the same relation as {first.text!r} ({where}); kept once"
+    duplicates.append(RejectedFormula(formula.text, formula.syntax, formula.source, reason))
+    return True

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchsmith.solution.expressions import is_finite_real
-from benchsmith.solution.formatting import close, format_value, parse_value
+from benchsmith.solution.formatting import (
+    close,
+    format_value,
+    parse_value,
+    target_string,
+    target_value,
+)
 from benchsmith.solution.graph import Derivation, SolutionGraph, StepForm
 from benchsmith.solution.quantities import Quantity
 from benchsmith.solution.worlds import draw_world, part_of, violations
@@ -132,6 +138,11 @@ def execute(
     return Problem(derivation, dict(givens), tuple(steps), values)
 
 
+ROUNDING_TOLERANCE = 0.005
+"""How far the target, rounded as the text asks, may be from the exact answer (half of the
+1 % scoring tolerance)."""
+
+
 def printed_value(value: float, quantity: Quantity) -> float:
     """``value`` rounded exactly as the text prints it (so text and graph hold one number)."""
     return parse_value(format_value(value, quantity))
@@ -150,8 +161,13 @@ def plausible(problem: Problem, graph: SolutionGraph) -> bool:
             return False
         if name in problem.givens and quantity.integer and not float(value).is_integer():
             return False
+    # An answer the asked precision cannot carry ($0.004 "to the nearest cent") is redrawn.
+    target = graph.quantities[problem.target]
+    rounded = target_value(target_string(problem.answer, target), target)
+    if not close(rounded, problem.answer, ROUNDING_TOLERANCE) or rounded == 0:
+        return False
     # A degenerate draw (the answer printed as a given is, as r = j when m = 1) is redrawn.
-    answer = format_value(problem.answer, graph.quantities[problem.target])
+    answer = format_value(problem.answer, target)
     return all(
         answer not in format_value(v, graph.quantities[n]) for n, v in problem.givens.items()
     )

@@ -59,6 +59,8 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"met(?:re|er)s|\(m\)", "m"),
     (r"seconds|\(s\)", "s"),
     (r"minutes|\(min\)", "min"),
+    (r"kilowatt-hours?|\(kWh\)", "kWh"),
+    (r"watt-hours?|\(Wh\)", "Wh"),
     (r"hours|\(h\)", "h"),
     (r"kilograms|kg", "kg"),
     (r"newtons|\(N\)", "N"),
@@ -133,6 +135,9 @@ class Quantity:
     symbol: str = ""
     bounds: tuple[float, float] | None = None
     origins: tuple[tuple[str, str], ...] = ()
+    per: str = ""
+    """What a money amount is counted against (``kilowatt-hour`` in dollars per
+    kilowatt-hour), printed after the amount."""
 
     def contains(self, value: float, slack: float = 1e-9) -> bool:
         """Whether ``value`` lies in the plausible range (the kind's bounds when assumed)."""
@@ -145,6 +150,8 @@ class Quantity:
         """The unit as a reader sees it: ``dollars``, ``percent``, ``years``, ``m/s``."""
         if self.symbol:
             return self.symbol
+        if self.unit == "currency" and self.per:
+            return f"dollars per {self.per}"
         return {"currency": "dollars", "percent": "percent", "years": "years"}.get(
             self.unit, "periods" if self.unit == "periods" else ""
         )
@@ -177,7 +184,8 @@ def _number(text: str) -> tuple[float, bool]:
 _CUT = (
     r",|;|\(|\s+(?:in|measured in|expressed in|quoted in|given in)\s+(?:[a-z/]+\s+)?"
     r"(?:dollars|euros|percent|years|periods|months|met|kilomet|seconds|minutes|hours|m/s|"
-    r"km|kilograms|kg|newtons|joules|watts|volts|amperes|ohms|[a-zA-Z]{1,3}\b)"
+    r"km|kilograms|kg|newtons|joules|watt|kilowatt|hours|volts|amperes|ohms|[a-zA-Z]{1,3}\b)"
+    r"|\s+(?:through|across|on|in|of|for)\s+(?:it|them)\b"
     r"|\s+as a (?:percentage|percent|fraction|decimal|pure number|whole number)"
     r"|\s+a pure number|\s+(?:typically|usually|often|between|from|measured|which|that|"
     r"quoted|expressed)\b"
@@ -188,7 +196,7 @@ def clean_description(text: str, name: str) -> str:
     """A short noun phrase from defining words (``the final velocity in m/s``)."""
     description = re.split(_CUT, " " + text.strip(), maxsplit=1, flags=re.I)[0]
     description = re.sub(r"[$`*]", "", description)
-    description = re.sub(r"^\s*(?:the|a|an)\s+", "", description.strip(" ,.;:"), flags=re.I)
+    description = re.sub(r"^\s*(?:the|a|an|its)\s+", "", description.strip(" ,.;:"), flags=re.I)
     description = re.sub(r"\s+", " ", description).strip()
     return description or name
 
@@ -198,14 +206,21 @@ def physical_unit(text: str) -> str:
     found: list[tuple[int, int, str]] = []  # the unit named first in the words wins
     for rank, (pattern, symbol) in enumerate(PHYSICAL_UNITS):
         flags = re.I if len(pattern) > 12 else 0  # short symbols are case-sensitive
-        match = re.search(rf"(?<![\w/])(?:{pattern})(?![\w/²^])", text, flags=flags)
+        match = re.search(rf"(?<![\w/-])(?:{pattern})(?![\w/²^-])", text, flags=flags)
         if match:
             found.append((match.start(), rank, symbol))
     return min(found)[2] if found else ""
 
 
-def _example_values(symbol: str, unit: str, document: str) -> list[float]:
-    """Values the document's worked examples and exercises give in this unit."""
+def _example_values(
+    symbol: str, unit: str, document: str, description: str = "", name: str = ""
+) -> tuple[list[float], bool]:
+    """Values the document's worked examples and exercises give in this unit.
+
+    Values written just after the quantity's name (``a face value of $1,000``, ``accelerates
+    at 2.5 m/s²``) are preferred: when there are any, only they are
+    returned, with True; otherwise every value in the unit, with False.
+    """
     if symbol:
         unit_pattern = next(p for p, s in PHYSICAL_UNITS if s == symbol)
         written = rf"{unit_pattern}|{re.escape(symbol)}"
@@ -215,15 +230,49 @@ def _example_values(symbol: str, unit: str, document: str) -> list[float]:
     elif unit == "percent":
         pattern = r"(?<![\w.$])(\d+(?:\.\d+)?)\s?%"
     else:
-        return []
-    values = []
+        return [], False
+    # Every word of the name's head ("face value" of "face value of the bond"), each by its
+    # stem (accelerat-ion/-es), with no other number between its last word and the value;
+    # or the symbol in math followed by "=".
+    head = re.split(r"\s+(?:of|in|per|for|to)\s+", description)[0]
+    words = [w[: max(4, len(w) - 3)] for w in re.findall(r"[A-Za-z]+", head) if len(w) >= 3]
+    if name:
+        words_or_symbol = [*words[:-1], rf"(?:{words[-1]}\w*|\${_symbol_core(name)}\s*=)"]
+    else:
+        words_or_symbol = words
+
+    def next_to(before: str) -> bool:
+        if not words:
+            return False
+        last = list(re.finditer(rf"\b{words_or_symbol[-1]}", before, flags=re.I))
+        if not last or re.search(r"\d", before[last[-1].end() :]):
+            return False
+        return all(re.search(rf"\b{w}", before, flags=re.I) for w in words[:-1])
+
+    values, near = [], []
     for match in re.finditer(pattern, document):
         try:
             value = float(match.group(1).replace(",", ""))
         except ValueError:
             continue
-        values.append(value / 100 if unit == "percent" else value)
-    return [v for v in values if v > 0]
+        value = value / 100 if unit == "percent" else value
+        if value <= 0:
+            continue
+        values.append(value)
+        before = document[max(0, match.start() - 40) : match.start()]
+        if next_to(before):
+            near.append(value)
+    return (near, True) if near else (values, False)
+
+
+def _estimated_bounds(unit: str, low: float, high: float) -> tuple[float, float]:
+    """Bounds of a derived value whose range was estimated from the text's values.
+
+    Within an order of magnitude or so of those values and within the kind's sane bounds
+    (no $93 per kWh where the text prices electricity at $0.10 to $0.40).
+    """
+    kind_low, kind_high = KIND_BOUNDS.get(unit, (low, high))
+    return max(low, kind_low), min(high, kind_high)
 
 
 def parse_definition(
@@ -245,7 +294,8 @@ def parse_definition(
     """
     description = clean_description(description or text, name)
     origins: list[tuple[str, str]] = [("description", "definition")]
-    symbol = physical_unit(text)
+    # money per physical unit ("dollars per kilowatt-hour") is money, printed with its "per"
+    symbol = "" if re.search(r"\bdollars?\s+per\b", text, flags=re.I) else physical_unit(text)
     unit = ""
     for pattern, found in _UNIT_WORDS:
         if re.search(pattern, f"{description} {text}", flags=re.I):
@@ -276,7 +326,8 @@ def parse_definition(
     ) or re.search(rf"({_NUMBER})\s+to\s+({_NUMBER})", text)
     one_of = re.search(rf"one of\s+((?:{_NUMBER}\s*(?:,|or)\s*)+{_NUMBER})", text)
     single = re.search(rf"\b(?:usually|typically|often|commonly)\s+({_NUMBER})", text)
-    examples = _example_values(symbol, unit, document)
+    examples, near = _example_values(symbol, unit, document, description, name)
+    where = f"near {description!r}" if near else "in the document"
     if between:
         (low, _), (high, _) = _number(between.group(1)), _number(between.group(2))
         origins.append(("range", "definition"))
@@ -287,13 +338,20 @@ def parse_definition(
     elif single:
         value = _number(single.group(1))[0]
         low, high = value / 2, value * 2
-        bounds = KIND_BOUNDS.get(unit, (value / 100, value * 100))
+        bounds = _estimated_bounds(unit, value / 20, value * 20)
         origins.append(("range", f"definition (usually {single.group(1)})"))
     elif len(examples) >= 2 and min(examples) < max(examples):
         low, high = min(examples), max(examples)
-        bounds = KIND_BOUNDS.get(unit, (low / 4, high * 2))
+        bounds = _estimated_bounds(unit, low / 10, high * 10)
         shown = ", ".join(f"{v:g}" for v in sorted(set(examples))[:8])
-        origins.append(("range", f"worked examples and exercises ({shown} {symbol or unit})"))
+        origins.append(
+            ("range", f"worked examples and exercises {where} ({shown} {symbol or unit})")
+        )
+    elif examples:  # one value: a band around it
+        value = examples[0]
+        low, high = value / 2, value * 2
+        bounds = _estimated_bounds(unit, value / 20, value * 20)
+        origins.append(("range", f"worked example {where} ({value:g} {symbol or unit})"))
     else:
         assumed.append("range")
         # A measure in physical units without a stated range: any positive value may be
@@ -303,6 +361,7 @@ def parse_definition(
     if low > high:
         low, high = high, low
     integer = unit in ("years", "periods", "count") or bool(choices)
+    per = re.search(r"\bdollars?\s+(?:per|a|an|each)\s+([a-z][a-z-]*[a-z])", text, flags=re.I)
     if integer and not choices:
         low, high = max(math.ceil(low), 1), max(math.floor(high), math.ceil(low), 1)
     return Quantity(
@@ -318,6 +377,7 @@ def parse_definition(
         symbol,
         bounds,
         tuple(origins),
+        per.group(1) if per and unit == "currency" else "",
     )
 
 
@@ -354,11 +414,12 @@ def _symbol_core(name: str) -> str:
 
 
 _END = (
-    r"\.(?=\s|$)|\n\s*\n|\s+and\s+(?=\$)|,\s*(?:and\s+)?(?=\$)"
+    # the next symbol in math or code ends a definition; a dollar amount ($0.40) does not
+    r"\.(?=\s|$)|\n\s*\n|\s+and\s+(?=\$(?!\s?\d)|`)|,\s*(?:and\s+)?(?=\$(?!\s?\d)|`)"
     r"|,\s+and\s+(?=(?:the|a|an)\s+(?:[\w'-]+\s+){0,5}\$)"
     r"|,?\s+(?:and\s+)?(?:[A-Z]\w{0,3}|[a-z])\s+(?:is|denotes|stands for)\s+"
 )
-_VERB = r"(?:(?:is|be)\s+(?=(?:the|a|an)\s)|denotes\s+|stands\s+for\s+|represents\s+|means\s+)"
+_VERB = r"(?:(?:is|be)\s+(?=(?:the|a|an|its)\s)|denotes\s+|stands\s+for\s+|represents\s+|means\s+)"
 
 
 def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:

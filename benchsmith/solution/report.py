@@ -40,6 +40,10 @@ def formula_rows(knowledge: Knowledge) -> list[dict[str, Any]]:
         row = rejected.to_dict()
         row["formula"] = row.pop("text")
         rows.append(row | {"equation": "", "status": "rejected"})
+    for duplicate in knowledge.duplicates:
+        row = duplicate.to_dict()
+        row["formula"] = row.pop("text")
+        rows.append(row | {"equation": "", "status": "duplicate"})
     return sorted(rows, key=lambda r: (r["source"]["file"], r["source"]["span"][0]))
 
 

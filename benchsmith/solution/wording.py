@@ -70,7 +70,7 @@ def instruction(problem: Problem, graph: SolutionGraph, answer_format: str) -> s
     """What form the answer takes (numeric items only; choices speak for themselves)."""
     if answer_format == "multiple_choice":
         return "Choose the correct value."
-    return answer_instruction(graph.quantities[problem.target])
+    return answer_instruction(graph.quantities[problem.target], problem.answer)
 
 
 def template_text(

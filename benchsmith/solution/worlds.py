@@ -162,7 +162,8 @@ def draw_world(
 ) -> dict[str, float] | None:
     """Every quantity of ``part``: independent ones drawn, the rest derived; None if stuck.
 
-    Quantities that no formula computes are drawn first (in a random order), then a
+    Quantities that no formula computes are drawn first (in a random order; in half the
+    worlds every quantity may be drawn, in a random order), then a
     formula with one unknown left gives that unknown, and so on; when no formula has a
     single unknown, one more quantity is drawn. The world is refused when a value is not a
     finite real number or a formula does not hold on it.
@@ -174,6 +175,17 @@ def draw_world(
     rng.shuffle(free)
     rng.shuffle(rest)
     order = free + rest
+    if rng.random() < 0.5:
+        # Half the worlds draw in any order, so that a quantity no formula computes can be
+        # derived too (V = I R with V and R drawn gives the current): ranges estimated from
+        # separate worked examples need not fit together as drawn.
+        # Listed values (periods per year: 1, 2, 4, 12) and counts stay drawn first:
+        # derived ones are seldom whole.
+        quantities = graph.quantities
+        order = sorted(
+            part,
+            key=lambda n: (not quantities[n].choices, not quantities[n].integer, rng.random()),
+        )
     values: dict[str, float] = {}
     while True:
         progress = True
@@ -199,6 +211,13 @@ def draw_world(
     for name, value in values.items():
         quantity = graph.quantities.get(name)
         if quantity is not None and quantity.integer and abs(value - round(value)) > 1e-6:
+            return None
+        # A quantity the text lists values for takes one of them (no 3 periods per year).
+        if (
+            quantity is not None
+            and quantity.choices
+            and not any(math.isclose(value, c, rel_tol=1e-6) for c in quantity.choices)
+        ):
             return None
     return values
 

@@ -108,7 +108,11 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
         answer = float(values[graph["target"]])
         expected = float(meta["answer_value"])
         if not row["choices"]:
-            assert math.isclose(float(row["target"]), expected, rel_tol=1e-5)  # 6 figures
+            # rounded as the text asks: cents, a percentage, three significant figures
+            scale = 100 if meta["unit"] == "percent" else 1
+            assert math.isclose(
+                float(row["target"]) / scale, expected, rel_tol=0.005, abs_tol=0.005
+            )
         assert math.isclose(answer, expected, rel_tol=1e-6), (row["id"], answer, expected)
         assert meta["verification"]["judge"]["enforced"] is True
     # The quota spreads over the chapter's concepts and difficulties.

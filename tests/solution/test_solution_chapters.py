@@ -1,6 +1,8 @@
-"""Done when, on two chapters the extractor was not written for: kinematics (symbols defined
-in a ``where`` list and by ``denotes``) and bond pricing (symbols defined only in prose after
-the formula, a Greek letter as a quantity, a relation with an expression on the left).
+"""Done when, on chapters the extractor was not written for: kinematics (symbols defined
+in a ``where`` list and by ``denotes``), bond pricing (symbols defined only in prose after
+the formula, a Greek letter as a quantity, a relation with an expression on the left) and
+direct-current circuits (written later, to try the fixes on a fresh text: inline formulas,
+a code line, money per kilowatt-hour, ranges from unrelated worked examples).
 
 Every given and the target are named by their description with a unit, every value lies in
 its range, no item says "the quantity", and over 1,000 items every admitted formula whose
@@ -8,6 +10,7 @@ quantities all appear in an item holds (checked by the independent ``ast`` evalu
 """
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -29,7 +32,7 @@ def build(name):
     return knowledge, items
 
 
-@pytest.fixture(scope="module", params=["kinematics.md", "bonds.md"])
+@pytest.fixture(scope="module", params=["kinematics.md", "bonds.md", "circuits.md"])
 def chapter(request):
     return build(request.param)
 
@@ -55,6 +58,19 @@ def test_every_formula_of_the_chapter_is_admitted_or_reported(chapter):
         }
         # v^2 = u^2 + 2as is solved for v
         assert "v = sqrt(2*a*s + u**2)" in {f.equation() for f in knowledge.graph.formulas}
+    elif knowledge.documents[0].path.name == "circuits.md":
+        # written after the issue's fixes, as a check of generality: "$R$ is its resistance",
+        # a code line, money per kilowatt-hour, Ohm's law with ranges from separate examples
+        assert reasons == {}
+        assert {f.equation() for f in knowledge.graph.formulas} == {
+            "V = I_*R",
+            "P = V**2/R",
+            "E_ = P*t",
+            "cost = E_*p/1000",
+        }
+        price = knowledge.graph.quantities["p"]
+        assert (price.unit_text, price.low, price.high) == ("dollars per kilowatt-hour", 0.1, 0.4)
+        assert knowledge.graph.quantities["E_"].symbol == "Wh"
     else:
         assert reasons == {}
         # 1 + i = (1 + rho)(1 + pi) is solved for i; pi is the inflation rate, not 3.14159
@@ -78,13 +94,31 @@ def test_givens_and_target_named_by_description_with_a_unit(chapter):
         assert target.unit_text
         assert f"the {target.description}" in text.lower()
         if not item.choices:
-            stated = {"percent": "as a decimal fraction (for example 0.05 for 5%)"}
+            stated = {"percent": "as a percentage, to "}
             assert (
                 f"in {target.unit_text}" in text
                 or "whole number of years" in text
                 or stated.get(target.unit, "-") in text
             )
-            assert "significant figures" in text or "nearest cent" in text or "whole" in text
+            precision = re.search(
+                r"to (?:the nearest cent|three significant figures|(two|three|four) decimal places)"
+                r"|as a whole number",
+                text,
+            )
+            assert precision, text
+            # the target is written to the precision the text asks for
+            decimals = len(item.target.partition(".")[2])
+            if "nearest cent" in text:
+                assert decimals == 2, item.target
+            elif precision.group(1):
+                assert decimals == {"two": 2, "three": 3, "four": 4}[precision.group(1)], (
+                    item.target
+                )
+            elif "whole number" in text:
+                assert item.target.isdigit(), item.target
+            else:
+                digits = item.target.replace(".", "").lstrip("0")
+                assert len(digits) == 3 or float(item.target).is_integer(), item.target
         if item.choices:
             assert all(
                 c.startswith("$") or c.endswith(("%", " years", f" {target.symbol}"))

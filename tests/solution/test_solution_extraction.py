@@ -167,3 +167,71 @@ def test_definitions_in_textbook_phrasings(tmp_path):
     assert energy.reason == (
         "no definition in the text of the symbol(s) E_, W_0 (what it is, its unit)"
     )
+
+
+def test_a_formula_written_twice_is_kept_once_and_reported(tmp_path):
+    path = tmp_path / "twice.md"
+    path.write_text(
+        "# Speed\n\n## Average speed\n\n$$v = \\frac{d}{t}$$\n\n"
+        "In code the same relation reads\n\n```\nv = d / t\n```\n\n"
+        "where $v$ is the average speed in m/s, $d$ is the distance in metres (m) and $t$ "
+        "is the time in seconds (s).\n"
+    )
+    from benchsmith.solution.report import formula_rows
+
+    knowledge = build_knowledge([path])
+    assert [f.equation() for f in knowledge.graph.formulas] == ["v = d/t"]
+    rows = formula_rows(knowledge)
+    assert [r["status"] for r in rows] == ["admitted", "duplicate"]
+    assert rows[1]["formula"] == "v = d / t"
+    assert (
+        rows[1]["reason"]
+        == "the same relation as '$$v = \\\\frac{d}{t}$$' (Speed > Average speed); kept once"
+    )
+
+
+def test_relations_stated_in_words_in_several_shapes(tmp_path):
+    path = tmp_path / "work.md"
+    path.write_text(
+        "# Work and power\n\n## Definitions\n\n"
+        "Here $W$ denotes the work done in joules (J), $F$ is the applied force in newtons "
+        "(N), $d$ is the distance moved in metres (m), $P$ is the power in watts (W) and "
+        "$t$ is the time taken in seconds (s). $E$ is the total energy in joules (J) and "
+        "$K$ is the kinetic energy in joules (J).\n\n"
+        "The work done is the product of the applied force and the distance moved. "
+        "The power is the ratio of the work done to the time taken. "
+        "The total energy is the sum of the work done and the kinetic energy. "
+        "The momentum is the mass times the velocity.\n"
+    )
+    from benchsmith.solution.report import formula_rows
+
+    knowledge = build_knowledge([path])
+    equations = {f.equation() for f in knowledge.graph.formulas}
+    assert equations == {"W = F*d", "P = W/t", "E_ = K + W"}  # E_: not Euler's e
+    rejected = {r["formula"]: r["reason"] for r in formula_rows(knowledge) if r["reason"]}
+    assert rejected == {
+        "The momentum is the mass times the velocity": "stated in words; no symbol of the "
+        "text is defined as 'momentum', 'mass', 'velocity'"
+    }
+
+
+def test_ranges_prefer_the_values_written_next_to_the_quantity():
+    document = (
+        "A bond with a face value of $1,000 pays $40 a year. Another has a face value of "
+        "$5,000 and costs $4,700. The broker charges $25 per trade."
+    )
+    face = parse_definition("F", "the face value of the bond, in dollars", document=document)
+    assert (face.low, face.high) == (1000, 5000)
+    assert dict(face.origins)["range"] == (
+        "worked examples and exercises near 'face value of the bond' (1000, 5000 currency)"
+    )
+    # nothing written next to the fee: every amount of the document bounds it
+    fee = parse_definition("f", "the annual fee in dollars", document=document)
+    assert (fee.low, fee.high) == (25, 5000)
+    assert "in the document" in dict(fee.origins)["range"]
+    # one value next to it: a band around it
+    pay = parse_definition(
+        "C", "the coupon payment in dollars", document="It pays a coupon payment of $40."
+    )
+    assert (pay.low, pay.high) == (20, 80)
+    assert dict(pay.origins)["range"] == "worked example near 'coupon payment' (40 currency)"
