@@ -1,8 +1,8 @@
 """Done when, on chapters the extractor was not written for: kinematics (symbols defined
 in a ``where`` list and by ``denotes``), bond pricing (symbols defined only in prose after
 the formula, a Greek letter as a quantity, a relation with an expression on the left) and
-direct-current circuits (written later, to try the fixes on a fresh text: inline formulas,
-a code line, money per kilowatt-hour, ranges from unrelated worked examples).
+direct-current circuits (written later as a fresh check; it exposed defects since fixed:
+inline formulas, a code line, money per kilowatt-hour, ranges from unrelated examples).
 
 Every given and the target are named by their description with a unit, every value lies in
 its range, no item says "the quantity", and over 1,000 items every admitted formula whose
