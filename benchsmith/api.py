@@ -10,6 +10,7 @@ it: the CLI's ``--review`` asks a person.
 from __future__ import annotations
 
 import json
+import math
 import os
 import uuid
 from collections.abc import Callable, Sequence
@@ -134,7 +135,7 @@ def _run_graph(
         # tools and checks, the endpoint still has ``concurrency`` requests (its semaphore
         # caps them there, see LLMRuntime.from_config).
         "max_concurrency": config.concurrency + max(2, config.concurrency // 4),
-        "recursion_limit": 200,
+        "recursion_limit": recursion_limit(config, int(payload.get("size") or 0)),
     }
     current: Any = payload
     final: dict[str, Any] = {}
@@ -149,10 +150,12 @@ def _run_graph(
             subgraphs=True,
         ):
             if namespace:
+                # "planner:design", "realize:verify": the subgraph's name, then its node
+                parent = namespace[0].split(":")[0]
                 if mode == "updates" and on_update is not None and isinstance(chunk, dict):
                     for node, update in chunk.items():
                         if isinstance(update, dict):
-                            on_update(f"planner:{node}", update)
+                            on_update(f"{parent}:{node}", update)
                 continue
             if mode == "values" and isinstance(chunk, dict):
                 final = chunk
@@ -170,6 +173,24 @@ def _run_graph(
     if reviewer is not None:
         return dict(graph.get_state(thread).values)
     return final
+
+
+def recursion_limit(config: RunConfig, size: int) -> int:
+    """Supersteps a build may take, from its size, window and refill caps.
+
+    Planning takes at most ``3 + 3 * max_design_rounds * (1 + max_regrounding) +
+    max_allocation_rounds`` steps; each refill round sends its slots a window at a time
+    (one ``collect`` and one ``realize`` step per window), and a round holds at most
+    ``size * max_slots_factor`` slots. A slot's own steps run inside its subgraph and do
+    not count here.
+    """
+    from benchsmith.agents.collect import WINDOW
+
+    planning = 3 + 3 * config.max_design_rounds * (1 + config.max_regrounding)
+    planning += config.max_allocation_rounds
+    windows = max(1, math.ceil(max(size, 1) * config.max_slots_factor / WINDOW))
+    building = 2 * windows * (config.max_refill_rounds + 2) + 4
+    return max(200, 2 * (planning + building))
 
 
 def _interrupts(snapshot: Any) -> list[Any]:
@@ -282,7 +303,6 @@ def build_benchmark(
         PlanError: No feasible plan.
         BudgetExceededError: The budget ran out (what was accepted is packaged first).
     """
-    from benchsmith.agents.realize import forget_workspace
     from benchsmith.errors import BudgetExceededError
 
     config = config or RunConfig()
@@ -342,14 +362,11 @@ def build_benchmark(
     payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
     if parsed_spec is not None:
         payload["spec"] = parsed_spec.model_dump(mode="json")
-    forget_workspace(config)
     try:
         values = _run_graph(payload, config, reviewer, progress)
     except BudgetExceededError:
         _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
         raise
-    finally:
-        forget_workspace(config)
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     report = values.get("report") or {}

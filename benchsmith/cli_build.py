@@ -49,21 +49,16 @@ class BuildProgress:
         if node == "collect" and update.get("targets"):
             self._targets(update)
         elif node == "realize":
-            for key, count in (update.get("tallies") or {}).items():
-                subtask, _sep, status = key.rpartition(":")
-                for _ in range(count):
-                    self._outcome(subtask, status)
+            for subtask, counts in (update.get("tallies") or {}).items():
+                for status, count in counts.items():
+                    for _ in range(count):
+                        self._outcome(subtask, status)
         elif node == "package" and not self.enabled:
             for line in update.get("build_log") or []:
                 click.echo(line, err=True)
 
     def _targets(self, update: dict[str, Any]) -> None:
-        subtask_of = {
-            s["id"].split("#")[0]: s["subtask_id"] for s in update.get("pending_slots") or []
-        }
-        quota: Counter[str] = Counter()
-        for gid, target in update["targets"].items():
-            quota[subtask_of.get(gid, gid.split("--")[0])] += target
+        quota: Counter[str] = Counter(update.get("subtask_targets") or {})
         self.quota = quota
         if self.bar is None and self.enabled:
             from tqdm import tqdm

@@ -114,7 +114,10 @@ def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
                     step["expression"], {"__builtins__": {}}, {**vars(math), **values}
                 )
             want = values[graph["target"]]
-            got = float(answer_text)
+            # a numeric target is written as asked: a percentage as percent (5.83 for 5.83 %)
+            got = float(answer_text.replace("$", "").replace(",", "").rstrip("%"))
+            if meta.get("unit") == "percent":
+                got /= 100
             if not math.isclose(got, want, rel_tol=0.02, abs_tol=1e-6):
                 complaints.append(f"{row['id']}: target {got} is not the computed {want}")
             max_words = 150

@@ -73,15 +73,44 @@ def test_exported_graph_schemas_and_edges():
         "planner:allocation",
         "planner:review_plan",
         "collect",
-        "realize",
+        "realize:orchestrate",
+        "realize:execute",
+        "realize:verify",
+        "realize:accept",
+        "realize:discard",
         "package",
     ):
         assert node in names, names
     edges = {(e.source, e.target) for e in drawn.edges}
     assert ("planner:grounding", "planner:design") in edges
     assert ("planner:allocation", "planner:design") in edges
-    # The executor's loop: collect fans out to realize and is fed back; then package.
-    assert {("collect", "realize"), ("realize", "collect"), ("collect", "package")} <= edges
+    # The executor's loop: collect fans out to the slot subgraph and is fed back; package.
+    assert {("collect", "realize:__start__"), ("realize:__end__", "collect")} <= edges
+    assert ("collect", "package") in edges
+    # Inside a slot: orchestrate -> execute -> verify, feedback to orchestrate, accept or
+    # discard; the ledger check ends a finished slot at once.
+    slot_edges = {
+        (a.removeprefix("realize:"), b.removeprefix("realize:"))
+        for a, b in edges
+        if a.startswith("realize:") and b.startswith("realize:")
+    }
+    assert slot_edges == {
+        ("__start__", "__end__"),
+        ("__start__", "computed"),
+        ("__start__", "orchestrate"),
+        ("computed", "verify"),
+        ("computed", "discard"),
+        ("orchestrate", "execute"),
+        ("orchestrate", "discard"),
+        ("execute", "verify"),
+        ("execute", "orchestrate"),
+        ("execute", "discard"),
+        ("verify", "accept"),
+        ("verify", "orchestrate"),
+        ("verify", "discard"),
+        ("accept", "__end__"),
+        ("discard", "__end__"),
+    }
     assert ("preflight", "collect") in edges  # a build from an approved spec skips planning
 
 
@@ -96,6 +125,9 @@ def test_routers_are_pure_functions_of_the_state():
     assert route_after_planner({"build": True, "plan_status": "ok", "spec": {}}) == "__end__"
     assert route_after_planner({"build": True, "plan_status": "ok", "spec": {"x": 1}}) == "collect"
     assert route_after_planner({"build": False, "plan_status": "ok", "spec": {"x": 1}}) == "__end__"
-    sends = route_after_collect({"pending_slots": [{"id": "a"}, {"id": "b"}]})
-    assert [(s.node, s.arg) for s in sends] == [("realize", {"id": "a"}), ("realize", {"id": "b"})]
+    sends = route_after_collect({"pending_slots": ["a", "b"]})
+    assert [(s.node, s.arg) for s in sends] == [
+        ("realize", {"slot": "a"}),
+        ("realize", {"slot": "b"}),
+    ]
     assert route_after_collect({"pending_slots": []}) == "package"

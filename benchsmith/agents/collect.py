@@ -13,8 +13,10 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from benchsmith.graph.state import Slot
 from benchsmith.package.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding
 from benchsmith.tools.context import stable_seed
@@ -48,24 +50,24 @@ def slot_languages(spec: BenchmarkSpec, subtask_id: str, fallback: list[str]) ->
 
 def make_slot(
     grounding: Grounding, position: int, index: int, languages: list[str], round_: int
-) -> dict[str, Any]:
+) -> Slot:
     """The slot drawing record ``index`` (the ``position``-th of the grounding's order)."""
-    return {
-        "id": f"{grounding.id}#{index}",
-        "grounding_id": grounding.id,
-        "subtask_id": grounding.subtask_id,
-        "record_index": index,
-        "language": languages[position % len(languages)] if languages else None,
-        "item_id": f"{grounding.id}-{index:05d}",
-        "round": round_,
-    }
+    return Slot(
+        id=f"{grounding.id}#{index}",
+        grounding_id=grounding.id,
+        subtask_id=grounding.subtask_id,
+        record_index=index,
+        language=languages[position % len(languages)] if languages else None,
+        item_id=f"{grounding.id}-{index:05d}",
+        round=round_,
+    )
 
 
 @dataclass
 class SlotPlan:
     """What the quota monitor decided for one round."""
 
-    slots: list[dict[str, Any]] = field(default_factory=list)
+    slots: list[Slot] = field(default_factory=list)
     targets: dict[str, int] = field(default_factory=dict)
     shortfalls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -207,11 +209,10 @@ def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     It opens the build's workspace on its first run, so the realize nodes that follow
     share the ledger, the duplicate index and the loaded records.
     """
-    from benchsmith.agents.realize import workspace_for
+    from benchsmith.agents.realize import open_workspace
     from benchsmith.agents.sources import run_config
 
     config = run_config(runtime)
-    ws = workspace_for(config, state["spec"])
     queued = list(state.get("queued_slots") or [])
     if queued:
         # The rest of the current round, one window at a time (see WINDOW).
@@ -221,12 +222,16 @@ def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             "build_log": [f"collect: next {min(WINDOW, len(queued))} slot(s) of this round"],
         }
     round_ = int(state.get("exec_round") or 0)
-    spec_path = ws.bench_dir / "spec.json"
+    spec_path = Path(config.out_dir or ".") / "spec.json"
     if not spec_path.is_file():
-        # The plan is on disk before the first slot, so a killed build resumes without it.
+        # The plan is on disk before the first slot, so a killed build resumes without it,
+        # and every slot opens the build's workspace from it.
         from benchsmith.package.writer import atomic_write
 
-        atomic_write(spec_path, ws.spec.model_dump_json(indent=2) + "\n")
+        spec = state["spec"]
+        spec = spec if isinstance(spec, BenchmarkSpec) else BenchmarkSpec.model_validate(spec)
+        atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
+    ws = open_workspace(config)
     plan = plan_slots(
         ws.spec,
         ws.ledger,
@@ -247,10 +252,15 @@ def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             else "collect: stopping with shortfalls: "
             + "; ".join(f"{s['subtask_id']} {s['accepted']}/{s['quota']}" for s in plan.shortfalls)
         )
+    subtask_of = {g.id: g.subtask_id for g in ws.spec.groundings}
+    subtask_targets: dict[str, int] = {}
+    for gid, target in plan.targets.items():
+        subtask_targets[subtask_of[gid]] = subtask_targets.get(subtask_of[gid], 0) + target
     return {
         "pending_slots": plan.slots[:WINDOW],
         "queued_slots": plan.slots[WINDOW:],
         "targets": plan.targets,
+        "subtask_targets": subtask_targets,
         "exec_round": round_ + 1,
         "shortfalls": plan.shortfalls,
         "build_status": "building",

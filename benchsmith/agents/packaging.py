@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.realize import workspace_for
+from benchsmith.agents.realize import close_workspace, open_workspace
 from benchsmith.agents.sources import catalog_sources, run_config
 from benchsmith.llm.registry import runtime_for
+from benchsmith.spec import BenchmarkSpec
 
 
 def source_cards(config: Any, dataset_ids: list[str]) -> list[Any]:
@@ -56,8 +58,14 @@ def package_build(
     """Write the folder of the build ``config`` describes from its ledger; return the report."""
     from benchsmith.package.writer import write_package
 
-    ws = workspace_for(config, spec)
-    return write_package(
+    spec_path = Path(config.out_dir or ".") / "spec.json"
+    if not spec_path.is_file():  # the budget ran out before any slot: the plan is all there is
+        from benchsmith.package.writer import atomic_write
+
+        plan = spec if isinstance(spec, BenchmarkSpec) else BenchmarkSpec.model_validate(spec)
+        atomic_write(spec_path, plan.model_dump_json(indent=2) + "\n")
+    ws = open_workspace(config)
+    report = write_package(
         ws.bench_dir,
         ws.spec,
         ws.ledger,
@@ -72,6 +80,8 @@ def package_build(
         judge_note=judge_note(config),
         notes=list(ws.template_notes) + list(ws.spec.notes or []),
     )
+    close_workspace(config)
+    return report
 
 
 def package_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:

@@ -18,6 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from benchsmith.agents.execution import Draft, distinct_texts, execute
 from benchsmith.agents.orchestration import (
     TemplateMissingError,
@@ -30,6 +32,7 @@ from benchsmith.agents.verification import ReviewContext, verify
 from benchsmith.catalog.cards import MEDIA_MODALITIES
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
+from benchsmith.graph.state import Failure, Slot, SlotState, SlotStatus
 from benchsmith.package.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
 from benchsmith.tools.context import Limits, ToolContext
@@ -281,24 +284,21 @@ class Workspace:
         )
         return items
 
-    def realize_computed(
-        self, slot: dict[str, Any], grounding: Grounding, outcome: dict[str, Any]
-    ) -> dict[str, Any]:
-        """A solution-graph slot: take the computed problem, verify it, accept or discard.
+    def take_computed(self, slot: Slot, grounding: Grounding) -> Draft | Failure:
+        """A solution-graph slot's computed problem, as a draft.
 
-        No local fix: the generator already rewords a problem its solver check rejects.
+        There is no local fix: the generator already rewords what its solver check rejects.
         """
         problems = self.computed_items(grounding)
-        index = slot["record_index"]
+        index = slot.record_index
         if index >= len(problems):
             reason = (
                 f"the reference's solution graph gave {len(problems)} problems, "
                 f"fewer than {index + 1}"
             )
-            self.ledger.reject(slot, reason, check="source", attempts=0)
-            return outcome | {"status": "rejected", "reason": reason, "attempts": 0}
+            return Failure(reason=reason, check="source", counts=False)
         item = problems[index].model_copy(deep=True)
-        item.id = slot["item_id"]
+        item.id = slot.item_id
         reference = item.metadata.pop("source", None)
         item.metadata["reference"] = reference
         item.metadata["source"] = {
@@ -307,30 +307,8 @@ class Workspace:
             "grounding": grounding.id,
             "strategy": "solution_graph",
         }
-        item.metadata.setdefault("language", slot.get("language"))
-        judge = self._judge()
-        result = verify(
-            item,
-            question=item.input_text(),
-            subtask=self.subtasks[grounding.subtask_id],
-            bench_dir=self.bench_dir,
-            languages=[slot["language"]] if slot.get("language") else None,
-            source_text=None,
-            judge=judge,
-            duplicates=self.duplicates,
-            limits=self.tool_context.limits,
-            judge_enforced=self._judge_enforced(judge),
-            review=ReviewContext(language=slot.get("language") or "en", max_words=150),
-        )
-        if not result.ok:
-            self.ledger.reject(
-                slot, result.reason, check=result.failed_check or "", attempts=1, history=[]
-            )
-            return outcome | {"status": "rejected", "reason": result.reason, "attempts": 1}
-        item.metadata["verification"] = result.record()
-        item.metadata["fixes"] = 0
-        self.ledger.accept(slot, item)
-        return outcome | {"status": "accepted", "item_id": item.id, "attempts": 1}
+        item.metadata.setdefault("language", slot.language)
+        return Draft(item=item, question=item.input_text(), answer=item.target, trace=[])
 
     def _judge(self) -> Any:
         """The verification role's model when the judge runs (None: judging is off).
@@ -368,135 +346,105 @@ class Workspace:
         parts = [value_text(v) for k, v in record.items() if k not in media]
         return "\n".join(p for p in parts if p)[:MAX_SOURCE_CHARS]
 
-    # -- one slot ---------------------------------------------------------------------------
-    def realize(self, slot: dict[str, Any]) -> dict[str, Any]:
-        """Realize one slot: up to ``max_fix_attempts`` local fixes, then accept or discard.
+    # -- one slot: the steps the slot subgraph's nodes take ------------------------------------
+    def answer_of(self, slot: Slot) -> str:
+        """The record's answer for a records slot (empty when the record has none)."""
+        grounding = self.groundings[slot.grounding_id]
+        record = self.record(grounding.dataset_id, slot.record_index)
+        return value_text(field_value(record, grounding.answer_field))
 
-        Returns:
-            The outcome: ``{"slot", "grounding_id", "subtask_id", "status", "item_id",
-            "reason", "attempts"}``.
-        """
+    def decide(self, slot: Slot, feedback: list[str]) -> Any:
+        """The orchestration role's decision for a records slot (raises TemplateMissingError)."""
         from benchsmith.llm.registry import get_model
 
-        outcome = {
-            "slot": slot["id"],
-            "grounding_id": slot["grounding_id"],
-            "subtask_id": slot["subtask_id"],
-        }
-        if self.ledger.is_done(slot["id"]):
-            return outcome | {"status": "skipped", "reason": "finished in an earlier attempt"}
-        config = self.config
-        grounding = self.groundings[slot["grounding_id"]]
-        if grounding.strategy == "solution_graph":
-            return self.realize_computed(slot, grounding, outcome)
-        subtask = self.subtasks[grounding.subtask_id]
-        record = self.record(grounding.dataset_id, slot["record_index"])
-        media = self.media_fields(grounding.dataset_id)
-        answer = value_text(field_value(record, grounding.answer_field))
-        if not answer:
-            reason = f"record has no value in the answer field {grounding.answer_field!r}"
-            self.ledger.reject(slot, reason, check="record", attempts=0)
-            return outcome | {"status": "rejected", "reason": reason, "attempts": 0}
-        orchestrator = get_model(config, "orchestration")
-        judge = self._judge()
-        enforce = self._judge_enforced(judge)
-        languages = [slot["language"]] if slot.get("language") else None
-        source_text = self.source_text(record, media)
-        feedback: list[str] = []
-        history: list[dict[str, Any]] = []
-        work = self.run_dir / "work" / slot["item_id"]
-        check = "tool"
-        entity = value_text(field_value(record, grounding.question_field)) or None
-        for attempt in range(config.max_fix_attempts + 1):
-            try:
-                decision = orchestrate(
-                    orchestrator,
-                    slot,
-                    subtask,
-                    grounding,
-                    record,
-                    seed=config.seed,
-                    media_fields=media,
-                    voices=self.voices(),
-                    feedback=feedback,
-                )
-            except TemplateMissingError as exc:
-                reason = f"template: {exc}"
-                history.append({"attempt": attempt + 1, "check": "template", "reason": reason})
-                self.ledger.reject(slot, reason, check="template", attempts=len(history))
-                return outcome | {"status": "rejected", "reason": reason, "attempts": len(history)}
-            shutil.rmtree(work, ignore_errors=True)
-            draft: Draft | None = None
-            try:
-                draft = execute(
-                    slot,
-                    subtask,
-                    grounding,
-                    record,
-                    decision,
-                    bench_dir=self.bench_dir,
-                    work_dir=work,
-                    seed=config.seed,
-                    answer_values=self.answer_values(grounding.dataset_id, grounding.answer_field),
-                    tool_context=self.tool_context,
-                )
-            except TemplateMissingError as exc:
-                reason, fixable, check = f"template: {exc}", False, "template"
-            except InputRejectedError as exc:
-                reason, fixable, check = f"tool: {exc}", False, "tool"
-            except ToolParamError as exc:
-                reason, check = f"tool: {exc}", "tool"
-                fixable = decision.source == "model" and bool(decision.params)
-            except ToolError as exc:
-                reason, fixable, check = f"tool: {exc}", False, "tool"
-            if draft is not None:
-                result = verify(
-                    draft.item,
-                    question=draft.question,
-                    subtask=subtask,
-                    bench_dir=self.bench_dir,
-                    languages=languages,
-                    source_text=source_text,
-                    judge=judge,
-                    judge_enforced=enforce,
-                    duplicates=self.duplicates,
-                    limits=self.tool_context.limits,
-                    review=ReviewContext(
-                        language=slot.get("language") or "en",
-                        entity=entity,
-                        expected=answer,
-                        texts={
-                            "shown": draft.shown_text,
-                            "spoken": draft.item.metadata.get("spoken_text") or "",
-                        },
-                        clean_speech=draft.clean_speech,
-                        spoken_text=draft.item.metadata.get("spoken_text"),
-                        rendered_image=draft.rendered_image,
-                    ),
-                )
-                if result.ok:
-                    item = draft.item
-                    item.metadata["verification"] = result.record()
-                    item.metadata["fixes"] = attempt
-                    item.metadata["fix_history"] = history
-                    self.ledger.accept(slot, item)
-                    shutil.rmtree(work, ignore_errors=True)
-                    return outcome | {
-                        "status": "accepted",
-                        "item_id": item.id,
-                        "attempts": attempt + 1,
-                    }
-                reason, fixable, check = result.reason, result.fixable, result.failed_check or ""
-                self._drop_media(draft)
-            history.append({"attempt": attempt + 1, "check": check, "reason": reason[:300]})
-            if not fixable:
-                break
-            feedback.append(reason[:300])
-        shutil.rmtree(work, ignore_errors=True)
-        self.ledger.reject(slot, reason, check=check, attempts=len(history), history=history)
-        return outcome | {"status": "rejected", "reason": reason, "attempts": len(history)}
+        grounding = self.groundings[slot.grounding_id]
+        return orchestrate(
+            get_model(self.config, "orchestration"),
+            slot.record(),
+            self.subtasks[grounding.subtask_id],
+            grounding,
+            self.record(grounding.dataset_id, slot.record_index),
+            seed=self.config.seed,
+            media_fields=self.media_fields(grounding.dataset_id),
+            voices=self.voices(),
+            feedback=feedback,
+        )
 
-    def _drop_media(self, draft: Draft) -> None:
+    def work_dir(self, slot: Slot) -> Path:
+        """Scratch folder of a slot's tools (emptied before each attempt, removed after)."""
+        return self.run_dir / "work" / slot.item_id
+
+    def run_tools(self, slot: Slot, decision: Any) -> Draft | Failure:
+        """Execute a decision's tools into a draft, or say why not and whether to retry."""
+        grounding = self.groundings[slot.grounding_id]
+        work = self.work_dir(slot)
+        shutil.rmtree(work, ignore_errors=True)
+        try:
+            return execute(
+                slot.record(),
+                self.subtasks[grounding.subtask_id],
+                grounding,
+                self.record(grounding.dataset_id, slot.record_index),
+                decision,
+                bench_dir=self.bench_dir,
+                work_dir=work,
+                seed=self.config.seed,
+                answer_values=self.answer_values(grounding.dataset_id, grounding.answer_field),
+                tool_context=self.tool_context,
+            )
+        except TemplateMissingError as exc:
+            return Failure(reason=f"template: {exc}", check="template")
+        except InputRejectedError as exc:
+            return Failure(reason=f"tool: {exc}", check="tool")
+        except ToolParamError as exc:
+            # Parameters the model chose can be chosen again; a template's cannot.
+            fixable = decision.source == "model" and bool(decision.params)
+            return Failure(reason=f"tool: {exc}", check="tool", retry=fixable)
+        except ToolError as exc:
+            return Failure(reason=f"tool: {exc}", check="tool")
+
+    def check(self, slot: Slot, draft: Draft) -> Any:
+        """Verify a draft (structural, reviewer, duplicate and judge checks)."""
+        grounding = self.groundings[slot.grounding_id]
+        subtask = self.subtasks[grounding.subtask_id]
+        judge = self._judge()
+        common = {
+            "subtask": subtask,
+            "bench_dir": self.bench_dir,
+            "languages": [slot.language] if slot.language else None,
+            "judge": judge,
+            "judge_enforced": self._judge_enforced(judge),
+            "duplicates": self.duplicates,
+            "limits": self.tool_context.limits,
+        }
+        language = slot.language or "en"
+        if grounding.strategy == "solution_graph":
+            review = ReviewContext(language=language, max_words=150)
+            return verify(
+                draft.item, question=draft.question, source_text=None, review=review, **common
+            )
+        record = self.record(grounding.dataset_id, slot.record_index)
+        media = self.media_fields(grounding.dataset_id)
+        spoken = draft.item.metadata.get("spoken_text")
+        review = ReviewContext(
+            language=language,
+            entity=value_text(field_value(record, grounding.question_field)) or None,
+            expected=self.answer_of(slot),
+            texts={"shown": draft.shown_text, "spoken": spoken or ""},
+            clean_speech=draft.clean_speech,
+            spoken_text=spoken,
+            rendered_image=draft.rendered_image,
+        )
+        return verify(
+            draft.item,
+            question=draft.question,
+            source_text=self.source_text(record, media),
+            review=review,
+            **common,
+        )
+
+    def drop_media(self, draft: Draft) -> None:
+        """Remove a failed draft's media from the benchmark folder."""
         for _kind, path in draft.item.media_paths():
             (self.bench_dir / path).unlink(missing_ok=True)
 
@@ -530,36 +478,154 @@ def interleave_cells(items: list[Any]) -> list[Any]:
     return out
 
 
-_WORKSPACES: dict[str, Workspace] = {}
+_WORKSPACES: dict[str, tuple[RunConfig, tuple[int, int], Workspace]] = {}
 _LOCK = threading.Lock()
 
 
-def workspace_for(config: RunConfig, spec: BenchmarkSpec | dict[str, Any]) -> Workspace:
-    """The workspace of a build (one per benchmark folder in this process)."""
-    key = str(Path(config.out_dir or "").resolve())
+def open_workspace(config: RunConfig) -> Workspace:
+    """The workspace of the build ``config`` describes, opened from its ``spec.json``.
+
+    Idempotent: the slots of a build share one workspace (its ledger, duplicate index and
+    loaded records), reopened only when the configuration or the plan on disk changes.
+    ``collect`` writes ``spec.json`` before the first slot is sent.
+
+    Raises:
+        ConfigError: No output folder, or no ``spec.json`` in it yet.
+    """
+    if not config.out_dir:
+        raise ConfigError("a build needs an output folder (--out)")
+    spec_path = Path(config.out_dir) / "spec.json"
+    try:
+        stat = spec_path.stat()
+    except OSError as exc:
+        raise ConfigError(
+            f"{spec_path} is missing: the build's plan is written there before any slot runs"
+        ) from exc
+    key = str(Path(config.out_dir).resolve())
+    version = (stat.st_mtime_ns, stat.st_size)
     with _LOCK:
-        ws = _WORKSPACES.get(key)
-        if ws is None or ws.config != config:
-            parsed = spec if isinstance(spec, BenchmarkSpec) else BenchmarkSpec.model_validate(spec)
-            ws = _WORKSPACES[key] = Workspace(config, parsed)
+        cached = _WORKSPACES.get(key)
+        if cached is not None and cached[0] == config and cached[1] == version:
+            return cached[2]
+        spec = BenchmarkSpec.model_validate_json(spec_path.read_text(encoding="utf-8"))
+        ws = Workspace(config, spec)
+        _WORKSPACES[key] = (config, version, ws)
         return ws
 
 
-def forget_workspace(config: RunConfig) -> None:
-    """Drop a build's workspace (after it is packaged, or in tests)."""
+def close_workspace(config: RunConfig) -> None:
+    """Let go of a build's workspace (its loaded records) once the folder is packaged."""
     with _LOCK:
         _WORKSPACES.pop(str(Path(config.out_dir or "").resolve()), None)
 
 
-def realize_node(slot: dict[str, Any], runtime: Any) -> dict[str, Any]:
-    """Graph node (a ``Send`` target): realize one sample slot.
+# -- the slot subgraph's nodes ---------------------------------------------------------------
+# Each takes the slot's typed state and the run configuration; the routers in
+# ``graph/routers.py`` read only the state. ``accept`` and ``discard`` write the ledger, the
+# source of truth for resume.
 
-    The workspace was opened by the collect node of this build (which holds the spec).
-    """
+
+def _tally(slot: Slot, status: SlotStatus) -> dict[str, Any]:
+    return {"status": status, "tallies": {slot.subtask_id: {status: 1}}}
+
+
+def _failed(state: SlotState, failure: Failure, config: RunConfig) -> dict[str, Any]:
+    """The update for a failed attempt: history, feedback, and whether a fix is allowed."""
+    history = list(state.get("history") or [])
+    if failure.counts:
+        history.append(
+            {"attempt": len(history) + 1, "check": failure.check, "reason": failure.reason[:300]}
+        )
+    retry = failure.retry and len(history) <= config.max_fix_attempts
+    feedback = list(state.get("feedback") or [])
+    if retry:
+        feedback.append(failure.reason[:300])
+    return {
+        "failure": failure.model_copy(update={"retry": retry}),
+        "history": history,
+        "feedback": feedback,
+        "draft": None,
+    }
+
+
+def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """Take a solution-graph slot's computed problem as the draft."""
     config = run_config(runtime)
-    with _LOCK:
-        ws = _WORKSPACES.get(str(Path(config.out_dir or "").resolve()))
-    if ws is None:
-        raise ConfigError("realize ran before collect opened the build's workspace")
-    outcome = ws.realize(slot)
-    return {"tallies": {f"{outcome['subtask_id']}:{outcome['status']}": 1}}
+    ws = open_workspace(config)
+    slot = state["slot"]
+    taken = ws.take_computed(slot, ws.groundings[slot.grounding_id])
+    if isinstance(taken, Failure):
+        return _failed(state, taken, config)
+    return {"draft": taken, "failure": None, "attempt": 1}
+
+
+def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """The orchestration role decides the question's wording and the tools' parameters."""
+    config = run_config(runtime)
+    ws = open_workspace(config)
+    slot = state["slot"]
+    if not ws.answer_of(slot):
+        grounding = ws.groundings[slot.grounding_id]
+        reason = f"record has no value in the answer field {grounding.answer_field!r}"
+        return _failed(state, Failure(reason=reason, check="record", counts=False), config)
+    try:
+        decision = ws.decide(slot, list(state.get("feedback") or []))
+    except TemplateMissingError as exc:
+        return _failed(state, Failure(reason=f"template: {exc}", check="template"), config)
+    return {"decision": decision, "failure": None, "attempt": int(state.get("attempt") or 0) + 1}
+
+
+def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """Run the decision's tools (speech, image, audio, conversion) into a draft."""
+    config = run_config(runtime)
+    ws = open_workspace(config)
+    done = ws.run_tools(state["slot"], state["decision"])
+    if isinstance(done, Failure):
+        return _failed(state, done, config)
+    return {"draft": done, "failure": None}
+
+
+def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """Check the draft; a failed draft's media leave the folder."""
+    config = run_config(runtime)
+    ws = open_workspace(config)
+    draft = state["draft"]
+    result = ws.check(state["slot"], draft)
+    if result.ok:
+        draft.item.metadata["verification"] = result.record()
+        return {"failure": None}
+    ws.drop_media(draft)
+    # A computed problem has no local fix: the generator already reworded what failed.
+    records = ws.groundings[state["slot"].grounding_id].strategy != "solution_graph"
+    failure = Failure(
+        reason=result.reason, check=result.failed_check or "", retry=result.fixable and records
+    )
+    return _failed(state, failure, config)
+
+
+def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """Write the verified item to the ledger."""
+    ws = open_workspace(run_config(runtime))
+    slot, item = state["slot"], state["draft"].item
+    history = list(state.get("history") or [])
+    item.metadata["fixes"] = len(history)
+    if ws.groundings[slot.grounding_id].strategy != "solution_graph":
+        item.metadata["fix_history"] = history
+    ws.ledger.accept(slot.record(), item)
+    shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
+    return _tally(slot, "accepted")
+
+
+def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
+    """Record the discarded slot and why in the ledger (its rejects file)."""
+    ws = open_workspace(run_config(runtime))
+    slot = state["slot"]
+    failure = state["failure"]
+    assert failure is not None  # the routers send only failed slots here
+    history = list(state.get("history") or [])
+    extra: dict[str, Any] = {"check": failure.check, "attempts": len(history)}
+    if history:
+        extra["history"] = history
+    ws.ledger.reject(slot.record(), failure.reason, **extra)
+    shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
+    return _tally(slot, "rejected")

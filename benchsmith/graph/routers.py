@@ -11,9 +11,13 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.graph import END
+from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from benchsmith.graph.state import BuildState
+from benchsmith.agents.realize import open_workspace
+from benchsmith.agents.sources import run_config
+from benchsmith.config import RunConfig
+from benchsmith.graph.state import BuildState, SlotInput, SlotState
 
 
 def route_after_design(state: BuildState) -> Literal["grounding", "__end__"]:
@@ -52,5 +56,57 @@ def route_after_collect(state: BuildState) -> list[Send] | Literal["package"]:
     """One ``Send`` per pending sample slot; package when the quota monitor sent none."""
     slots = state.get("pending_slots") or []
     if slots:
-        return [Send("realize", slot) for slot in slots]
+        return [Send("realize", SlotInput(slot=slot)) for slot in slots]
     return "package"
+
+
+# -- the slot subgraph ------------------------------------------------------------------------
+
+
+def route_slot_start(
+    state: SlotState, runtime: Runtime[RunConfig]
+) -> Literal["computed", "orchestrate", "__end__"]:
+    """Where a slot starts: END when the ledger holds it, else computed or orchestrate.
+
+    A resumed build never redoes a finished slot; a solution-graph slot takes a computed
+    problem; any other is orchestrated. The one router that reads beyond the state: the
+    ledger on disk is the source of truth.
+    """
+    ws = open_workspace(run_config(runtime))
+    slot = state["slot"]
+    if ws.ledger.is_done(slot.id):
+        return END
+    if ws.groundings[slot.grounding_id].strategy == "solution_graph":
+        return "computed"
+    return "orchestrate"
+
+
+def _fix_or_discard(state: SlotState) -> Literal["orchestrate", "discard"]:
+    failure = state.get("failure")
+    return "orchestrate" if failure is not None and failure.retry else "discard"
+
+
+def route_after_orchestrate(state: SlotState) -> Literal["execute", "discard"]:
+    """Run the tools of a decision; a slot without a decision (no answer, no template) ends."""
+    return "discard" if state.get("failure") is not None else "execute"
+
+
+def route_after_execute(state: SlotState) -> Literal["verify", "orchestrate", "discard"]:
+    """Verify a draft; a failed tool goes back to orchestrate (if fixable) or to discard.
+
+    Fixable: the parameters can be chosen again and the fix budget allows.
+    """
+    return "verify" if state.get("failure") is None else _fix_or_discard(state)
+
+
+def route_after_verify(state: SlotState) -> Literal["accept", "orchestrate", "discard"]:
+    """Accept a verified item; a fixable failure goes back to orchestrate, else discard.
+
+    Fixable: the check allows a local fix and the fix budget allows another attempt.
+    """
+    return "accept" if state.get("failure") is None else _fix_or_discard(state)
+
+
+def route_after_computed(state: SlotState) -> Literal["verify", "discard"]:
+    """Verify the computed problem; a slot past the generated problems is discarded."""
+    return "verify" if state.get("failure") is None else "discard"

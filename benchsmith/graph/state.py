@@ -8,17 +8,89 @@ bytes or whole datasets. Reducers are used only where values accumulate (``warni
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
+from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
+SlotStatus = Literal["accepted", "rejected"]
+Tallies = dict[str, dict[str, int]]
+"""Finished slots per subtask and status: ``{"capitals": {"accepted": 7, "rejected": 1}}``."""
 
-def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
-    """Reducer: add two count maps key by key."""
-    out = dict(left or {})
-    for key, value in (right or {}).items():
-        out[key] = out.get(key, 0) + value
+
+def add_tallies(left: Tallies | None, right: Tallies | None) -> Tallies:
+    """Reducer: add two tallies subtask by subtask and status by status."""
+    out = {subtask: dict(counts) for subtask, counts in (left or {}).items()}
+    for subtask, counts in (right or {}).items():
+        mine = out.setdefault(subtask, {})
+        for status, count in counts.items():
+            mine[status] = mine.get(status, 0) + count
     return out
+
+
+class Slot(BaseModel):
+    """One attempt at one item: a grounding, a raw record, a language and the item id.
+
+    The quota monitor (``collect``) plans slots; each is sent to the slot subgraph.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    grounding_id: str
+    subtask_id: str
+    record_index: int
+    language: str | None = None
+    item_id: str
+    round: int = 0
+
+    def record(self) -> dict[str, Any]:
+        """The slot as the ledger and the tools record it."""
+        return self.model_dump()
+
+
+class Failure(BaseModel):
+    """Why an attempt at a slot failed, and whether another attempt may fix it.
+
+    ``retry`` is decided by the node that saw the failure (it knows the fix budget), so the
+    routers stay pure functions of the state.
+    """
+
+    reason: str
+    check: str
+    retry: bool = False
+    counts: bool = True
+    """Whether the failure used an attempt (a record without an answer did not)."""
+
+
+class SlotInput(TypedDict):
+    """What the quota monitor sends to the slot subgraph."""
+
+    slot: Slot
+
+
+class SlotOutput(TypedDict):
+    """What a slot hands back to the build: the tallies only (the item is in the ledger)."""
+
+    tallies: Tallies
+
+
+class SlotState(SlotInput, SlotOutput):
+    """The working state of one slot.
+
+    ``attempt`` counts the attempts made; ``feedback`` holds the failures the orchestration
+    role sees on its next attempt and ``history`` the record of every failed attempt.
+    ``decision`` is the orchestration's decision, ``draft`` the executed item with its media
+    paths, ``failure`` the last attempt's failure (None once verification passed).
+    """
+
+    attempt: int
+    feedback: list[str]
+    history: list[dict[str, Any]]
+    decision: Any
+    draft: Any
+    failure: Failure | None
+    status: SlotStatus
 
 
 class BuildInput(TypedDict):
@@ -53,7 +125,7 @@ class BuildState(BuildInput, BuildOutput):
     """The working state of a build.
 
     The executor's part holds ids and counts only: ``pending_slots`` (the next round's
-    slots), ``tallies`` (finished slots counted by ``SUBTASK:STATUS``; the items are on disk),
+    slots), ``tallies`` (finished slots per subtask and status; the items are on disk),
     ``targets`` (items per grounding after reallocations) and ``exec_round``.
     """
 
@@ -68,10 +140,11 @@ class BuildState(BuildInput, BuildOutput):
     allocation_trace: list[dict[str, Any]]
     started_at: float
     targets: dict[str, int]
+    subtask_targets: dict[str, int]
     exec_round: int
-    pending_slots: list[dict[str, Any]]
-    queued_slots: list[dict[str, Any]]
-    tallies: Annotated[dict[str, int], add_counts]
+    pending_slots: list[Slot]
+    queued_slots: list[Slot]
+    tallies: Annotated[Tallies, add_tallies]
     build_log: Annotated[list[str], operator.add]
 
 

@@ -1,7 +1,7 @@
 """The workflow: the only module that wires nodes and edges.
 
 ``START -> preflight -> planner -> collect -> realize (Send per slot) -> collect ... ->
-package -> END``, where the planner is a subgraph::
+package -> END``, where the planner and ``realize`` (one slot) are subgraphs::
 
     design -(uncovered intent)-> END
            -> grounding -(ungrounded, capped)-> design
@@ -9,17 +9,27 @@ package -> END``, where the planner is a subgraph::
                                       -(feasible)-> review_plan -> END
                                       -(stop)-> END
 
+    START -(in the ledger)-> END
+          -(solution graph)-> computed -> verify
+          -> orchestrate -> execute -> verify -(passed)-> accept -> END
+                                              -(fixable, budget left)-> orchestrate
+                                              -(otherwise)-> discard -> END
+    (orchestrate and execute fail to discard, or back to orchestrate while fixable)
+
 A plan-only run (``build`` false) ends after the planner; a build from an approved spec
 goes from preflight straight to ``collect``. ``collect`` is the quota monitor: it sends one
 ``realize`` per sample slot (bounded by the run's ``max_concurrency``) and loops until
 every quota is met or nothing more can be drawn, then ``package`` writes the folder.
 
 ``builder`` is the uncompiled ``StateGraph`` (tests compile it with their own
-checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at, and
-``planner`` the compiled planner subgraph.
+checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at (Studio
+sees inside each slot), ``planner`` the compiled planner subgraph and ``slot_graph`` the
+slot subgraph as builds run it (no checkpoints of its own).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
@@ -29,18 +39,38 @@ from benchsmith.agents.design import design_node
 from benchsmith.agents.grounding import grounding_node
 from benchsmith.agents.packaging import package_node
 from benchsmith.agents.preflight import preflight
-from benchsmith.agents.realize import realize_node
+from benchsmith.agents.realize import (
+    accept_node,
+    computed_node,
+    discard_node,
+    execute_node,
+    orchestrate_node,
+    verify_node,
+)
 from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
 from benchsmith.graph.routers import (
     route_after_allocation,
     route_after_collect,
+    route_after_computed,
     route_after_design,
+    route_after_execute,
     route_after_grounding,
+    route_after_orchestrate,
     route_after_planner,
     route_after_preflight,
+    route_after_verify,
+    route_slot_start,
 )
-from benchsmith.graph.state import BuildInput, BuildOutput, BuildState, PlannerOutput
+from benchsmith.graph.state import (
+    BuildInput,
+    BuildOutput,
+    BuildState,
+    PlannerOutput,
+    SlotInput,
+    SlotOutput,
+    SlotState,
+)
 
 
 def make_planner_builder() -> StateGraph:
@@ -58,15 +88,52 @@ def make_planner_builder() -> StateGraph:
     return planner
 
 
-def make_builder() -> StateGraph:
-    """A fresh, uncompiled build graph."""
+def make_slot_builder() -> StateGraph:
+    """The slot subgraph: one sample slot from decision to ledger entry."""
+    slot = StateGraph(
+        SlotState, context_schema=RunConfig, input_schema=SlotInput, output_schema=SlotOutput
+    )
+    slot.add_node("computed", computed_node)
+    slot.add_node("orchestrate", orchestrate_node)
+    slot.add_node("execute", execute_node)
+    slot.add_node("verify", verify_node)
+    slot.add_node("accept", accept_node)
+    slot.add_node("discard", discard_node)
+    slot.add_conditional_edges(START, route_slot_start)
+    slot.add_conditional_edges("computed", route_after_computed)
+    slot.add_conditional_edges("orchestrate", route_after_orchestrate)
+    slot.add_conditional_edges("execute", route_after_execute)
+    slot.add_conditional_edges("verify", route_after_verify)
+    slot.add_edge("accept", END)
+    slot.add_edge("discard", END)
+    return slot
+
+
+def compile_slot_graph(*, watch: bool = False) -> Any:
+    """The compiled slot subgraph.
+
+    By default without checkpoints of its own (``checkpointer=False``): LangGraph documents
+    that such a subgraph never checkpoints, even when the parent has a checkpointer (a
+    reviewed build's plan review needs one), so a build does not store every slot step. A
+    slot is not resumable step by step anyway: the ledger is the source of truth, and a
+    resumed build re-sends only the slots it does not hold.
+
+    ``watch=True`` (the graph Studio serves) inherits the parent's checkpointer instead:
+    LangGraph then treats the slot graph as a subgraph, draws its nodes with
+    ``get_graph(xray=True)`` and streams each step, at the cost of a checkpoint per step.
+    """
+    return make_slot_builder().compile(checkpointer=None if watch else False, name="slot")
+
+
+def make_builder(*, watch_slots: bool = False) -> StateGraph:
+    """A fresh, uncompiled build graph (``watch_slots``: see :func:`compile_slot_graph`)."""
     builder = StateGraph(
         BuildState, context_schema=RunConfig, input_schema=BuildInput, output_schema=BuildOutput
     )
     builder.add_node("preflight", preflight)
     builder.add_node("planner", make_planner_builder().compile())
     builder.add_node("collect", collect_node)
-    builder.add_node("realize", realize_node)
+    builder.add_node("realize", compile_slot_graph(watch=watch_slots))
     builder.add_node("package", package_node)
     builder.add_edge(START, "preflight")
     builder.add_conditional_edges("preflight", route_after_preflight)
@@ -77,6 +144,7 @@ def make_builder() -> StateGraph:
     return builder
 
 
-builder = make_builder()
+builder = make_builder(watch_slots=True)
 graph = builder.compile(name="benchsmith")
+slot_graph = compile_slot_graph()
 planner = make_planner_builder().compile(name="benchsmith-planner")

@@ -183,7 +183,7 @@ def draw_world(
         # derived ones are seldom whole.
         quantities = graph.quantities
         order = sorted(
-            part,
+            sorted(part),  # a fixed order first: a frozenset's order varies with the hash seed
             key=lambda n: (not quantities[n].choices, not quantities[n].integer, rng.random()),
         )
     values: dict[str, float] = {}
