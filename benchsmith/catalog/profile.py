@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith import tables
 from benchsmith.catalog import readers
 from benchsmith.catalog.cards import (
     MEDIA_MODALITIES,
@@ -803,9 +804,9 @@ def _iter_csv_typed(path: Path, options: dict[str, Any], skip: int) -> Iterator[
     types: dict[str, str] | None = options.get("types")
     for _, row in readers.iter_csv(path, delimiter=delimiter, skip=skip):
         if types is None:
-            yield {k: readers.parse_csv_value(v) for k, v in row.items()}
+            yield {k: tables.parse_csv_value(v) for k, v in row.items()}
         else:
-            yield {k: readers.convert_csv_value(v, types.get(k, "str")) for k, v in row.items()}
+            yield {k: tables.convert_csv_value(v, types.get(k, "str")) for k, v in row.items()}
 
 
 def _columnar_size(source: Source) -> int | None:
@@ -820,18 +821,11 @@ def _columnar_size(source: Source) -> int | None:
 
 
 def _csv_types(stats: dict[str, _Stats], columns: Iterable[str]) -> dict[str, str]:
+    """Each CSV column's type from its profiled cells, by the rule the tools use too."""
     types: dict[str, str] = {}
     for column in columns:
         entry = stats.get(column)
-        kinds = set(entry.types) if entry else set()
-        if kinds and kinds <= {"int"}:
-            types[column] = "int"
-        elif kinds and kinds <= {"int", "float"}:
-            types[column] = "float"
-        elif kinds == {"bool"}:
-            types[column] = "bool"
-        else:
-            types[column] = "str"
+        types[column] = tables.column_kind(entry.types if entry else ())
     return types
 
 

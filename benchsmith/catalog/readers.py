@@ -8,42 +8,48 @@ is wrong. Profiling (:mod:`~benchsmith.catalog.profile`) and loading
 (:mod:`~benchsmith.catalog.loaders`) share these readers, so a file that profiled cleanly
 reads the same way later.
 
+CSV is read by :mod:`benchsmith.tables`, the one CSV reader and cell grammar the tools use
+too (so ``+5`` is 5, ``nan`` is missing and ``007`` stays text in the catalog and in every
+tool alike); its errors are re-raised here as :class:`CatalogError`.
+
 pyarrow is imported lazily, only for Parquet and Arrow files.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
 import datetime as _dt
 import decimal
-import gzip
 import json
 import os
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from benchsmith import tables
 from benchsmith.catalog.errors import CatalogError
+from benchsmith.tables import data_suffix, parse_csv_value
 
 MAX_JSON_BYTES = 512 * 1024 * 1024
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
 AUDIO_EXTS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff"})
 MANIFEST_NAMES = ("metadata.jsonl", "metadata.csv", "manifest.jsonl", "manifest.csv")
 FILE_COLUMNS = ("file_name", "file", "filename", "path", "image", "audio")
-MISSING_CSV = frozenset({"", "NaN", "nan", "null", "NULL"})
-
-_INT_RE = re.compile(r"^[+-]?(0|[1-9][0-9]*)$")
-_FLOAT_RE = re.compile(r"^[+-]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$")
-
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
 
 def display(path: str | os.PathLike[str]) -> str:
     """How a path is named in messages."""
     return str(path)
+
+
+@contextlib.contextmanager
+def _as_catalog_error() -> Iterator[None]:
+    """Re-raise a :class:`~benchsmith.tables.TableError` as a :class:`CatalogError`."""
+    try:
+        yield
+    except tables.TableError as exc:
+        raise CatalogError(str(exc)) from exc
 
 
 def _kind(value: Any) -> str:
@@ -70,57 +76,28 @@ def strip_suffixes(name: str) -> str:
     return stem if dot and stem else name
 
 
-def data_suffix(path: str | os.PathLike[str]) -> str:
-    """The data suffix of a file, ignoring ``.gz`` (``a.jsonl.gz`` -> ``.jsonl``)."""
-    name = os.path.basename(os.fspath(path)).lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    return os.path.splitext(name)[1]
-
-
 def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     """Open a (possibly gzipped) file for reading bytes.
 
     Raises:
         CatalogError: The file does not exist or cannot be opened.
     """
-    try:
-        if os.fspath(path).lower().endswith(".gz"):
-            return gzip.open(path, "rb")  # type: ignore[return-value]
-        return open(path, "rb")
-    except FileNotFoundError as exc:
-        raise CatalogError(f"{display(path)}: no such file") from exc
-    except OSError as exc:
-        raise CatalogError(f"{display(path)}: cannot be opened ({exc.strerror or exc})") from exc
+    with _as_catalog_error():
+        return tables.open_binary(path, name=display(path))
 
 
 def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     """(line number, line) pairs of a UTF-8 text file, line endings kept, a BOM dropped.
 
-    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
+    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line
+    (the one line reader of :mod:`benchsmith.tables`).
 
     Raises:
         CatalogError: A line is not valid UTF-8, or a ``.gz`` file is truncated.
     """
-    line_no = 0
-    with open_binary(path) as handle:
-        try:
-            for raw in handle:
-                line_no += 1
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise CatalogError(
-                        f"{display(path)}: line {line_no}: not valid UTF-8 ({exc.reason} at "
-                        f"byte {exc.start + 1} of the line); re-save the file as UTF-8"
-                    ) from exc
-                if line_no == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
-                yield line_no, text
-        except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
-            raise CatalogError(
-                f"{display(path)}: line {line_no + 1}: cannot be read ({exc})"
-            ) from exc
+    lines = tables.read_lines(path, name=display(path))
+    with _as_catalog_error(), contextlib.closing(lines):
+        yield from lines
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
@@ -286,46 +263,15 @@ def _element_line(text: str, key: str | None, index: int) -> int | None:
 
 
 # -- CSV ----------------------------------------------------------------------------------------
+# One reader and one cell grammar with the tools: see :mod:`benchsmith.tables`.
 def sniff_delimiter(path: str | os.PathLike[str]) -> str:
-    """The delimiter of a CSV/TSV file: tab for ``.tsv``, else sniffed among ``, ; | tab``."""
-    if data_suffix(path) == ".tsv":
-        return "\t"
-    first = next((line for _, line in read_lines(path) if line.strip()), "")
-    counts = {d: first.count(d) for d in (",", ";", "\t", "|")}
-    best = max(counts, key=lambda d: (counts[d], d == ","))
-    return best if counts[best] else ","
+    """The delimiter of a CSV/TSV file (:func:`benchsmith.tables.sniff_delimiter`).
 
-
-def parse_csv_value(text: str) -> Any:
-    """A CSV cell as a Python value: int, float, bool, None (empty, NaN, null) or the text."""
-    if text in MISSING_CSV:
-        return None
-    if _INT_RE.match(text):
-        return int(text)
-    if _FLOAT_RE.match(text):
-        return float(text)
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    return text
-
-
-def convert_csv_value(text: str, kind: str) -> Any:
-    """A CSV cell converted by the column type chosen at profiling (int, float, bool, str)."""
-    if kind == "str":
-        return text
-    if text in MISSING_CSV:
-        return None
-    try:
-        if kind == "int":
-            return int(text)
-        if kind == "float":
-            return float(text)
-        if kind == "bool":
-            return text.lower() == "true"
-    except ValueError:
-        return text
-    return text
+    Raises:
+        CatalogError: The file cannot be opened or read.
+    """
+    with _as_catalog_error():
+        return tables.sniff_delimiter(path, name=display(path))
 
 
 def iter_csv(
@@ -333,60 +279,27 @@ def iter_csv(
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """(row number, {column: text}) for every data row of a CSV file (row 1 = first data row).
 
-    Blank lines are skipped. Cells stay text; see :func:`parse_csv_value`.
+    Blank lines are skipped. Cells stay text; see :func:`benchsmith.tables.parse_csv_value`.
 
     Raises:
         CatalogError: No header, an empty or repeated column name, a row with more or fewer
             fields than the header, or a CSV syntax error - each naming the row and line.
     """
-    lines = (line for _, line in read_lines(path))
-    with contextlib.closing(lines):
-        reader = csv.reader(lines, delimiter=delimiter, strict=True)
-        name = display(path)
-        try:
-            header = next(reader, None)
-            while header is not None and not header:
-                header = next(reader, None)
-            if header is None:
-                raise CatalogError(f"{name}: empty file; a CSV needs a header row")
-            header = [h.strip() for h in header]
-            blank = [i + 1 for i, h in enumerate(header) if not h]
-            if blank:
-                raise CatalogError(
-                    f"{name}: line {reader.line_num}: header column {blank[0]} has no name"
-                )
-            dupes = sorted({h for h in header if header.count(h) > 1})
-            if dupes:
-                raise CatalogError(
-                    f"{name}: line {reader.line_num}: repeated column name(s) in the header: "
-                    f"{', '.join(dupes)}"
-                )
-            width = len(header)
-            row_no = 0
-            for row in reader:
-                if not row:
-                    continue
-                row_no += 1
-                if len(row) != width:
-                    raise CatalogError(
-                        f"{name}: row {row_no} (line {reader.line_num}) has {len(row)} "
-                        f"field{'s' if len(row) != 1 else ''} where the header has {width}"
-                    )
-                if row_no <= skip:
-                    continue
-                yield row_no, dict(zip(header, row, strict=True))
-        except csv.Error as exc:
-            raise CatalogError(f"{name}: line {reader.line_num}: CSV syntax error ({exc})") from exc
+    rows = tables.iter_csv(path, delimiter=delimiter, skip=skip, name=display(path))
+    with _as_catalog_error(), contextlib.closing(rows):
+        _, _, header = next(rows)
+        for row_no, _, cells in rows:
+            yield row_no, dict(zip(header, cells, strict=True))
 
 
 def csv_header(path: str | os.PathLike[str], delimiter: str = ",") -> list[str]:
-    """The header of a CSV file."""
-    lines = (line for _, line in read_lines(path))
-    with contextlib.closing(lines):
-        for row in csv.reader(lines, delimiter=delimiter):
-            if row:
-                return [h.strip() for h in row]
-    return []
+    """The header of a CSV file.
+
+    Raises:
+        CatalogError: The file cannot be read or has no valid header.
+    """
+    with _as_catalog_error():
+        return tables.csv_header(path, delimiter, name=display(path))
 
 
 # -- Arrow and Parquet --------------------------------------------------------------------------

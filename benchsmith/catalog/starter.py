@@ -18,7 +18,6 @@ package version, and whose data is in place, is left alone.
 
 from __future__ import annotations
 
-import csv
 import gettext
 import importlib.metadata
 import importlib.util
@@ -703,11 +702,10 @@ def _vega_file(name: str) -> Path:
 
 
 def _vega_csv(name: str) -> Iterable[dict[str, Any]]:
-    from benchsmith.catalog.readers import parse_csv_value
+    from benchsmith.catalog.readers import iter_csv, parse_csv_value
 
-    with open(_vega_file(name), encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            yield {k: parse_csv_value(v) for k, v in row.items()}
+    for _, row in iter_csv(_vega_file(name), delimiter=","):
+        yield {k: parse_csv_value(v) for k, v in row.items()}
 
 
 def build_vega_cars(folder: Path) -> Spec:

@@ -14,20 +14,16 @@ reads what it wrote back and checks its own post-condition:
 
 from __future__ import annotations
 
-import base64
-import csv
-import datetime as dt
-import decimal
 import json
 import struct
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from benchsmith.errors import InputRejectedError, ToolParamError
+from benchsmith.tables import cell_text, read_table, table_format, write_table
 from benchsmith.tools.context import Limits, ToolContext, check_input_file
 from benchsmith.tools.media import (
     AUDIO_FORMATS,
@@ -45,7 +41,6 @@ from benchsmith.tools.media import (
 from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from PIL import Image
 
 # -- shared helpers ---------------------------------------------------------------------------
@@ -225,295 +220,9 @@ def convert_image(ctx: ToolContext, params: ConvertImageParams, inputs: list[Pat
 
 
 # -- tables ------------------------------------------------------------------------------------
-
-MAX_TABLE_ROWS = 5_000_000
-MAX_TABLE_COLUMNS = 10_000
-TABLE_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-_INT_RE = r"^-?(0|[1-9][0-9]*)$"
-# Numbers with a leading zero ("007", "01.5") stay text: they are codes, not quantities.
-_FLOAT_RE = (
-    r"^[+-]?((0|[1-9][0-9]*)(\.[0-9]*)?([eE][+-]?[0-9]+)?|\.[0-9]+([eE][+-]?[0-9]+)?|"
-    r"(?i:nan|inf|infinity))$"
-)
-
-
-def table_format(path: Path) -> str:
-    """``csv``, ``jsonl`` or ``parquet`` from a table file's suffix.
-
-    Raises:
-        InputRejectedError: Not a table suffix.
-    """
-    fmt = TABLE_FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise InputRejectedError(
-            f"input {path.name!r}: unknown table type; use one of {sorted(TABLE_FORMATS)}"
-        )
-    return fmt
-
-
-def _check_names(path: Path, names: list[str]) -> None:
-    if not names:
-        raise InputRejectedError(f"input {path.name!r} has no columns")
-    if len(names) > MAX_TABLE_COLUMNS:
-        raise InputRejectedError(
-            f"input {path.name!r} has {len(names)} columns, over the {MAX_TABLE_COLUMNS} limit"
-        )
-    seen: set[str] = set()
-    dupes = sorted({n for n in names if n in seen or seen.add(n)})  # type: ignore[func-returns-value]
-    if dupes:
-        raise InputRejectedError(
-            f"input {path.name!r}: column names must be unique; repeated: {dupes}"
-        )
-
-
-def _too_many_rows(path: Path, where: str) -> InputRejectedError:
-    return InputRejectedError(
-        f"input {path.name!r} has more than {MAX_TABLE_ROWS} rows ({where}); split it first"
-    )
-
-
-def _text_column(values: list[str], infer: bool) -> pa.Array:
-    """A column of CSV text as int64, float64 or bool when every value is one, else string."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    arr = pa.array(values, type=pa.string())
-    if not infer:
-        return arr
-    filled = pc.filter(arr, pc.not_equal(arr, ""))
-    if len(filled) == 0:
-        return arr
-    nulled = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.string()), arr)
-    if pc.all(pc.match_substring_regex(filled, _INT_RE)).as_py():
-        try:
-            return pc.cast(nulled, pa.int64())
-        except pa.ArrowInvalid:  # out of int64 range: keep trying float, then text
-            pass
-    if pc.all(pc.match_substring_regex(filled, _FLOAT_RE)).as_py():
-        return pc.cast(pc.utf8_lower(nulled), pa.float64())
-    lowered = pc.utf8_lower(filled)
-    if pc.all(pc.is_in(lowered, value_set=pa.array(["true", "false"]))).as_py():
-        return pc.equal(pc.utf8_lower(nulled), "true")
-    return arr
-
-
-def _read_csv(path: Path, infer: bool) -> pa.Table:
-    import pyarrow as pa
-
-    delimiter = "\t" if path.suffix.lower() == ".tsv" else ","
-    columns: list[list[str]] = []
-    names: list[str] = []
-    rows = 0
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        reader = csv.reader(fh, delimiter=delimiter, strict=True)
-        while True:
-            start = reader.line_num + 1
-            try:
-                record = next(reader)
-            except StopIteration:
-                break
-            except csv.Error as exc:
-                raise InputRejectedError(
-                    f"input {path.name!r}, line {start}: malformed CSV: {exc}"
-                ) from exc
-            except UnicodeDecodeError as exc:
-                raise InputRejectedError(
-                    f"input {path.name!r}, near line {start}: not UTF-8 text ({exc.reason})"
-                ) from exc
-            if not record:
-                continue  # a blank line
-            if not names:
-                names = record
-                _check_names(path, names)
-                columns = [[] for _ in names]
-                continue
-            if len(record) != len(names):
-                raise InputRejectedError(
-                    f"input {path.name!r}, line {start} (row {rows + 1}): expected "
-                    f"{len(names)} fields like the header, found {len(record)}"
-                )
-            rows += 1
-            if rows > MAX_TABLE_ROWS:
-                raise _too_many_rows(path, f"line {start}")
-            for column, value in zip(columns, record, strict=True):
-                column.append(value)
-    if not names:
-        raise InputRejectedError(f"input {path.name!r} has no header row")
-    return pa.Table.from_arrays([_text_column(c, infer) for c in columns], names=names)
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
-def _read_jsonl(path: Path) -> pa.Table:
-    import pyarrow as pa
-
-    names: dict[str, None] = {}
-    records: list[tuple[int, dict[str, Any]]] = []
-    with open(path, encoding="utf-8-sig") as fh:
-        lineno = 0
-        while True:
-            try:
-                text = fh.readline()
-            except UnicodeDecodeError as exc:
-                raise InputRejectedError(
-                    f"input {path.name!r}, line {lineno + 1}: not UTF-8 text ({exc.reason})"
-                ) from exc
-            if not text:
-                break
-            lineno += 1
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputRejectedError(
-                    f"input {path.name!r}, line {lineno}: invalid JSON: {exc.msg} "
-                    f"(column {exc.colno})"
-                ) from exc
-            if not isinstance(record, dict):
-                raise InputRejectedError(
-                    f"input {path.name!r}, line {lineno}: expected a JSON object per line, "
-                    f"found {_json_kind(record)}"
-                )
-            if len(records) >= MAX_TABLE_ROWS:
-                raise _too_many_rows(path, f"line {lineno}")
-            names.update(dict.fromkeys(record))
-            records.append((lineno, record))
-    _check_names(path, list(names))
-    arrays = []
-    for name in names:
-        values = [record.get(name) for _, record in records]
-        try:
-            arrays.append(pa.array(values))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
-            kinds = [(n, _json_kind(r.get(name))) for n, r in records]
-            first = next((k for _, k in kinds if k != "null"), "null")
-            bad = next(((n, k) for n, k in kinds if k not in (first, "null")), None)
-            where = f" but line {bad[0]} has a {bad[1]}" if bad else ""
-            raise InputRejectedError(
-                f"input {path.name!r}: column {name!r} mixes value types (the first value is "
-                f"a {first}{where}): {exc}"
-            ) from exc
-    return pa.Table.from_arrays(arrays, names=list(names))
-
-
-def _read_parquet(path: Path) -> pa.Table:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        handle = pq.ParquetFile(path)
-        if handle.metadata.num_rows > MAX_TABLE_ROWS:
-            raise _too_many_rows(path, f"it declares {handle.metadata.num_rows}")
-        table = handle.read()
-    except (pa.ArrowException, OSError) as exc:
-        raise InputRejectedError(
-            f"input {path.name!r} is not a readable Parquet file: {exc}"
-        ) from exc
-    _check_names(path, table.column_names)
-    return table
-
-
-def read_table(path: str | Path, limits: Limits, *, infer_types: bool = True) -> pa.Table:
-    """Read a csv/tsv, jsonl or parquet file into an Arrow table, checking the limits.
-
-    CSV needs a header row; with ``infer_types`` a column whose every non-empty value is an
-    integer, a number or true/false becomes int64, float64 or bool (empty cells then become
-    null); other columns stay text, exactly as written.
-
-    Raises:
-        InputRejectedError: Too large, over the row cap, or malformed (the message names the
-            file and the line or row).
-    """
-    p = check_input_file(path, limits)
-    fmt = table_format(p)
-    if fmt == "csv":
-        return _read_csv(p, infer_types)
-    if fmt == "jsonl":
-        return _read_jsonl(p)
-    return _read_parquet(p)
-
-
-def cell_text(value: Any) -> str:
-    """A table value as CSV text: null empty, booleans true/false, nested values as JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int | float | decimal.Decimal):
-        return repr(value) if isinstance(value, float) else str(value)
-    if isinstance(value, dt.date | dt.time | dt.datetime):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, list | dict | tuple):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_json_default)
-    return str(value)
-
-
-def _json_default(value: Any) -> Any:
-    """JSON for the Arrow values json cannot write itself."""
-    if isinstance(value, dt.date | dt.time | dt.datetime):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    return str(value)
-
-
-def _iter_rows(table: pa.Table) -> Iterator[dict[str, Any]]:
-    for batch in table.to_batches(max_chunksize=65536):
-        yield from batch.to_pylist()
-
-
-def write_table(table: pa.Table, path: Path, fmt: str) -> None:
-    """Write a table deterministically (fixed options; no timestamps)."""
-    import pyarrow.parquet as pq
-
-    if fmt == "parquet":
-        pq.write_table(
-            table,
-            path,
-            compression="snappy",
-            write_statistics=True,
-            use_dictionary=True,
-            version="2.6",
-            data_page_version="1.0",
-            row_group_size=1 << 20,
-        )
-        return
-    names = table.column_names
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        if fmt == "csv":
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(names)
-            for row in _iter_rows(table):
-                writer.writerow([cell_text(row[n]) for n in names])
-        else:
-            for row in _iter_rows(table):
-                fh.write(json.dumps(row, ensure_ascii=False, default=_json_default) + "\n")
+# The table reader, its CSV cell grammar and the writer are shared with the catalog, in
+# :mod:`benchsmith.tables`; ``read_table``, ``cell_text``, ``table_format`` and ``write_table``
+# are re-exported here for callers that know them from this module.
 
 
 class ConvertTableParams(ToolParams):

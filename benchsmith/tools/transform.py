@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from benchsmith.errors import InputRejectedError, ToolParamError
+from benchsmith.tables import cell_text, read_table
 from benchsmith.tools.context import Limits, ToolContext, check_input_file
 from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
@@ -500,8 +501,6 @@ class MultipleChoiceParams(ToolParams):
 
 
 def _choice_text(value: Any) -> str:
-    from benchsmith.tools.convert import cell_text
-
     return " ".join(cell_text(value).split())
 
 
@@ -522,8 +521,6 @@ def make_multiple_choice(
     distinct distractors is an error saying how many were found.
     """
     if inputs:
-        from benchsmith.tools.convert import read_table
-
         if params.pool is not None or not params.column:
             raise ToolParamError(
                 "tool make_multiple_choice: with a table input give column (and no pool)"

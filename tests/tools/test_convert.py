@@ -280,11 +280,12 @@ def test_table_infer_types_off_keeps_text(tmp_path, tool_ctx):
 def test_table_malformed_csv_names_line(tmp_path, tool_ctx):
     src = tmp_path / "bad.csv"
     src.write_text("a,b\n1,2\n3,4\n5,6,7\n", encoding="utf-8")
-    with pytest.raises(InputRejectedError, match=r"bad.csv'?, line 4 \(row 3\).*expected 2"):
+    # One CSV reader with the catalog (benchsmith.tables), so its wording: row, then line.
+    with pytest.raises(InputRejectedError, match=r"bad.csv'?: row 3 \(line 4\) has 3 fields.* 2"):
         run_tool("convert_table", {"format": "parquet"}, [src], tool_ctx)
     quote = tmp_path / "quote.csv"
     quote.write_text('a,b\n1,2\n"x"y,3\n', encoding="utf-8")
-    with pytest.raises(InputRejectedError, match=r"quote.csv'?, line 3: malformed CSV"):
+    with pytest.raises(InputRejectedError, match=r"quote.csv'?: line 3: CSV syntax error"):
         run_tool("convert_table", {"format": "jsonl"}, [quote], tool_ctx)
 
 
@@ -318,7 +319,7 @@ def test_table_jsonl_union_of_keys_in_order(tmp_path, tool_ctx):
 def test_table_duplicate_header_rejected(tmp_path, tool_ctx):
     src = tmp_path / "dup.csv"
     src.write_text("a,b,a\n1,2,3\n", encoding="utf-8")
-    with pytest.raises(InputRejectedError, match="repeated: \\['a'\\]"):
+    with pytest.raises(InputRejectedError, match="repeated column name.*: a$"):
         run_tool("convert_table", {"format": "jsonl"}, [src], tool_ctx)
 
 
