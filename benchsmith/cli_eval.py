@@ -1,6 +1,6 @@
 """``benchsmith eval`` and ``benchsmith judge``: thin wrappers over :mod:`benchsmith.evaluate.api`.
 
-Register them on the main group with :func:`register`.
+The ``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from typing import Any
 
 import click
 
-from benchsmith.cli_options import CONTEXT_SETTINGS, model_option
-from benchsmith.config import RunConfig
+from benchsmith.cli_options import CONTEXT_SETTINGS, config_from_options, model_option
 
 
 def _bar(total: int, desc: str, quiet: bool) -> Any:
@@ -73,11 +72,7 @@ def eval_command(
     n_items = len(load_items(bench_dir))
     if limit is not None:
         n_items = min(n_items, limit)
-    config = RunConfig(
-        config_file=(ctx.obj or {}).get("config_file"),
-        role_models={"judge": judge_model} if judge_model else {},
-        seed=seed,
-    )
+    config = config_from_options(ctx, role_models={"judge": judge_model} if judge_model else {})
     bar = _bar(n_items * len(specs), "answers", quiet)
     try:
         result = evaluate_benchmark(
@@ -145,10 +140,7 @@ def judge_command(
     n_items = len(load_items(bench_dir))
     if limit is not None:
         n_items = min(n_items, limit)
-    config = RunConfig(
-        config_file=(ctx.obj or {}).get("config_file"),
-        role_models={"judge": model} if model else {},
-    )
+    config = config_from_options(ctx, role_models={"judge": model} if model else {})
     bar = _bar(n_items, "items", quiet)
     try:
         result = judge_benchmark(
@@ -172,9 +164,3 @@ def judge_command(
     if summary["errors"]:
         click.echo(f"warning: {summary['errors']} item(s) got no valid rating")
     click.echo(f"wrote {result.judge_path} and {result.report_path}")
-
-
-def register(cli: click.Group) -> None:
-    """Add ``eval`` and ``judge`` to the ``benchsmith`` command group."""
-    cli.add_command(eval_command)
-    cli.add_command(judge_command)

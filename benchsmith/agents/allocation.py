@@ -38,7 +38,7 @@ from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import LLMRuntime, RoleModel
 from benchsmith.llm.usage import price_for
 from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
-from benchsmith.spec import Allocation, Grounding, Subtask
+from benchsmith.spec import Allocation, Dropped, Grounding, Subtask
 
 Constraint = Literal["supply", "budget", "coverage"]
 Route = Literal["ok", "design", "stop"]
@@ -1069,8 +1069,8 @@ def allocation_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
 
     config = run_config(runtime)
     llm = runtime_for(config)
-    subtasks = [Subtask(**s) for s in state.get("subtasks") or []]
-    groundings = [Grounding(**g) for g in state.get("groundings") or []]
+    subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
+    groundings = [Grounding.model_validate(g) for g in state.get("groundings") or []]
     if not subtasks or not groundings:
         reason = "no subtask could be grounded in the catalog"
         if not state.get("dropped"):
@@ -1105,7 +1105,7 @@ def allocation_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         + [f"allocation: {outcome.route}: {outcome.message}"],
     }
     if outcome.feasible:
-        update["allocations"] = [a.model_dump() for a in outcome.allocations]
+        update["allocations"] = list(outcome.allocations)
         update["plan_status"] = "ok"
         return update
     regroundings = int(state.get("regroundings") or 0)
@@ -1113,9 +1113,9 @@ def allocation_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         subjects = outcome.bottleneck.subjects if outcome.bottleneck else []
         short = [s.id for s in subtasks if s.id in subjects] or [subtasks[-1].id]
         update["ungrounded"] = [
-            {"subtask_id": sid, "reason": f"too little data: {outcome.message}"} for sid in short
+            Dropped(subtask_id=sid, reason=f"too little data: {outcome.message}") for sid in short
         ]
-        update["groundings"] = [g.model_dump() for g in groundings if g.subtask_id not in short]
+        update["groundings"] = [g for g in groundings if g.subtask_id not in short]
         update["regroundings"] = regroundings + 1
         update["plan_status"] = "redesign"
         return update

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
@@ -30,7 +30,13 @@ from benchsmith.tools.media import (
     pipe_pcm,
     samples,
 )
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
+from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
+from benchsmith.tools.sound import (
+    AudioOutParams,
+    check_format_rate,
+    resolve_voice,
+    synthesize_espeak,
+)
 
 if TYPE_CHECKING:
     import random
@@ -38,10 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
     from pydub import AudioSegment
 
-AudioFormat = Literal["wav", "mp3", "ogg", "flac"]
 LOSSLESS = frozenset({"wav", "flac"})
-# Sample rates libmp3lame can write.
-MP3_RATES = frozenset({8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000})
 _FULL_SCALE = 32768.0
 # Largest peak a mix may have before it is scaled down: full scale for lossless files, -1 dBFS
 # for lossy ones (their decoders overshoot the original peaks a little).
@@ -61,43 +64,8 @@ _LEVEL_TOLERANCE_DB = 0.2
 _DURATION_TOLERANCE_S = 0.02
 _TRIM_TOLERANCE_S = 0.01
 
-_FORMAT_DESCRIPTION = (
-    "Output file type: 'wav' (default) or 'flac' keep the samples exactly; 'mp3' and 'ogg' "
-    "are lossy and add codec noise. Keep 'wav' unless the benchmark needs a compressed file."
-)
-
 
 # -- shared parameters and helpers ----------------------------------------------------------------
-class AudioOutParams(ToolParams):
-    """Parameters shared by the audio-writing tools: the output file type."""
-
-    format: AudioFormat = Field(default="wav", description=_FORMAT_DESCRIPTION)
-
-    @model_validator(mode="after")
-    def _output_name_matches_format(self) -> AudioOutParams:
-        if self.output_name is not None:
-            suffix = PurePosixPath(self.output_name).suffix.lower()
-            if suffix != f".{self.format}":
-                raise ValueError(
-                    f"output_name {self.output_name!r} must end in .{self.format} to match "
-                    f"format {self.format!r}; change the name or leave it out"
-                )
-        return self
-
-
-def check_format_rate(fmt: str, rate: int) -> None:
-    """Refuse an output type that cannot hold ``rate`` (mp3 has a fixed set of rates).
-
-    Raises:
-        ToolParamError: mp3 at a rate libmp3lame cannot write.
-    """
-    if fmt == "mp3" and rate not in MP3_RATES:
-        raise ToolParamError(
-            f"mp3 cannot hold {rate} Hz audio (it takes {', '.join(map(str, sorted(MP3_RATES)))}"
-            " Hz); use format 'wav', 'flac' or 'ogg'"
-        )
-
-
 def _array(segment: AudioSegment) -> np.ndarray:
     """Samples as float64, shape (frames, channels)."""
     return samples(segment)
@@ -302,8 +270,6 @@ def _babble(
 ) -> tuple[np.ndarray, list[str]]:
     """Mono babble: ``talkers`` espeak-ng voices saying seeded random sentences at once."""
     import numpy as np
-
-    from benchsmith.tools.tts import resolve_voice, synthesize_espeak
 
     seconds = min(max(frames / rate, 2.0), _BABBLE_MAX_S)
     total = np.zeros(frames)

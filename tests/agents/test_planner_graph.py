@@ -135,8 +135,8 @@ def test_ungrounded_subtask_goes_back_to_design_and_is_replaced(catalog):
         "review_plan",
     ]
     spec = state.values["spec"]
-    assert [s["id"] for s in spec["subtasks"]] == ["spoken-capitals", "noisy-digits"]
-    assert spec["dropped"] == []
+    assert [s.id for s in spec.subtasks] == ["spoken-capitals", "noisy-digits"]
+    assert spec.dropped == []
     assert script.calls["SubtaskProposal"] == 2
     # The second proposal was asked with the grounding failure as feedback.
 
@@ -163,10 +163,10 @@ def test_subtask_that_stays_ungrounded_is_dropped_and_reported(catalog):
         "review_plan",
     ]
     spec = state.values["spec"]
-    assert [s["id"] for s in spec["subtasks"]] == ["spoken-capitals"]
-    assert [d["subtask_id"] for d in spec["dropped"]] == ["exoplanet-masses"]
-    assert "no dataset in the catalog matches" in spec["dropped"][0]["reason"]
-    assert [a["quota"] for a in spec["allocations"]] == [10]
+    assert [s.id for s in spec.subtasks] == ["spoken-capitals"]
+    assert [d.subtask_id for d in spec.dropped] == ["exoplanet-masses"]
+    assert "no dataset in the catalog matches" in spec.dropped[0].reason
+    assert [a.quota for a in spec.allocations] == [10]
 
 
 def test_loop_cap_zero_drops_at_once(catalog):
@@ -179,7 +179,7 @@ def test_loop_cap_zero_drops_at_once(catalog):
     )
     path, state, *_ = run(RunConfig(max_subtasks=2, max_regrounding=0), script)
     assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
-    assert [d["subtask_id"] for d in state.values["spec"]["dropped"]] == ["exoplanet-orbits"]
+    assert [d.subtask_id for d in state.values["spec"].dropped] == ["exoplanet-orbits"]
 
 
 def test_supply_shortfall_is_diagnosed_and_sent_back_then_stops_at_the_cap(catalog):
@@ -216,9 +216,7 @@ def test_supply_cap_within_a_feasible_plan_is_adjusted(catalog):
         TemplateChoice=OWN,
     )
     path, state, *_ = run(RunConfig(max_subtasks=2), script, size=100)
-    quotas = {
-        a["grounding_id"].split("--")[1]: a["quota"] for a in state.values["spec"]["allocations"]
-    }
+    quotas = {a.grounding_id.split("--")[1]: a.quota for a in state.values["spec"].allocations}
     assert quotas == {"countries": 60, "digits": 40}
 
 
@@ -250,7 +248,7 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     edited["intent"] = "edited intent"
     install_model(config, script())
     graph.invoke(Command(resume={"action": "edit", "spec": edited}), thread, context=config)
-    assert graph.get_state(thread).values["spec"]["intent"] == "edited intent"
+    assert graph.get_state(thread).values["spec"].intent == "edited intent"
 
     path, state, graph, thread = run(config, script())
     install_model(config, script())
