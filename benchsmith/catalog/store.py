@@ -39,7 +39,7 @@ from benchsmith.catalog.loaders import data_path, iter_records
 from benchsmith.catalog.profile import REFERENCE_SUFFIXES, profile_path
 from benchsmith.catalog.readers import data_suffix, strip_suffixes
 from benchsmith.files import atomic_path, atomic_write
-from benchsmith.tools.search import fts_query
+from benchsmith.tools.search.index import fts_query
 
 try:  # POSIX advisory locks; elsewhere the in-process lock is all there is
     import fcntl
