@@ -21,9 +21,11 @@ from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
     config_from_options,
     model_option,
+    out_option,
     planning_options,
     review_interactively,
     role_model_option,
+    size_option,
 )
 from benchsmith.cli_options import parse_role_models as _parse_role_models
 from benchsmith.config import load_file_config
@@ -174,20 +176,8 @@ def doctor(
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("intent")
-@click.option(
-    "--size",
-    type=click.IntRange(1, 100_000),
-    default=100,
-    show_default=True,
-    help="Number of items.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Folder for spec.json and the run records (default: out/plan-<slug>).",
-)
+@size_option(default=100, help_text="Number of items.")
+@out_option("Folder for spec.json and the run records (default: out/plan-<slug>).")
 @planning_options
 @click.option("--json", "as_json", is_flag=True, help="Print the spec as JSON.")
 @click.pass_context

@@ -17,8 +17,11 @@ from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
     config_from_options,
     config_option,
+    out_option,
     planning_options,
+    quiet_option,
     review_interactively,
+    size_option,
 )
 from benchsmith.naming import slugify
 
@@ -98,19 +101,9 @@ def _default_out(intent: str | None, spec: str | None) -> str:
 
 @click.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("intent", required=False)
-@click.option(
-    "--size",
-    type=click.IntRange(1, 100_000),
-    default=None,
-    help="Number of items [default: 100].",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="The benchmark folder (default: out/<intent slug>). Must be new or empty, "
-    "unless --resume.",
+@size_option(default=None, help_text="Number of items [default: 100].")
+@out_option(
+    "The benchmark folder (default: out/<intent slug>). Must be new or empty, unless --resume."
 )
 @click.option(
     "--spec",
@@ -130,7 +123,7 @@ def _default_out(intent: str | None, spec: str | None) -> str:
     help="With --resume: serve every model call from the run records of --out, with no "
     "network (a call that is not recorded stops the build and says so).",
 )
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@quiet_option
 @click.pass_context
 def build(
     ctx: click.Context,

@@ -154,6 +154,27 @@ def review_interactively(pending: dict[str, Any]) -> dict[str, Any]:
     return {"action": "approve"}
 
 
+def size_option(*, default: int | None, help_text: str) -> Callable[[F], F]:
+    """``--size N``: the number of items (1 to 100,000)."""
+    return click.option(
+        "--size",
+        type=click.IntRange(1, 100_000),
+        default=default,
+        show_default=default is not None,
+        help=help_text,
+    )
+
+
+def out_option(help_text: str) -> Callable[[F], F]:
+    """``--out DIR``: the folder a command writes."""
+    return click.option(
+        "--out", type=click.Path(file_okay=False), default=None, metavar="DIR", help=help_text
+    )
+
+
+quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
+
+
 model_option = click.option(
     "--model",
     "model",

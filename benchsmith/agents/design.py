@@ -10,6 +10,7 @@ reason, and are replaced while grounded ones are kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -254,26 +255,18 @@ def design_subtasks(
         except StructuredOutputError as exc:
             log.append(f"round {round_no}: no valid proposal ({exc})")
             continue
-        candidates = _to_subtasks(proposal, taken, languages)
-        fresh, problems = check_subtasks(
-            candidates,
+        check = functools.partial(
+            check_subtasks,
             max_count=len(keep) + target,
             modalities=modalities,
             formats=formats,
             keep_first=keep + accepted,
             intent=intent,
         )
+        fresh, problems = check(_to_subtasks(proposal, taken, languages))
         log.extend(f"round {round_no}: rejected {p}" for p in problems)
         if fresh:
-            fresh = _critique(model, intent, fresh, log, round_no)
-            fresh, problems = check_subtasks(
-                fresh,
-                max_count=len(keep) + target,
-                modalities=modalities,
-                formats=formats,
-                keep_first=keep + accepted,
-                intent=intent,
-            )
+            fresh, problems = check(_critique(model, intent, fresh, log, round_no))
             log.extend(f"round {round_no}: rejected after revision {p}" for p in problems)
         accepted.extend(fresh)
     if not keep and not accepted:
