@@ -23,17 +23,13 @@ from pydantic import Field, model_validator
 
 from benchsmith.errors import InputRejectedError, PostconditionError, ToolParamError
 from benchsmith.tools.context import Limits, ToolContext
-from benchsmith.tools.media import (
-    export_audio,
-    load_audio,
-    measure_audio,
-    pipe_pcm,
-    samples,
-)
+from benchsmith.tools.media import load_audio, measure_audio, pipe_pcm, samples
 from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
 from benchsmith.tools.sound import (
     AudioOutParams,
     check_format_rate,
+    export_output,
+    join_with_silence,
     resolve_voice,
     synthesize_espeak,
 )
@@ -141,9 +137,7 @@ def _write(
 def _export(ctx: ToolContext, params: AudioOutParams, segment: AudioSegment, stem: str) -> Path:
     """Write the output (type from ``params.format``) without measuring it."""
     check_format_rate(params.format, segment.frame_rate)
-    out = ctx.output_for(params.output_name, f".{params.format}", stem=stem)
-    export_audio(segment, out, ctx.limits)
-    return out
+    return export_output(ctx, params, segment, stem)
 
 
 def _check_common(
@@ -579,30 +573,14 @@ def audio_concat(ctx: ToolContext, params: ConcatParams, inputs: list[Path]) -> 
     question, a sequence of sounds to count or order), for long-context and ordering tests.
     The output takes the first input's sample rate and channels.
     """
-    from pydub import AudioSegment
-
     first = _load(ctx, inputs[0])
     rate, channels = first.frame_rate, first.channels
     parts = [first] + [match_format(_load(ctx, p), rate, channels, ctx.limits) for p in inputs[1:]]
-    gap = b"\x00\x00" * channels * round(params.silence_ms * rate / 1000)
-    chunks: list[bytes] = []
-    timeline = []
-    position = 0
-    for index, (path, part) in enumerate(zip(inputs, parts, strict=True)):
-        if index:
-            chunks.append(gap)
-            position += len(gap) // (2 * channels)
-        frames = len(part.raw_data) // (2 * channels)
-        timeline.append(
-            {
-                "input": path.name,
-                "start_s": round(position / rate, 3),
-                "end_s": round((position + frames) / rate, 3),
-            }
-        )
-        chunks.append(part.raw_data)
-        position += frames
-    joined = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=channels)
+    joined, spans = join_with_silence(parts, params.silence_ms)
+    timeline = [
+        {"input": path.name, "start_s": start_s, "end_s": end_s}
+        for path, (start_s, end_s) in zip(inputs, spans, strict=True)
+    ]
 
     out, measured = _write(ctx, params, joined, inputs[0].stem)
     expected = (

@@ -1,8 +1,9 @@
 """What the audio and speech tools share: audio output formats and the espeak-ng engine.
 
 ``audio`` (noise, mixing, trimming) and ``tts`` (speech) both write audio files in one of
-four formats and both speak with espeak-ng (babble noise is several espeak voices at
-once), so those pieces live here and neither tool module imports the other.
+four formats, both join parts with silence between them (concatenation, dialogue turns)
+and both speak with espeak-ng (babble noise is several espeak voices at once), so those
+pieces live here and neither tool module imports the other.
 
 espeak-ng's voice list (``espeak-ng --voices``) is parsed once and cached; a voice is asked
 for by language code (``en``, ``fr``, ``zh``), by espeak voice name (``en-us``, ``fr-be``)
@@ -18,6 +19,7 @@ import functools
 import re
 import tempfile
 import wave
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
@@ -25,8 +27,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field, model_validator
 
 from benchsmith.errors import InputRejectedError, ToolParamError, ToolUnavailableError
-from benchsmith.tools.context import Limits
-from benchsmith.tools.media import load_audio, run_program
+from benchsmith.tools.context import Limits, ToolContext
+from benchsmith.tools.media import export_audio, load_audio, run_program
 from benchsmith.tools.registry import ToolParams
 
 if TYPE_CHECKING:
@@ -72,6 +74,48 @@ def check_format_rate(fmt: str, rate: int) -> None:
             f"mp3 cannot hold {rate} Hz audio (it takes {', '.join(map(str, sorted(MP3_RATES)))}"
             " Hz); use format 'wav', 'flac' or 'ogg'"
         )
+
+
+def export_output(
+    ctx: ToolContext, params: AudioOutParams, segment: AudioSegment, stem: str
+) -> Path:
+    """Write a tool's audio output: named by ``params.output_name`` or after ``stem``.
+
+    The file type is ``params.format``; the file is not measured here.
+    """
+    out = ctx.output_for(params.output_name, f".{params.format}", stem=stem)
+    export_audio(segment, out, ctx.limits)
+    return out
+
+
+def join_with_silence(
+    parts: Sequence[AudioSegment], silence_ms: int
+) -> tuple[AudioSegment, list[tuple[float, float]]]:
+    """Join 16-bit parts end to end, with ``silence_ms`` of silence between consecutive ones.
+
+    Every part must have the first one's sample rate and channel count.
+
+    Returns:
+        The joined audio, and each part's ``(start_s, end_s)`` in it (rounded to the ms).
+    """
+    from pydub import AudioSegment
+
+    rate, channels = parts[0].frame_rate, parts[0].channels
+    gap_frames = round(silence_ms * rate / 1000)
+    gap = b"\x00\x00" * channels * gap_frames
+    chunks: list[bytes] = []
+    spans: list[tuple[float, float]] = []
+    position = 0
+    for index, part in enumerate(parts):
+        if index:
+            chunks.append(gap)
+            position += gap_frames
+        frames = len(part.raw_data) // (2 * channels)
+        spans.append((round(position / rate, 3), round((position + frames) / rate, 3)))
+        chunks.append(part.raw_data)
+        position += frames
+    joined = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=channels)
+    return joined, spans
 
 
 # -- the voice catalog --------------------------------------------------------------------------

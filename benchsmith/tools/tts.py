@@ -26,13 +26,15 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from benchsmith.errors import ToolParamError, ToolUnavailableError
 from benchsmith.tools.context import Limits, ToolContext
-from benchsmith.tools.media import export_audio, load_audio, measure_audio
+from benchsmith.tools.media import load_audio, measure_audio
 from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
 from benchsmith.tools.sound import (
     AudioOutParams,
     EspeakVoice,
     available_voices,
     check_nonempty_wav,
+    export_output,
+    join_with_silence,
     phonemes,
     resolve_variant,
     resolve_voice,
@@ -88,6 +90,19 @@ def _check_speakable(text: str) -> str:
 
 SpeakableText = Annotated[str, AfterValidator(_check_speakable)]
 NO_INPUTS = InputSpec("any", min=0, max=0)
+
+
+def _espeak(
+    ctx: ToolContext,
+    params: SpeakParams | DialogueParams,
+    text: str,
+    voice: EspeakVoice,
+    variant: str | None,
+) -> AudioSegment:
+    """``text`` spoken by espeak-ng in ``voice`` at the call's rate and pitch."""
+    return synthesize_espeak(
+        text, voice, variant=variant, rate=params.rate, pitch=params.pitch, limits=ctx.limits
+    )
 
 
 # -- piper --------------------------------------------------------------------------------------
@@ -212,20 +227,12 @@ def tts_speak(ctx: ToolContext, params: SpeakParams, inputs: list[Path]) -> Tool
         voice, variant = resolve_voice(params.voice)
         if params.variant:
             variant = resolve_variant(params.variant)
-        speech = synthesize_espeak(
-            params.text,
-            voice,
-            variant=variant,
-            rate=params.rate,
-            pitch=params.pitch,
-            limits=ctx.limits,
-        )
+        speech = _espeak(ctx, params, params.text, voice, variant)
         voice_name, language = voice.name, voice.language
         expected_language = available_voices()[voice.name]
         spoken = phonemes(params.text, voice.name, ctx.limits.ffmpeg_timeout_s)
 
-    out = ctx.output_for(params.output_name, f".{params.format}", stem="speech")
-    export_audio(speech, out, ctx.limits)
+    out = export_output(ctx, params, speech, "speech")
     measured = measure_audio(out, ctx.limits)
     words = speech_units(params.text)
     duration = measured["duration_s"]
@@ -317,8 +324,6 @@ def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -
     Makes conversations for a benchmark to test speaker attribution ("who said ..."),
     multi-speaker transcription, turn-taking and listening comprehension of dialogues.
     """
-    from pydub import AudioSegment
-
     _check_text_limit(
         "".join(t.text for t in params.turns), ctx.limits, "the dialogue's text in total"
     )
@@ -342,43 +347,23 @@ def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -
     parts: list[AudioSegment] = []
     for turn in params.turns:
         voice, variant = resolved[turn.speaker]
-        parts.append(
-            synthesize_espeak(
-                turn.text,
-                voice,
-                variant=variant,
-                rate=params.rate,
-                pitch=params.pitch,
-                limits=ctx.limits,
-            )
-        )
+        parts.append(_espeak(ctx, params, turn.text, voice, variant))
     rate = parts[0].frame_rate
     parts = [p if p.frame_rate == rate else p.set_frame_rate(rate) for p in parts]
-    pause_frames = round(params.pause_ms * rate / 1000)
-    silence = b"\x00\x00" * pause_frames
-    chunks: list[bytes] = []
+    dialogue, spans = join_with_silence(parts, params.pause_ms)
     timeline: list[dict[str, Any]] = []
-    position = 0
-    for index, (turn, part) in enumerate(zip(params.turns, parts, strict=True)):
-        if index:
-            chunks.append(silence)
-            position += pause_frames
-        frames = len(part.raw_data) // 2
+    for turn, (start_s, end_s) in zip(params.turns, spans, strict=True):
         voice, variant = resolved[turn.speaker]
         timeline.append(
             {
                 "speaker": turn.speaker,
                 "voice": _voice_label(voice.name, variant),
-                "start_s": round(position / rate, 3),
-                "end_s": round((position + frames) / rate, 3),
+                "start_s": start_s,
+                "end_s": end_s,
             }
         )
-        chunks.append(part.raw_data)
-        position += frames
-    dialogue = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=1)
 
-    out = ctx.output_for(params.output_name, f".{params.format}", stem="dialogue")
-    export_audio(dialogue, out, ctx.limits)
+    out = export_output(ctx, params, dialogue, "dialogue")
     measured = measure_audio(out, ctx.limits)
     expected = (
         sum(len(p.raw_data) // 2 for p in parts) / rate + (len(parts) - 1) * params.pause_ms / 1000
