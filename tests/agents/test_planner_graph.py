@@ -255,3 +255,44 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     graph.invoke(Command(resume={"action": "reject", "reason": "too easy"}), thread, context=config)
     final = graph.get_state(thread).values
     assert final["plan_status"] == "rejected" and "too easy" in final["error"]
+
+
+def test_the_planner_state_holds_the_plan_models_not_dicts(catalog):
+    """Design, grounding and allocation write Subtask/Grounding/Allocation models, and the
+    spec survives the checkpointer as a BenchmarkSpec."""
+    from benchsmith.spec import Allocation, Grounding, Subtask
+
+    script = SchemaScript(
+        SubtaskProposal=[proposal(CAPITALS, DIGIT)],
+        Critique=[KEEP],
+        GroundingChoice=[GOOD, GOOD_DIGIT],
+        ImportanceWeights=[NO_WEIGHTS],
+        TemplateChoice=OWN,
+    )
+    config = RunConfig(max_subtasks=2)
+    install_model(config, script)
+    graph = make_builder().compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "typed"}}
+    written: dict[str, list] = {}
+    for _ns, update in graph.stream(
+        {"intent": "capitals, digits and exoplanets", "size": 10},
+        thread,
+        context=config,
+        stream_mode="updates",
+        subgraphs=True,
+    ):
+        for node, values in update.items():
+            for key in ("subtasks", "groundings", "allocations"):
+                if isinstance(values, dict) and key in values:
+                    written.setdefault(f"{node}.{key}", []).extend(values[key])
+    register_runtime(config, None)
+    assert written["design.subtasks"] and all(
+        isinstance(s, Subtask) for s in written["design.subtasks"]
+    )
+    assert written["grounding.groundings"] and all(
+        isinstance(g, Grounding) for g in written["grounding.groundings"]
+    )
+    assert written["allocation.allocations"] and all(
+        isinstance(a, Allocation) for a in written["allocation.allocations"]
+    )
+    assert isinstance(graph.get_state(thread).values["spec"], BenchmarkSpec)
