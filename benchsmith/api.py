@@ -14,12 +14,13 @@ import math
 import os
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchsmith.config import RunConfig
 from benchsmith.errors import BenchsmithError
+from benchsmith.files import write_json
 from benchsmith.spec import BenchmarkSpec
 
 Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
@@ -52,7 +53,7 @@ def add_run_sources(
         catalog.add(path, replace=True)
     for path in references:
         catalog.add_reference(path, replace=True)
-    return replace(config, run_catalog_dir=str(out / "catalog"))
+    return config.with_paths(run_catalog_dir=str(out / "catalog"))
 
 
 def plan_benchmark(
@@ -90,10 +91,10 @@ def plan_benchmark(
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        if config.run_dir is None:
-            config = replace(config, run_dir=str(out_dir / ".run"))
+        if config.paths.run_dir is None:
+            config = config.with_paths(run_dir=str(out_dir / ".run"))
         config = add_run_sources(config, out_dir, datasets, references)
-    config = replace(config, review=reviewer is not None)
+    config = config.model_copy(update={"review": reviewer is not None})
     values = _run_graph({"intent": intent, "size": size}, config, reviewer, progress)
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
@@ -101,11 +102,7 @@ def plan_benchmark(
     spec_path = None
     if out_dir is not None:
         spec_path = out_dir / "spec.json"
-        tmp = spec_path.with_suffix(".json.tmp")
-        tmp.write_text(
-            json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-        )
-        os.replace(tmp, spec_path)
+        write_json(spec_path, spec.model_dump(mode="json"))
     return PlanResult(
         spec=spec,
         spec_path=spec_path,
@@ -307,7 +304,7 @@ def build_benchmark(
 
     config = config or RunConfig()
     if model is not None:
-        config = replace(config, model=model)
+        config = config.model_copy(update={"model": model})
     out_dir = Path(out)
     run_dir = out_dir / ".run"
     settings_path = run_dir / BUILD_FILE
@@ -331,7 +328,9 @@ def build_benchmark(
         saved = json.loads(settings_path.read_text(encoding="utf-8"))
         intent = saved["intent"] if intent is None else intent
         size = saved["size"] if parsed_spec is None else size
-        config = replace(config, seed=saved["seed"]) if config.seed == 0 else config
+        if "seed" not in config.model_fields_set:
+            # No seed was given: the build goes on with the one it was started with.
+            config = config.model_copy(update={"seed": saved["seed"]})
         now = _settings(config, intent or "", size)
         changed = [k for k in now if saved.get(k) != now[k]]
         if changed:
@@ -346,12 +345,12 @@ def build_benchmark(
         raise BuildError("give an intent (what the benchmark should measure) or --spec")
     out_dir.mkdir(parents=True, exist_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
-    config = replace(
-        config, out_dir=str(out_dir), run_dir=str(run_dir), review=reviewer is not None
+    config = config.with_paths(out_dir=str(out_dir), run_dir=str(run_dir)).model_copy(
+        update={"review": reviewer is not None}
     )
     config = add_run_sources(config, run_dir, datasets, references)
     if not resume:
-        from benchsmith.package.writer import atomic_write
+        from benchsmith.files import atomic_write
 
         if parsed_spec is not None:
             # The approved plan is on disk before the settings that make this a build, so a

@@ -10,20 +10,28 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import click
 
+from benchsmith.catalog.commands import catalog
+from benchsmith.cli_build import build
+from benchsmith.cli_eval import eval_command, judge_command
 from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
+    config_from_options,
     model_option,
+    out_option,
     planning_options,
+    review_interactively,
     role_model_option,
-    split_codes,
+    size_option,
 )
 from benchsmith.cli_options import parse_role_models as _parse_role_models
-from benchsmith.config import RunConfig, load_file_config
+from benchsmith.config import load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
+from benchsmith.naming import slugify
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -135,9 +143,7 @@ def doctor(
         from benchsmith.llm.client import LLMRuntime
         from benchsmith.llm.local import local_server
 
-        config = RunConfig(
-            model=model, role_models=parsed_roles, config_file=ctx.obj["config_file"]
-        )
+        config = config_from_options(ctx)
         try:
             role_model = LLMRuntime.from_config(config, file_config=file_config).for_role("design")
             answer, seconds = probe_structured(role_model)
@@ -168,43 +174,10 @@ def doctor(
         raise BenchsmithError(f"doctor: not ready: {'; '.join(c.detail for c in failed)}")
 
 
-def _review_interactively(pending: dict) -> dict:
-    """Show the plan and ask a person to approve, edit (in $EDITOR) or reject it."""
-    click.echo(pending["summary"])
-    action = click.prompt(
-        "\napprove, edit or reject the plan?",
-        type=click.Choice(["approve", "edit", "reject"]),
-        default="approve",
-    )
-    if action == "edit":
-        edited = click.edit(json.dumps(pending["spec"], indent=2), extension=".json")
-        if edited is None:
-            return {"action": "approve"}
-        try:
-            return {"action": "edit", "spec": json.loads(edited)}
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"the edited plan is not valid JSON: {exc}") from exc
-    if action == "reject":
-        return {"action": "reject", "reason": click.prompt("why", default="", show_default=False)}
-    return {"action": "approve"}
-
-
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("intent")
-@click.option(
-    "--size",
-    type=click.IntRange(1, 100_000),
-    default=100,
-    show_default=True,
-    help="Number of items.",
-)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Folder for spec.json and the run records (default: out/plan-<slug>).",
-)
+@size_option(default=100, help_text="Number of items.")
+@out_option("Folder for spec.json and the run records (default: out/plan-<slug>).")
 @planning_options
 @click.option("--json", "as_json", is_flag=True, help="Print the spec as JSON.")
 @click.pass_context
@@ -213,43 +186,22 @@ def plan(
     intent: str,
     size: int,
     out: str | None,
-    model: str | None,
-    role_models: tuple[str, ...],
     datasets: tuple[str, ...],
     references: tuple[str, ...],
-    catalog_dir: str | None,
-    modalities: tuple[str, ...],
-    languages: tuple[str, ...],
-    max_subtasks: int,
-    budget_usd: float | None,
-    budget_tokens: int | None,
     review: bool,
     as_json: bool,
+    **_config_options: Any,
 ) -> None:
     """Plan a benchmark for INTENT: subtasks, datasets, tool plans and quotas.
 
     Prints a readable plan and writes spec.json. Nothing is generated yet: `benchsmith
     build` realizes the plan.
     """
-    import re
-
     from benchsmith.agents.review import summarize
     from benchsmith.api import plan_benchmark
 
-    out_dir = out or os.path.join(
-        "out", "plan-" + (re.sub(r"[^a-z0-9]+", "-", intent.lower()).strip("-")[:40] or "benchmark")
-    )
-    config = RunConfig(
-        model=model,
-        role_models=_parse_role_models(role_models),
-        config_file=ctx.obj["config_file"],
-        catalog_dir=catalog_dir,
-        modalities=list(modalities),
-        languages=split_codes(languages),
-        max_subtasks=max_subtasks,
-        budget_usd=budget_usd,
-        budget_tokens=budget_tokens,
-    )
+    out_dir = out or os.path.join("out", "plan-" + slugify(intent, default="benchmark"))
+    config = config_from_options(ctx)
     result = plan_benchmark(
         intent,
         size=size,
@@ -257,7 +209,7 @@ def plan(
         config=config,
         datasets=datasets,
         references=references,
-        reviewer=_review_interactively if review else None,
+        reviewer=review_interactively if review else None,
         progress=_plan_progress,
     )
     if as_json:
@@ -367,31 +319,10 @@ def tools_run(
     click.echo(result.model_dump_json(indent=2))
 
 
-def _register_catalog() -> None:
-    from benchsmith.catalog.commands import catalog
-
-    cli.add_command(catalog)
-
-
-_register_catalog()
-
-
-def _register_build() -> None:
-    from benchsmith.cli_build import register
-
-    register(cli)
-
-
-_register_build()
-
-
-def _register_eval() -> None:
-    from benchsmith.cli_eval import register
-
-    register(cli)
-
-
-_register_eval()
+cli.add_command(catalog)
+cli.add_command(build)
+cli.add_command(eval_command)
+cli.add_command(judge_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,6 @@ rejected / quota per subtask) and a final summary.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections import Counter
 from typing import Any
@@ -16,11 +15,15 @@ import click
 
 from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
-    parse_role_models,
+    config_from_options,
+    config_option,
+    out_option,
     planning_options,
-    split_codes,
+    quiet_option,
+    review_interactively,
+    size_option,
 )
-from benchsmith.config import RunConfig
+from benchsmith.naming import slugify
 
 SHORTFALL_EXIT = 3
 """Exit code of a build that ended short of its size (the report says why)."""
@@ -93,196 +96,126 @@ class BuildProgress:
 
 def _default_out(intent: str | None, spec: str | None) -> str:
     base = intent or os.path.splitext(os.path.basename(spec or "benchmark"))[0]
-    return os.path.join(
-        "out", re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")[:40] or "benchmark"
-    )
+    return os.path.join("out", slugify(base, default="benchmark"))
 
 
-def register(cli: click.Group) -> None:
-    """Add the ``build`` command to the CLI group."""
+@click.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("intent", required=False)
+@size_option(default=None, help_text="Number of items [default: 100].")
+@out_option(
+    "The benchmark folder (default: out/<intent slug>). Must be new or empty, unless --resume."
+)
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(dir_okay=False, exists=True),
+    metavar="FILE",
+    help="Realize an approved spec.json instead of planning (with --seed for fresh items).",
+)
+@config_option("seed")
+@planning_options
+@config_option("concurrency")
+@config_option("max_fix_attempts", "--max-fixes")
+@config_option("judge")
+@click.option("--resume", is_flag=True, help="Continue the build in --out after a crash or kill.")
+@config_option(
+    "replay",
+    help="With --resume: serve every model call from the run records of --out, with no "
+    "network (a call that is not recorded stops the build and says so).",
+)
+@quiet_option
+@click.pass_context
+def build(
+    ctx: click.Context,
+    intent: str | None,
+    size: int | None,
+    out: str | None,
+    spec_path: str | None,
+    datasets: tuple[str, ...],
+    references: tuple[str, ...],
+    review: bool,
+    resume: bool,
+    replay: bool,
+    quiet: bool,
+    **_config_options: Any,
+) -> None:
+    r"""Build a verified benchmark for INTENT into --out.
 
-    @cli.command(context_settings=CONTEXT_SETTINGS)
-    @click.argument("intent", required=False)
-    @click.option(
-        "--size",
-        type=click.IntRange(1, 100_000),
-        default=None,
-        help="Number of items [default: 100].",
-    )
-    @click.option(
-        "--out",
-        type=click.Path(file_okay=False),
-        default=None,
-        metavar="DIR",
-        help="The benchmark folder (default: out/<intent slug>). Must be new or empty, "
-        "unless --resume.",
-    )
-    @click.option(
-        "--spec",
-        "spec_path",
-        type=click.Path(dir_okay=False, exists=True),
-        metavar="FILE",
-        help="Realize an approved spec.json instead of planning (with --seed for fresh items).",
-    )
-    @click.option(
-        "--seed", type=int, default=None, help="Seed of every random choice [default: 0]."
-    )
-    @planning_options
-    @click.option(
-        "--concurrency",
-        type=click.IntRange(1, 64),
-        default=4,
-        show_default=True,
-        help="Sample slots realized at once.",
-    )
-    @click.option(
-        "--max-fixes",
-        type=click.IntRange(0, 5),
-        default=2,
-        show_default=True,
-        help="Local fixes of a failing item before it is discarded.",
-    )
-    @click.option(
-        "--judge",
-        "judge",
-        type=click.Choice(["auto", "enforce", "advisory", "off"]),
-        default="auto",
-        show_default=True,
-        help="The LLM judge of every item: enforce (a failing verdict rejects the item), "
-        "advisory (recorded on the item only), off; auto enforces it, and skips it when the "
-        "verification role is the embedded 135M model (too small to judge; use advisory to "
-        "record its verdicts anyway).",
-    )
-    @click.option(
-        "--resume", is_flag=True, help="Continue the build in --out after a crash or kill."
-    )
-    @click.option(
-        "--replay",
-        is_flag=True,
-        help="With --resume: serve every model call from the run records of --out, with no "
-        "network (a call that is not recorded stops the build and says so).",
-    )
-    @click.option("--quiet", is_flag=True, help="No progress bar.")
-    @click.pass_context
-    def build(
-        ctx: click.Context,
-        intent: str | None,
-        size: int | None,
-        out: str | None,
-        model: str | None,
-        role_models: tuple[str, ...],
-        spec_path: str | None,
-        seed: int | None,
-        datasets: tuple[str, ...],
-        references: tuple[str, ...],
-        catalog_dir: str | None,
-        modalities: tuple[str, ...],
-        languages: tuple[str, ...],
-        max_subtasks: int,
-        budget_usd: float | None,
-        budget_tokens: int | None,
-        concurrency: int,
-        max_fixes: int,
-        judge: str,
-        review: bool,
-        resume: bool,
-        replay: bool,
-        quiet: bool,
-    ) -> None:
-        r"""Build a verified benchmark for INTENT into --out.
+    Plans subtasks, datasets and quotas (or takes --spec), realizes every item with the
+    tools, verifies it (structure, media, leaks, language, an LLM judge, duplicates),
+    fixes or discards failures, refills quotas, and writes data/test.jsonl, media/, a
+    dataset card, report.json/report.md, rejects.jsonl, an Inspect AI task file and an
+    lm-evaluation-harness task. A killed build continues with --resume.
 
-        Plans subtasks, datasets and quotas (or takes --spec), realizes every item with the
-        tools, verifies it (structure, media, leaks, language, an LLM judge, duplicates),
-        fixes or discards failures, refills quotas, and writes data/test.jsonl, media/, a
-        dataset card, report.json/report.md, rejects.jsonl, an Inspect AI task file and an
-        lm-evaluation-harness task. A killed build continues with --resume.
+    Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
+    report.md say why); 1 a build or model error; 2 a usage or input error; 130
+    interrupted.
 
-        Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
-        report.md say why); 1 a build or model error; 2 a usage or input error; 130
-        interrupted.
+    \b
+    Examples:
+      benchsmith build "spoken questions about world capitals" --size 50 --language en,fr
+      benchsmith build --spec out/capitals/spec.json --seed 7 --out out/capitals-v2
+    """
+    from benchsmith.api import build_benchmark
 
-        \b
-        Examples:
-          benchsmith build "spoken questions about world capitals" --size 50 --language en,fr
-          benchsmith build --spec out/capitals/spec.json --seed 7 --out out/capitals-v2
-        """
-        from benchsmith.api import build_benchmark
-        from benchsmith.cli import _review_interactively
-
-        if not intent and not spec_path and not resume:
-            raise click.UsageError("give an INTENT, or --spec FILE, or --resume with --out")
-        if spec_path and intent:
-            raise click.UsageError("give an INTENT or --spec, not both")
-        if replay and not resume:
-            raise click.UsageError("--replay replays the records of a build: use it with --resume")
-        if resume and not out:
-            raise click.UsageError("--resume needs the --out folder of the build to continue")
-        langs = split_codes(languages)
-        out_dir = out or _default_out(intent, spec_path)
-        config = RunConfig(
-            model=model,
-            role_models=parse_role_models(role_models),
-            config_file=ctx.obj["config_file"],
-            catalog_dir=catalog_dir,
-            modalities=list(modalities),
-            languages=langs,
-            max_subtasks=max_subtasks,
-            budget_usd=budget_usd,
-            budget_tokens=budget_tokens,
-            seed=seed or 0,
-            concurrency=concurrency,
-            max_fix_attempts=max_fixes,
-            judge=judge,
-            replay=replay,
+    if not intent and not spec_path and not resume:
+        raise click.UsageError("give an INTENT, or --spec FILE, or --resume with --out")
+    if spec_path and intent:
+        raise click.UsageError("give an INTENT or --spec, not both")
+    if replay and not resume:
+        raise click.UsageError("--replay replays the records of a build: use it with --resume")
+    if resume and not out:
+        raise click.UsageError("--resume needs the --out folder of the build to continue")
+    out_dir = out or _default_out(intent, spec_path)
+    config = config_from_options(ctx)
+    progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
+    try:
+        result = build_benchmark(
+            intent,
+            size=size or 100,
+            out=out_dir,
+            config=config,
+            datasets=datasets,
+            references=references,
+            spec=spec_path,
+            resume=resume,
+            reviewer=review_interactively if review else None,
+            progress=progress,
         )
-        progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
-        try:
-            result = build_benchmark(
-                intent,
-                size=size or 100,
-                out=out_dir,
-                config=config,
-                datasets=datasets,
-                references=references,
-                spec=spec_path,
-                resume=resume,
-                reviewer=_review_interactively if review else None,
-                progress=progress,
-            )
-        finally:
-            progress.close()
-        report = result.report
-        for warning in result.warnings:
-            click.echo(f"warning: {warning}", err=True)
-        from benchsmith.package.writer import summary_lines
+    finally:
+        progress.close()
+    report = result.report
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    from benchsmith.package.writer import summary_lines
 
-        llm = report.get("llm", {})
+    llm = report.get("llm", {})
+    click.echo(
+        f"{report.get('status')}: {report.get('items')} of {report.get('size')} items in "
+        f"{result.out} ({report.get('rejected')} rejected; {llm.get('calls', 0)} model "
+        f"calls, {llm.get('cached_calls', 0)} from the records; "
+        f"{report.get('wall_time_s', 0):.1f} s)"
+    )
+    for line in summary_lines(report):
+        click.echo(f"  {line}")
+    for row in report.get("quotas", []):
         click.echo(
-            f"{report.get('status')}: {report.get('items')} of {report.get('size')} items in "
-            f"{result.out} ({report.get('rejected')} rejected; {llm.get('calls', 0)} model "
-            f"calls, {llm.get('cached_calls', 0)} from the records; "
-            f"{report.get('wall_time_s', 0):.1f} s)"
+            f"  {row['subtask_id']:<24} {row['accepted']:>5}/{row['target']:<5} "
+            f"rejected {row['rejected']:<4} from {row['dataset_id']}"
         )
-        for line in summary_lines(report):
-            click.echo(f"  {line}")
-        for row in report.get("quotas", []):
-            click.echo(
-                f"  {row['subtask_id']:<24} {row['accepted']:>5}/{row['target']:<5} "
-                f"rejected {row['rejected']:<4} from {row['dataset_id']}"
-            )
-        for short in report.get("shortfalls", []):
-            click.echo(
-                f"shortfall: {short['subtask_id']}: {short['accepted']} of {short['quota']}: "
-                f"{short['reason']}",
-                err=True,
-            )
-        lm = report.get("exports", {}).get("lm_eval", {})
-        # Inspect takes task files by relative path.
-        task_file = os.path.relpath(os.path.join(str(result.out), "inspect_task.py"))
+    for short in report.get("shortfalls", []):
         click.echo(
-            f"see {os.path.join(str(result.out), 'report.md')}; Inspect: inspect eval "
-            f"{task_file} --model ...; lm-eval: {lm.get('note', '')}"
+            f"shortfall: {short['subtask_id']}: {short['accepted']} of {short['quota']}: "
+            f"{short['reason']}",
+            err=True,
         )
-        if result.status != "complete":
-            # A build short of its size is not a success: its own exit code (see --help).
-            raise click.exceptions.Exit(SHORTFALL_EXIT)
+    lm = report.get("exports", {}).get("lm_eval", {})
+    # Inspect takes task files by relative path.
+    task_file = os.path.relpath(os.path.join(str(result.out), "inspect_task.py"))
+    click.echo(
+        f"see {os.path.join(str(result.out), 'report.md')}; Inspect: inspect eval "
+        f"{task_file} --model ...; lm-eval: {lm.get('note', '')}"
+    )
+    if result.status != "complete":
+        # A build short of its size is not a success: its own exit code (see --help).
+        raise click.exceptions.Exit(SHORTFALL_EXIT)

@@ -1,25 +1,49 @@
 """``benchsmith eval`` and ``benchsmith judge``: thin wrappers over :mod:`benchsmith.evaluate.api`.
 
-Register them on the main group with :func:`register`.
+The ``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from benchsmith.cli_options import CONTEXT_SETTINGS, model_option
-from benchsmith.config import RunConfig
+from benchsmith.cli_options import (
+    CONTEXT_SETTINGS,
+    config_from_options,
+    model_option,
+    quiet_option,
+)
+
+limit_option = click.option(
+    "--limit", type=click.IntRange(1), default=None, help="Only the first N items."
+)
 
 
-def _bar(total: int, desc: str, quiet: bool) -> Any:
+@contextlib.contextmanager
+def _progress(
+    bench_dir: str, limit: int | None, desc: str, quiet: bool, *, per_item: int = 1
+) -> Iterator[Callable[[Any], None] | None]:
+    """A progress bar over the items of ``bench_dir``; yields the ``on_done`` callback."""
     if quiet:
-        return None
+        yield None
+        return
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="answer", desc=desc, file=sys.stderr)
+    from benchsmith.evaluate.folder import load_items
+
+    n_items = len(load_items(bench_dir))
+    if limit is not None:
+        n_items = min(n_items, limit)
+    bar = tqdm(total=n_items * per_item, unit="answer", desc=desc, file=sys.stderr)
+    try:
+        yield lambda _done: bar.update(1)
+    finally:
+        bar.close()
 
 
 @click.command("eval", context_settings=CONTEXT_SETTINGS)
@@ -40,7 +64,7 @@ def _bar(total: int, desc: str, quiet: bool) -> Any:
     show_default=True,
     help="Answers requested at once (each endpoint's own limit also applies).",
 )
-@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N items.")
+@limit_option
 @click.option(
     "--judge-model",
     metavar="SPEC",
@@ -49,7 +73,7 @@ def _bar(total: int, desc: str, quiet: bool) -> Any:
     "benchsmith.toml) they are scored by an includes match.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed (baselines, bootstrap).")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@quiet_option
 @click.pass_context
 def eval_command(
     ctx: click.Context,
@@ -67,30 +91,13 @@ def eval_command(
     in DIR/eval_runs, so rerunning the same command resumes (and makes no new call once done).
     """
     from benchsmith.evaluate.api import check_models, evaluate_benchmark
-    from benchsmith.evaluate.folder import load_items
 
     specs = check_models(models)
-    n_items = len(load_items(bench_dir))
-    if limit is not None:
-        n_items = min(n_items, limit)
-    config = RunConfig(
-        config_file=(ctx.obj or {}).get("config_file"),
-        role_models={"judge": judge_model} if judge_model else {},
-        seed=seed,
-    )
-    bar = _bar(n_items * len(specs), "answers", quiet)
-    try:
+    config = config_from_options(ctx, role_models={"judge": judge_model} if judge_model else {})
+    with _progress(bench_dir, limit, "answers", quiet, per_item=len(specs)) as on_done:
         result = evaluate_benchmark(
-            bench_dir,
-            specs,
-            config=config,
-            concurrency=concurrency,
-            limit=limit,
-            on_done=(lambda _r: bar.update(1)) if bar is not None else None,
+            bench_dir, specs, config=config, concurrency=concurrency, limit=limit, on_done=on_done
         )
-    finally:
-        if bar is not None:
-            bar.close()
     data = result.data
     click.echo(f"{data['benchmark']['n_items']} items, {len(specs)} model(s)")
     for model, r in sorted(data["models"].items(), key=lambda kv: -(kv[1]["accuracy"] or 0)):
@@ -119,8 +126,8 @@ def eval_command(
     "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True,
     help="Items rated at once.",
 )  # fmt: skip
-@click.option("--limit", type=click.IntRange(1), default=None, help="Only the first N items.")
-@click.option("--quiet", is_flag=True, help="No progress bar.")
+@limit_option
+@quiet_option
 @click.pass_context
 def judge_command(
     ctx: click.Context,
@@ -140,27 +147,12 @@ def judge_command(
     Writes DIR/judge.json and updates DIR/report.html.
     """
     from benchsmith.evaluate.api import judge_benchmark
-    from benchsmith.evaluate.folder import load_items
 
-    n_items = len(load_items(bench_dir))
-    if limit is not None:
-        n_items = min(n_items, limit)
-    config = RunConfig(
-        config_file=(ctx.obj or {}).get("config_file"),
-        role_models={"judge": model} if model else {},
-    )
-    bar = _bar(n_items, "items", quiet)
-    try:
+    config = config_from_options(ctx, role_models={"judge": model} if model else {})
+    with _progress(bench_dir, limit, "items", quiet) as on_done:
         result = judge_benchmark(
-            bench_dir,
-            config=config,
-            concurrency=concurrency,
-            limit=limit,
-            on_done=(lambda _id: bar.update(1)) if bar is not None else None,
+            bench_dir, config=config, concurrency=concurrency, limit=limit, on_done=on_done
         )
-    finally:
-        if bar is not None:
-            bar.close()
     summary = result.data["summary"]
     click.echo(f"judge: {result.data['model']}; UIA {summary['uia'] or '—'}/5")
     for dim, mean in summary["mean"].items():
@@ -172,9 +164,3 @@ def judge_command(
     if summary["errors"]:
         click.echo(f"warning: {summary['errors']} item(s) got no valid rating")
     click.echo(f"wrote {result.judge_path} and {result.report_path}")
-
-
-def register(cli: click.Group) -> None:
-    """Add ``eval`` and ``judge`` to the ``benchsmith`` command group."""
-    cli.add_command(eval_command)
-    cli.add_command(judge_command)

@@ -6,13 +6,16 @@ option that shapes a plan, so both commands offer the same flags with the same h
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
 import click
 
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.errors import ConfigError
 from benchsmith.llm.specs import ROLES
+from benchsmith.spec import MODALITIES
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -45,9 +48,6 @@ def split_codes(values: Sequence[str]) -> list[str]:
     return [code.strip() for value in values for code in value.split(",") if code.strip()]
 
 
-MODALITY_NAMES = ("text", "image", "audio")
-
-
 def split_modalities(values: Sequence[str]) -> list[str]:
     """``--modalities audio,image`` as a list, each checked.
 
@@ -55,13 +55,124 @@ def split_modalities(values: Sequence[str]) -> list[str]:
         click.BadParameter: A value is not text, image or audio.
     """
     out = split_codes(values)
-    bad = [m for m in out if m not in MODALITY_NAMES]
+    bad = [m for m in out if m not in MODALITIES]
     if bad:
         raise click.BadParameter(
-            f"{', '.join(bad)} is not a modality; use {', '.join(MODALITY_NAMES)}",
+            f"{', '.join(bad)} is not a modality; use {', '.join(MODALITIES)}",
             param_hint="--modalities",
         )
     return list(dict.fromkeys(out))
+
+
+def config_option(name: str, *decls: str, **overrides: Any) -> Callable[[F], F]:
+    """A click option for the :class:`RunConfig` field ``name``, typed by that field.
+
+    Bounds become ``IntRange``/``FloatRange``, a ``Literal`` a ``Choice``; the default and
+    the help come from the field. The flag is ``--name-with-dashes`` unless ``decls`` names
+    it; the parameter is always ``name``, so :func:`config_from_options` finds it.
+    """
+    field = RunConfig.model_fields[name]
+    annotation = field.annotation
+    low, high = RunConfig.bounds(name)
+    kind: Any = None
+    choices = [a for a in get_args(annotation) if get_origin(a) is Literal] or (
+        [annotation] if get_origin(annotation) is Literal else []
+    )
+    if choices:
+        kind = click.Choice(list(get_args(choices[0])))
+    elif annotation is bool:
+        overrides.setdefault("is_flag", True)
+    elif int in (annotation, *get_args(annotation)):
+        kind = click.IntRange(low, high) if low is not None or high is not None else int
+    elif float in (annotation, *get_args(annotation)):
+        kind = click.FloatRange(low, high) if low is not None or high is not None else float
+    options: dict[str, Any] = {
+        "default": field.get_default(call_default_factory=True),
+        "show_default": field.default is not None and annotation is not bool,
+        "help": field.description,
+    }
+    if kind is not None:
+        options["type"] = kind
+    options.update(overrides)
+    flags = decls or ("--" + name.replace("_", "-"),)
+    return click.option(*flags, name, **options)
+
+
+def config_from_options(ctx: click.Context, **overrides: Any) -> RunConfig:
+    """The run configuration of a command: every option the user gave, nothing else.
+
+    Options named after a :class:`RunConfig` (or :class:`RunPaths`) field are taken when
+    they came from the command line or the environment, not from a default, so that
+    ``"seed" in config.model_fields_set`` means the user chose a seed. ``--role-model`` and
+    ``--language`` values are parsed here; ``overrides`` are set as given.
+
+    Raises:
+        ConfigError: A value is out of range or a role is unknown.
+    """
+    from click.core import ParameterSource
+
+    given = {
+        name: value
+        for name, value in ctx.params.items()
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+    }
+    if "role_models" in given:
+        given["role_models"] = parse_role_models(given["role_models"])
+    if "languages" in given:
+        given["languages"] = split_codes(given["languages"])
+    if "modalities" in given:
+        given["modalities"] = list(given["modalities"])
+    root = ctx.find_root()
+    config_file = (root.obj or {}).get("config_file") if isinstance(root.obj, dict) else None
+    values: dict[str, Any] = {"config_file": config_file} if config_file else {}
+    values.update({k: v for k, v in given.items() if k in RunConfig.model_fields})
+    paths = {k: v for k, v in given.items() if k in RunPaths.model_fields}
+    values.update(overrides)
+    if paths:
+        values["paths"] = RunPaths(**paths)
+    return RunConfig(**values)
+
+
+def review_interactively(pending: dict[str, Any]) -> dict[str, Any]:
+    """Show the plan and ask a person to approve, edit (in $EDITOR) or reject it."""
+    click.echo(pending["summary"])
+    action = click.prompt(
+        "\napprove, edit or reject the plan?",
+        type=click.Choice(["approve", "edit", "reject"]),
+        default="approve",
+    )
+    if action == "edit":
+        edited = click.edit(json.dumps(pending["spec"], indent=2), extension=".json")
+        if edited is None:
+            return {"action": "approve"}
+        try:
+            return {"action": "edit", "spec": json.loads(edited)}
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"the edited plan is not valid JSON: {exc}") from exc
+    if action == "reject":
+        return {"action": "reject", "reason": click.prompt("why", default="", show_default=False)}
+    return {"action": "approve"}
+
+
+def size_option(*, default: int | None, help_text: str) -> Callable[[F], F]:
+    """``--size N``: the number of items (1 to 100,000)."""
+    return click.option(
+        "--size",
+        type=click.IntRange(1, 100_000),
+        default=default,
+        show_default=default is not None,
+        help=help_text,
+    )
+
+
+def out_option(help_text: str) -> Callable[[F], F]:
+    """``--out DIR``: the folder a command writes."""
+    return click.option(
+        "--out", type=click.Path(file_okay=False), default=None, metavar="DIR", help=help_text
+    )
+
+
+quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
 
 
 model_option = click.option(
@@ -124,15 +235,9 @@ _PLANNING: list[Callable[[F], F]] = [
         metavar="CODE",
         help="Language of the items (repeatable or comma-separated, e.g. en,fr).",
     ),
-    click.option(
-        "--max-subtasks",
-        type=click.IntRange(1, 12),
-        default=4,
-        show_default=True,
-        help="Most subtasks.",
-    ),
-    click.option("--budget-usd", type=float, default=None, help="Hard cap on model spending."),
-    click.option("--budget-tokens", type=int, default=None, help="Hard cap on model tokens."),
+    config_option("max_subtasks"),
+    config_option("budget_usd"),
+    config_option("budget_tokens"),
     click.option(
         "--review", is_flag=True, help="Show the plan and ask to approve, edit or reject it."
     ),

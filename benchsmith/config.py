@@ -27,14 +27,15 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchsmith.errors import ConfigError, describe_validation_error
-from benchsmith.llm.specs import ROLES, STRUCTURED_METHODS, StructuredMethod
+from benchsmith.llm.specs import ROLES, STRUCTURED_METHODS, Role, StructuredMethod
+from benchsmith.spec import AnswerFormat, Modality
 
 CONFIG_FILE_NAME = "benchsmith.toml"
 
@@ -174,155 +175,147 @@ def _first_error(exc: Exception) -> str:
     return str(exc)
 
 
-JUDGE_MODES = ("auto", "enforce", "advisory", "off")
+JudgeMode = Literal["auto", "enforce", "advisory", "off"]
+JUDGE_MODES: tuple[JudgeMode, ...] = get_args(JudgeMode)
 
 
-@dataclass
-class RunConfig:
-    """Configuration of one run; the graph's context schema.
+class RunPaths(BaseModel):
+    """Where a run reads and writes: kept apart from the settings that shape its results.
 
-    Every field is optional: unset fields come from the configuration file, then the
-    environment, then the defaults.
+    Every folder is optional: a plan without an output folder writes nothing, and the
+    catalog defaults to ``$BENCHSMITH_HOME/catalog``.
     """
 
-    model: str | None = field(
-        default=None,
-        metadata={"description": "Model spec for every role (local, openai:MODEL, MODEL@URL)."},
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    out_dir: str | None = Field(
+        default=None, description="The benchmark folder a build writes (data/, media/, ...)."
     )
-    role_models: dict[str, str] = field(
-        default_factory=dict,
-        metadata={"description": "Model spec per role, e.g. {'judge': 'openai:gpt-4o'}."},
+    run_dir: str | None = Field(
+        default=None, description="Folder for the run records (model calls, ledger, cache)."
     )
-    config_file: str | None = field(
-        default=None, metadata={"description": "Path of a benchsmith.toml to read."}
+    catalog_dir: str | None = Field(
+        default=None, description="Dataset catalog folder (default: $BENCHSMITH_HOME/catalog)."
     )
-    run_dir: str | None = field(
-        default=None,
-        metadata={"description": "Folder for the run records (model calls, cache)."},
-    )
-    replay: bool = field(
-        default=False,
-        metadata={"description": "Serve every model call from the run records; no network."},
-    )
-    budget_usd: float | None = field(
-        default=None, metadata={"description": "Hard cap on model spending in USD."}
-    )
-    budget_tokens: int | None = field(
-        default=None, metadata={"description": "Hard cap on model tokens (input + output)."}
-    )
-    structured_method: str | None = field(
-        default=None,
-        metadata={
-            "description": f"Force a structured-output method: {', '.join(STRUCTURED_METHODS)}."
-        },
-    )
-    seed: int = field(default=0, metadata={"description": "Seed for every random choice."})
-    catalog_dir: str | None = field(
-        default=None,
-        metadata={"description": "Dataset catalog folder (default: $BENCHSMITH_HOME/catalog)."},
-    )
-    run_catalog_dir: str | None = field(
-        default=None,
-        metadata={"description": "Catalog of this run's own --dataset/--reference sources."},
-    )
-    modalities: list[str] = field(
-        default_factory=list,
-        metadata={"description": "Input modalities the benchmark must use (text, image, audio)."},
-    )
-    languages: list[str] = field(
-        default_factory=list, metadata={"description": "Languages items must be in (ISO codes)."}
-    )
-    answer_formats: list[str] = field(
-        default_factory=list,
-        metadata={"description": "Allowed answer formats (multiple_choice, short_answer, ...)."},
-    )
-    max_subtasks: int = field(
-        default=4, metadata={"description": "Most subtasks the design agent may keep (1-12)."}
-    )
-    max_design_rounds: int = field(
-        default=2, metadata={"description": "Propose/critique rounds of the design agent."}
-    )
-    max_regrounding: int = field(
-        default=2,
-        metadata={"description": "Times ungrounded subtasks go back to design before dropping."},
-    )
-    max_allocation_rounds: int = field(
-        default=5, metadata={"description": "Allocate/diagnose/adjust rounds before giving up."}
-    )
-    review: bool = field(
-        default=False,
-        metadata={"description": "Pause for a human to approve or edit the plan (interrupt)."},
-    )
-    out_dir: str | None = field(
-        default=None,
-        metadata={"description": "The benchmark folder a build writes (data/, media/, ...)."},
-    )
-    concurrency: int = field(
-        default=4, metadata={"description": "Sample slots realized at once (1-64)."}
-    )
-    max_fix_attempts: int = field(
-        default=2,
-        metadata={"description": "Local fixes of a failing item before it is discarded (0-5)."},
-    )
-    max_refill_rounds: int = field(
-        default=3,
-        metadata={"description": "Rounds that refill quotas after rejections (0-20)."},
-    )
-    max_slots_factor: float = field(
-        default=3.0,
-        metadata={
-            "description": "Most sample slots a grounding may use, as a multiple of its quota."
-        },
-    )
-    judge: str = field(
-        default="auto",
-        metadata={
-            "description": "The verification role's LLM judge: enforce (a failing verdict "
-            "rejects the item), advisory (recorded only), off, or auto (enforce, except off "
-            "when that role is the embedded 135M model, too small to judge)."
-        },
+    run_catalog_dir: str | None = Field(
+        default=None, description="Catalog of this run's own --dataset/--reference sources."
     )
 
-    def __post_init__(self) -> None:
-        """Check the values a user can get wrong."""
-        if self.budget_usd is not None and self.budget_usd < 0:
-            raise ConfigError(f"budget_usd must be >= 0, got {self.budget_usd}")
-        if self.budget_tokens is not None and self.budget_tokens < 0:
-            raise ConfigError(f"budget_tokens must be >= 0, got {self.budget_tokens}")
-        bad = [r for r in self.role_models if r not in ROLES]
-        if bad:
-            raise ConfigError(f"unknown role(s) {bad}; roles are {', '.join(ROLES)}")
-        if not 1 <= self.max_subtasks <= 12:
-            raise ConfigError(f"max_subtasks must be from 1 to 12, got {self.max_subtasks}")
-        for name in ("max_design_rounds", "max_regrounding", "max_allocation_rounds"):
-            if not 0 <= getattr(self, name) <= 20:
-                raise ConfigError(f"{name} must be from 0 to 20, got {getattr(self, name)}")
-        if not 1 <= self.concurrency <= 64:
-            raise ConfigError(f"concurrency must be from 1 to 64, got {self.concurrency}")
-        if self.judge not in JUDGE_MODES:
-            raise ConfigError(f"judge must be one of {', '.join(JUDGE_MODES)}, got {self.judge!r}")
-        if not 0 <= self.max_fix_attempts <= 5:
-            raise ConfigError(f"max_fix_attempts must be from 0 to 5, got {self.max_fix_attempts}")
-        if not 0 <= self.max_refill_rounds <= 20:
-            raise ConfigError(
-                f"max_refill_rounds must be from 0 to 20, got {self.max_refill_rounds}"
-            )
-        if not 1.0 <= self.max_slots_factor <= 50:
-            raise ConfigError(f"max_slots_factor must be from 1 to 50, got {self.max_slots_factor}")
-        bad_modalities = [m for m in self.modalities if m not in ("text", "image", "audio")]
-        if bad_modalities:
-            raise ConfigError(f"unknown modality {bad_modalities}; use text, image or audio")
-        formats = ("multiple_choice", "short_answer", "numeric", "open")
-        bad_formats = [f for f in self.answer_formats if f not in formats]
-        if bad_formats:
-            raise ConfigError(f"unknown answer format {bad_formats}; use {', '.join(formats)}")
-        if self.structured_method is not None and self.structured_method not in STRUCTURED_METHODS:
-            raise ConfigError(
-                f"unknown structured method {self.structured_method!r}; "
-                f"use one of {', '.join(STRUCTURED_METHODS)}"
-            )
+
+class RunConfig(BaseModel):
+    """Configuration of one run; the graph's context schema.
+
+    The bounds and choices here are the only ones: the CLI builds its options from these
+    fields (see :func:`benchsmith.cli_options.config_option`). Model choices left unset
+    come from the configuration file, then the environment, then the defaults. Whether a
+    field was given explicitly is ``name in config.model_fields_set`` (a resumed build keeps
+    its recorded seed unless a new one is given), never a special value.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = Field(
+        default=None,
+        description="Model spec for every role (local, openai:MODEL, MODEL@URL).",
+    )
+    role_models: dict[Role, str] = Field(
+        default_factory=dict,
+        description="Model spec per role, e.g. {'judge': 'openai:gpt-4o'}.",
+    )
+    config_file: str | None = Field(default=None, description="Path of a benchsmith.toml to read.")
+    replay: bool = Field(
+        default=False, description="Serve every model call from the run records; no network."
+    )
+    budget_usd: float | None = Field(
+        default=None, ge=0, description="Hard cap on model spending in USD."
+    )
+    budget_tokens: int | None = Field(
+        default=None, ge=0, description="Hard cap on model tokens (input + output)."
+    )
+    structured_method: StructuredMethod | None = Field(
+        default=None,
+        description=f"Force a structured-output method: {', '.join(STRUCTURED_METHODS)}.",
+    )
+    seed: int = Field(default=0, description="Seed of every random choice.")
+    modalities: list[Modality] = Field(
+        default_factory=list,
+        description="Input modalities the benchmark must use (text, image, audio).",
+    )
+    languages: list[str] = Field(
+        default_factory=list, description="Languages items must be in (ISO codes)."
+    )
+    answer_formats: list[AnswerFormat] = Field(
+        default_factory=list,
+        description="Allowed answer formats (multiple_choice, short_answer, ...).",
+    )
+    max_subtasks: int = Field(default=4, ge=1, le=12, description="Most subtasks.")
+    max_design_rounds: int = Field(
+        default=2, ge=0, le=20, description="Propose/critique rounds of the design agent."
+    )
+    max_regrounding: int = Field(
+        default=2,
+        ge=0,
+        le=20,
+        description="Times ungrounded subtasks go back to design before dropping.",
+    )
+    max_allocation_rounds: int = Field(
+        default=5, ge=0, le=20, description="Allocate/diagnose/adjust rounds before giving up."
+    )
+    review: bool = Field(
+        default=False, description="Pause for a human to approve or edit the plan (interrupt)."
+    )
+    concurrency: int = Field(default=4, ge=1, le=64, description="Sample slots realized at once.")
+    max_fix_attempts: int = Field(
+        default=2,
+        ge=0,
+        le=5,
+        description="Local fixes of a failing item before it is discarded.",
+    )
+    max_refill_rounds: int = Field(
+        default=3, ge=0, le=20, description="Rounds that refill quotas after rejections."
+    )
+    max_slots_factor: float = Field(
+        default=3.0,
+        ge=1.0,
+        le=50.0,
+        description="Most sample slots a grounding may use, as a multiple of its quota.",
+    )
+    judge: JudgeMode = Field(
+        default="auto",
+        description="The LLM judge of every item: enforce (a failing verdict rejects the "
+        "item), advisory (recorded on the item only), off; auto enforces it, and skips it "
+        "when the verification role is the embedded 135M model (too small to judge; use "
+        "advisory to record its verdicts anyway).",
+    )
+    paths: RunPaths = Field(
+        default_factory=RunPaths, description="The run's folders (output, records, catalogs)."
+    )
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; a bad value raises :class:`ConfigError` naming the field and the rule."""
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise ConfigError(f"run configuration: {describe_validation_error(exc)}") from exc
+
+    def with_paths(self, **paths: str | None) -> RunConfig:
+        """A copy with some of the run's folders set."""
+        return self.model_copy(update={"paths": self.paths.model_copy(update=paths)})
+
+    def key(self) -> str:
+        """A canonical text of the whole configuration (one model runtime per key)."""
+        return self.model_dump_json()
 
     @classmethod
     def field_descriptions(cls) -> dict[str, str]:
         """Field name to description, for ``--help`` texts and documentation."""
-        return {f.name: f.metadata.get("description", "") for f in fields(cls)}
+        return {name: f.description or "" for name, f in cls.model_fields.items()}
+
+    @classmethod
+    def bounds(cls, name: str) -> tuple[float | None, float | None]:
+        """The inclusive ``(lowest, highest)`` a field allows (None: unbounded)."""
+        low = high = None
+        for rule in cls.model_fields[name].metadata:
+            low = getattr(rule, "ge", low)
+            high = getattr(rule, "le", high)
+        return low, high

@@ -14,6 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+NUMERIC_TOLERANCE = 0.01
+"""Relative tolerance of a numeric answer when ``metadata["tolerance"]`` does not set one:
+the one value the build, the exports, the card and ``benchsmith eval`` use."""
 
 
 class TextPart(BaseModel):

@@ -9,12 +9,16 @@ allocations (a quota per grounding; the quotas sum to the size).
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 AnswerFormat = Literal["multiple_choice", "short_answer", "numeric", "open"]
 Modality = Literal["text", "image", "audio"]
+ANSWER_FORMATS: tuple[AnswerFormat, ...] = get_args(AnswerFormat)
+"""Every answer format, in the order prompts and options list them."""
+MODALITIES: tuple[Modality, ...] = get_args(Modality)
+"""Every input modality of an item."""
 Difficulty = Literal["easy", "medium", "hard"]
 Scalar = str | int | float | bool
 

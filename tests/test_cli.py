@@ -241,3 +241,43 @@ def test_build_help_explains_the_options():
         "--languages",
     ):
         assert flag in result.output
+
+
+def test_options_take_their_bounds_and_defaults_from_the_run_config():
+    """One source for ranges: the flag's type is built from the RunConfig field."""
+    from benchsmith.cli import cli
+    from benchsmith.config import RunConfig
+
+    params = {p.name: p for p in cli.commands["build"].params}
+    assert (params["concurrency"].type.min, params["concurrency"].type.max) == (1, 64)
+    assert params["concurrency"].default == RunConfig().concurrency
+    assert (params["max_fix_attempts"].type.min, params["max_fix_attempts"].type.max) == (0, 5)
+    assert "--max-fixes" in params["max_fix_attempts"].opts
+    assert list(params["judge"].type.choices) == ["auto", "enforce", "advisory", "off"]
+    plan_params = {p.name: p for p in cli.commands["plan"].params}
+    assert (plan_params["max_subtasks"].type.min, plan_params["max_subtasks"].type.max) == (1, 12)
+
+
+def test_config_from_options_keeps_only_what_the_user_gave(tmp_path):
+    """A default seed is not a given seed; a given 0 is (a resumed build keeps its seed)."""
+    import click
+
+    from benchsmith.cli_options import config_from_options, config_option, planning_options
+
+    seen = {}
+
+    @click.command()
+    @config_option("seed")
+    @planning_options
+    @click.pass_context
+    def probe(ctx, **_options):
+        seen["config"] = config_from_options(ctx)
+
+    probe.main(["--catalog", str(tmp_path), "--language", "en,fr"], standalone_mode=False)
+    config = seen["config"]
+    assert "seed" not in config.model_fields_set and config.seed == 0
+    assert config.languages == ["en", "fr"] and config.paths.catalog_dir == str(tmp_path)
+    probe.main(["--seed", "0", "--role-model", "judge=openai:gpt-4o"], standalone_mode=False)
+    config = seen["config"]
+    assert "seed" in config.model_fields_set
+    assert config.role_models == {"judge": "openai:gpt-4o"}

@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.doctor import ProbeAnswer, probe_messages
 from benchsmith.llm.client import LLMRuntime
 from benchsmith.llm.local import local_model_path, local_server, server_available
@@ -24,7 +24,9 @@ CONTINENTS = {"Africa", "Asia", "Europe", "North America", "South America", "Oce
 
 
 def test_embedded_model_answers_a_structured_request(tmp_path):
-    runtime = LLMRuntime.from_config(RunConfig(model="local", run_dir=str(tmp_path)), env={})
+    runtime = LLMRuntime.from_config(
+        RunConfig(model="local", paths=RunPaths(run_dir=str(tmp_path))), env={}
+    )
     model = runtime.for_role("design")
     answer = model.structured(ProbeAnswer, probe_messages("Japan"))
     assert isinstance(answer, ProbeAnswer)

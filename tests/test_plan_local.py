@@ -9,7 +9,7 @@ import pytest
 from benchsmith.api import plan_benchmark
 from benchsmith.catalog.starter import build_starter
 from benchsmith.catalog.store import Catalog
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.local import server_available
 from benchsmith.spec import BenchmarkSpec
 
@@ -40,11 +40,11 @@ def plan_cli(intent, size, catalog_dir, out, *extra, stdin=None):
 def config(catalog, **extra):
     return RunConfig(
         model="local",
-        catalog_dir=str(catalog.root),
         max_subtasks=1,
         max_design_rounds=1,
         max_regrounding=1,
         **extra,
+        paths=RunPaths(catalog_dir=str(catalog.root)),
     )
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from benchsmith.config import RunConfig, load_file_config
+from benchsmith.config import RunConfig, RunPaths, load_file_config
 from benchsmith.errors import ConfigError, ModelSpecError
 from benchsmith.llm.roles import resolve_role_models
 from benchsmith.llm.specs import ROLES, parse_model_spec
@@ -122,8 +122,40 @@ def test_missing_explicit_config_file(tmp_path):
 def test_run_config_checks_values():
     with pytest.raises(ConfigError, match="budget_usd"):
         RunConfig(budget_usd=-1)
-    with pytest.raises(ConfigError, match="unknown role"):
+    with pytest.raises(ConfigError, match="role_models.writer"):
         RunConfig(role_models={"writer": "local"})
-    with pytest.raises(ConfigError, match="structured method"):
+    with pytest.raises(ConfigError, match="structured_method.*'json_schema'"):
         RunConfig(structured_method="xml")
+    with pytest.raises(ConfigError, match="concurrency.*less than or equal to 64"):
+        RunConfig(concurrency=65)
+    with pytest.raises(ConfigError, match="judge"):
+        RunConfig(judge="sometimes")
+    with pytest.raises(ConfigError, match="modalities.0"):
+        RunConfig(modalities=["smell"])
+    with pytest.raises(ConfigError, match="out_dir"):
+        RunConfig(out_dir="x")  # a path belongs to RunConfig.paths, not the settings
     assert RunConfig.field_descriptions()["replay"]
+
+
+def test_run_config_bounds_are_the_fields_own():
+    assert RunConfig.bounds("concurrency") == (1, 64)
+    assert RunConfig.bounds("max_fix_attempts") == (0, 5)
+    assert RunConfig.bounds("max_slots_factor") == (1.0, 50.0)
+    assert RunConfig.bounds("seed") == (None, None)
+
+
+def test_run_config_knows_what_was_given():
+    """No value stands for "unset": a seed of 0 given on purpose is a given seed."""
+    assert "seed" not in RunConfig().model_fields_set
+    assert "seed" in RunConfig(seed=0).model_fields_set
+    assert "seed" in RunConfig().model_copy(update={"seed": 0}).model_fields_set
+
+
+def test_run_paths_are_apart_from_the_settings():
+    config = RunConfig(seed=3, paths=RunPaths(out_dir="out/a"))
+    moved = config.with_paths(run_dir="out/a/.run")
+    assert (moved.paths.out_dir, moved.paths.run_dir, moved.seed) == ("out/a", "out/a/.run", 3)
+    assert config.paths.run_dir is None  # frozen: the original is untouched
+    with pytest.raises(Exception, match="frozen"):
+        config.seed = 4  # type: ignore[misc]
+    assert RunConfig(seed=1).key() != RunConfig(seed=2).key()

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.graph.state import Slot
-from benchsmith.package.ledger import Ledger
+from langgraph.runtime import Runtime
+
+from benchsmith.config import RunConfig
+from benchsmith.graph.state import BuildState, Slot
+from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding
 from benchsmith.tools.context import stable_seed
 
@@ -203,7 +206,7 @@ def _subtask_of(spec: BenchmarkSpec, grounding_id: str) -> str | None:
     return None
 
 
-def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node, the quota monitor: plan the next round of slots (none: package).
 
     It opens the build's workspace on its first run, so the realize nodes that follow
@@ -222,14 +225,13 @@ def collect_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             "build_log": [f"collect: next {min(WINDOW, len(queued))} slot(s) of this round"],
         }
     round_ = int(state.get("exec_round") or 0)
-    spec_path = Path(config.out_dir or ".") / "spec.json"
+    spec_path = Path(config.paths.out_dir or ".") / "spec.json"
     if not spec_path.is_file():
         # The plan is on disk before the first slot, so a killed build resumes without it,
         # and every slot opens the build's workspace from it.
-        from benchsmith.package.writer import atomic_write
+        from benchsmith.files import atomic_write
 
-        spec = state["spec"]
-        spec = spec if isinstance(spec, BenchmarkSpec) else BenchmarkSpec.model_validate(spec)
+        spec = BenchmarkSpec.model_validate(state["spec"])
         atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
     ws = open_workspace(config)
     plan = plan_slots(

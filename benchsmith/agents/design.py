@@ -10,19 +10,22 @@ reason, and are replaced while grounded ones are kept.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, Literal
 
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from benchsmith.agents.alignment import carries_intent, formats_from_intent
+from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
+from benchsmith.graph.state import BuildState
 from benchsmith.llm.client import RoleModel
+from benchsmith.naming import unique_slug
 from benchsmith.prompts import render, untrusted
-from benchsmith.spec import Subtask
+from benchsmith.spec import ANSWER_FORMATS, MODALITIES, Dropped, Subtask
 
-MODALITIES = ("text", "image", "audio")
-FORMATS = ("multiple_choice", "short_answer", "numeric", "open")
 Skill = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=30)]
 
 
@@ -68,12 +71,7 @@ def critique_schema(ids: list[str]) -> type[BaseModel]:
 
 def slug(text: str, taken: set[str]) -> str:
     """A unique id from a name: lowercase words joined by dashes, at most 40 characters."""
-    base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].strip("-") or "subtask"
-    candidate, n = base, 2
-    while candidate in taken:
-        candidate = f"{base[:36]}-{n}"
-        n += 1
-    return candidate
+    return unique_slug(text, taken, default="subtask")
 
 
 #: Phrases from the prompt itself; a small model sometimes copies them as values.
@@ -110,7 +108,7 @@ def check_subtasks(
     *,
     max_count: int,
     modalities: tuple[str, ...] = MODALITIES,
-    formats: tuple[str, ...] = FORMATS,
+    formats: tuple[str, ...] = ANSWER_FORMATS,
     keep_first: list[Subtask] | None = None,
     intent: str | None = None,
 ) -> tuple[list[Subtask], list[str]]:
@@ -204,7 +202,7 @@ def design_subtasks(
     max_subtasks: int,
     max_rounds: int,
     modalities: tuple[str, ...] = MODALITIES,
-    formats: tuple[str, ...] = FORMATS,
+    formats: tuple[str, ...] = ANSWER_FORMATS,
     languages: list[str] | None = None,
     keep: list[Subtask] | None = None,
     feedback: list[str] | None = None,
@@ -257,26 +255,18 @@ def design_subtasks(
         except StructuredOutputError as exc:
             log.append(f"round {round_no}: no valid proposal ({exc})")
             continue
-        candidates = _to_subtasks(proposal, taken, languages)
-        fresh, problems = check_subtasks(
-            candidates,
+        check = functools.partial(
+            check_subtasks,
             max_count=len(keep) + target,
             modalities=modalities,
             formats=formats,
             keep_first=keep + accepted,
             intent=intent,
         )
+        fresh, problems = check(_to_subtasks(proposal, taken, languages))
         log.extend(f"round {round_no}: rejected {p}" for p in problems)
         if fresh:
-            fresh = _critique(model, intent, fresh, log, round_no)
-            fresh, problems = check_subtasks(
-                fresh,
-                max_count=len(keep) + target,
-                modalities=modalities,
-                formats=formats,
-                keep_first=keep + accepted,
-                intent=intent,
-            )
+            fresh, problems = check(_critique(model, intent, fresh, log, round_no))
             log.extend(f"round {round_no}: rejected after revision {p}" for p in problems)
         accepted.extend(fresh)
     if not keep and not accepted:
@@ -336,7 +326,7 @@ def uncovered_intent(config: Any, intent: str) -> str | None:
     return uncovered_message(intent, topics, searched)
 
 
-def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: (re)design subtasks, keeping those already grounded.
 
     On re-entry after grounding (or allocation) feedback, the ungrounded subtasks are
@@ -346,8 +336,10 @@ def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     from benchsmith.llm.registry import get_model
 
     config = run_config(runtime)
-    previous = [Subtask(**s) for s in state.get("subtasks") or []]
-    ungrounded = {u["subtask_id"]: u["reason"] for u in state.get("ungrounded") or []}
+    previous = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
+    ungrounded = {
+        u.subtask_id: u.reason for u in map(Dropped.model_validate, state.get("ungrounded") or [])
+    }
     keep = [s for s in previous if s.id not in ungrounded]
     feedback = [f"{sid}: {reason}" for sid, reason in ungrounded.items()]
     uncovered = uncovered_intent(config, state["intent"])
@@ -358,7 +350,7 @@ def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
             "planner_log": [f"design: {uncovered}"],
         }
     modalities = tuple(config.modalities) or modalities_from_intent(state["intent"]) or MODALITIES
-    formats = tuple(config.answer_formats) or formats_from_intent(state["intent"]) or FORMATS
+    formats = tuple(config.answer_formats) or formats_from_intent(state["intent"]) or ANSWER_FORMATS
     subtasks, log = design_subtasks(
         get_model(config, "design"),
         intent=state["intent"],
@@ -381,7 +373,7 @@ def design_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
         subtasks = [*subtasks[:room], *computed]
         log.append(f"added {', '.join(s.id for s in computed)} for the given references")
     return {
-        "subtasks": [s.model_dump() for s in subtasks],
+        "subtasks": subtasks,
         "ungrounded": [],
         "planner_log": [f"design: {line}" for line in log]
         + [f"design: subtasks {', '.join(s.id for s in subtasks)}"],

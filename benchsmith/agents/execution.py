@@ -22,13 +22,13 @@ from benchsmith.agents.orchestration import (
     SYNTHESIS_TOOLS,
     SampleDecision,
     TemplateMissingError,
-    field_value,
-    value_text,
 )
 from benchsmith.agents.plans import PLACEHOLDER
 from benchsmith.agents.templates import instruction
+from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import ToolParamError
-from benchsmith.item import AudioPart, ImagePart, Item, Message, TextPart
+from benchsmith.files import atomic_path
+from benchsmith.item import NUMERIC_TOLERANCE, AudioPart, ImagePart, Item, Message, TextPart
 from benchsmith.spec import Grounding, Subtask
 from benchsmith.tools.context import ToolContext, stable_seed
 from benchsmith.tools.registry import get_tool, run_tool
@@ -280,10 +280,8 @@ def execute(
         for kind in kinds:
             source = currents[kind]
             final = bench_dir / "media" / f"{item_id}{source.suffix.lower()}"
-            final.parent.mkdir(parents=True, exist_ok=True)
-            tmp = final.with_name(final.name + ".tmp")
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, final)
+            with atomic_path(final) as tmp:
+                shutil.copyfile(source, tmp)
             relative = final.relative_to(bench_dir).as_posix()
             if kind == "image":
                 parts.append(ImagePart(image=relative))
@@ -323,7 +321,7 @@ def execute(
         "orchestration": {"source": decision.source, "note": decision.note[:300]},
     }
     if subtask.answer_format == "numeric":
-        metadata["tolerance"] = 0.01
+        metadata["tolerance"] = NUMERIC_TOLERANCE
     item = Item(id=item_id, input=item_input, choices=choices, target=target, metadata=metadata)
     shown = item.input_text()
     return Draft(

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.alignment import (
@@ -28,10 +29,12 @@ from benchsmith.agents.alignment import (
 from benchsmith.agents.plans import build_plan, candidate_tools, validate_step
 from benchsmith.agents.templates import candidates as template_candidates
 from benchsmith.agents.templates import template_for, template_problems
+from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
+from benchsmith.graph.state import BuildState
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
-from benchsmith.spec import Grounding, Scores, Subtask
+from benchsmith.spec import Dropped, Grounding, Scores, Subtask
 
 Score = Literal[1, 2, 3, 4, 5]
 
@@ -507,7 +510,7 @@ def ground_all(
     ]
 
 
-def grounding_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: ground every subtask not grounded yet; route the rest back or drop them.
 
     While ``regroundings`` is below the run's ``max_regrounding``, ungrounded subtasks go
@@ -517,8 +520,8 @@ def grounding_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     from benchsmith.llm.registry import get_model
 
     config = run_config(runtime)
-    subtasks = [Subtask(**s) for s in state.get("subtasks") or []]
-    existing = [Grounding(**g) for g in state.get("groundings") or []]
+    subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
+    existing = [Grounding.model_validate(g) for g in state.get("groundings") or []]
     current_ids = {s.id for s in subtasks}
     existing = [g for g in existing if g.subtask_id in current_ids]
     done = {g.subtask_id for g in existing}
@@ -567,25 +570,23 @@ def grounding_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     log += [f"grounding: {w}" for w in warnings]
     regroundings = int(state.get("regroundings") or 0)
     update: dict[str, Any] = {
-        "groundings": [g.model_dump() for g in groundings],
-        "subtasks": [s.model_dump() for s in subtasks],
+        "groundings": groundings,
+        "subtasks": subtasks,
     }
     if warnings:
         update["warnings"] = warnings
     if failed and regroundings < config.max_regrounding:
-        update["ungrounded"] = [{"subtask_id": r.subtask_id, "reason": r.reason()} for r in failed]
+        update["ungrounded"] = [Dropped(subtask_id=r.subtask_id, reason=r.reason()) for r in failed]
         update["regroundings"] = regroundings + 1
         log.append(f"grounding: back to design for {', '.join(r.subtask_id for r in failed)}")
     else:
         update["ungrounded"] = []
         if failed:
-            dropped = list(state.get("dropped") or []) + [
-                {"subtask_id": r.subtask_id, "reason": r.reason()} for r in failed
+            update["dropped"] = [
+                *map(Dropped.model_validate, state.get("dropped") or []),
+                *(Dropped(subtask_id=r.subtask_id, reason=r.reason()) for r in failed),
             ]
-            update["dropped"] = dropped
-            update["subtasks"] = [
-                s.model_dump() for s in subtasks if s.id not in {r.subtask_id for r in failed}
-            ]
+            update["subtasks"] = [s for s in subtasks if s.id not in {r.subtask_id for r in failed}]
             log.append(f"grounding: dropped {', '.join(r.subtask_id for r in failed)}")
     update["planner_log"] = log
     return update

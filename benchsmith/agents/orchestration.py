@@ -10,7 +10,6 @@ comes from the data. When the model gives no valid decision, a deterministic fal
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.templates import fill as fill_template
 from benchsmith.agents.templates import template_for
-from benchsmith.catalog.cards import get_path
+from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
@@ -61,26 +60,6 @@ class SampleDecision:
     wording: Literal["template", "model"] = "template"
     template: str = ""
     rewording_rejected: str = ""
-
-
-def field_value(record: dict[str, Any], path: str | None) -> Any:
-    """The value at a dotted path of a record (None when absent or no path is given)."""
-    return get_path(record, path) if path else None
-
-
-def value_text(value: Any) -> str:
-    """A record value as answer text: lists joined with commas, floats without noise."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, list | tuple):
-        return ", ".join(value_text(v) for v in value if v is not None)
-    if isinstance(value, dict):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return " ".join(str(value).split())
 
 
 def record_for_prompt(record: dict[str, Any], media_fields: set[str]) -> str:

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from langgraph.runtime import Runtime
+
 from benchsmith.agents.realize import close_workspace, open_workspace
 from benchsmith.agents.sources import catalog_sources, run_config
+from benchsmith.config import RunConfig
+from benchsmith.graph.state import BuildState
 from benchsmith.llm.registry import runtime_for
 from benchsmith.spec import BenchmarkSpec
 
@@ -46,8 +50,8 @@ def judge_note(config: Any) -> str:
 
 
 def package_build(
-    config: Any,
-    spec: Any,
+    config: RunConfig,
+    spec: BenchmarkSpec,
     *,
     targets: dict[str, int],
     shortfalls: list[dict[str, Any]],
@@ -58,12 +62,11 @@ def package_build(
     """Write the folder of the build ``config`` describes from its ledger; return the report."""
     from benchsmith.package.writer import write_package
 
-    spec_path = Path(config.out_dir or ".") / "spec.json"
+    spec_path = Path(config.paths.out_dir or ".") / "spec.json"
     if not spec_path.is_file():  # the budget ran out before any slot: the plan is all there is
-        from benchsmith.package.writer import atomic_write
+        from benchsmith.files import atomic_write
 
-        plan = spec if isinstance(spec, BenchmarkSpec) else BenchmarkSpec.model_validate(spec)
-        atomic_write(spec_path, plan.model_dump_json(indent=2) + "\n")
+        atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
     ws = open_workspace(config)
     report = write_package(
         ws.bench_dir,
@@ -84,12 +87,12 @@ def package_build(
     return report
 
 
-def package_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+def package_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: write data/, rejects, spec, report, card and the harness tasks."""
     config = run_config(runtime)
     report = package_build(
         config,
-        state["spec"],
+        BenchmarkSpec.model_validate(state["spec"]),
         targets=dict(state.get("targets") or {}),
         shortfalls=list(state.get("shortfalls") or []),
         models=dict(state.get("models") or {}),
@@ -98,5 +101,5 @@ def package_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
     return {
         "build_status": report["status"],
         "report": report,
-        "build_log": [f"package: {report['items']} item(s) written to {config.out_dir}"],
+        "build_log": [f"package: {report['items']} item(s) written to {config.paths.out_dir}"],
     }

@@ -57,7 +57,7 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
         from benchsmith.spec import BenchmarkSpec
 
         try:
-            spec = BenchmarkSpec.model_validate(spec).model_dump(mode="json")
+            spec = BenchmarkSpec.model_validate(spec)
         except ValidationError as exc:
             raise ConfigError(
                 f"the given spec is invalid: {describe_validation_error(exc)}"

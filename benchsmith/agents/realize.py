@@ -23,17 +23,15 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.execution import Draft, distinct_texts, execute
 from benchsmith.agents.orchestration import (
     TemplateMissingError,
-    field_value,
     orchestrate,
-    value_text,
 )
 from benchsmith.agents.sources import catalog_sources, run_config
 from benchsmith.agents.verification import ReviewContext, verify
-from benchsmith.catalog.cards import MEDIA_MODALITIES
+from benchsmith.catalog.cards import MEDIA_MODALITIES, field_value, value_text
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
 from benchsmith.graph.state import Failure, Slot, SlotState, SlotStatus
-from benchsmith.package.ledger import Ledger
+from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.verify.duplicates import DuplicateIndex
@@ -51,12 +49,12 @@ class Workspace:
 
     def __init__(self, config: RunConfig, spec: BenchmarkSpec) -> None:
         """Open the ledger and rebuild the duplicate index from the accepted items."""
-        if not config.out_dir or not config.run_dir:
+        if not config.paths.out_dir or not config.paths.run_dir:
             raise ConfigError("a build needs an output folder (--out)")
         self.config = config
         self.spec = spec
-        self.bench_dir = Path(config.out_dir)
-        self.run_dir = Path(config.run_dir)
+        self.bench_dir = Path(config.paths.out_dir)
+        self.run_dir = Path(config.paths.run_dir)
         self.subtasks: dict[str, Subtask] = {s.id: s for s in spec.subtasks}
         self.groundings: dict[str, Grounding] = {g.id: g for g in spec.groundings}
         self.ledger = Ledger(self.run_dir)
@@ -274,7 +272,7 @@ class Workspace:
             "stats": result.stats,
             "solution_report": result.report,
         }
-        from benchsmith.package.writer import atomic_write
+        from benchsmith.files import atomic_write
 
         items = interleave_cells(result.items)
 
@@ -492,16 +490,16 @@ def open_workspace(config: RunConfig) -> Workspace:
     Raises:
         ConfigError: No output folder, or no ``spec.json`` in it yet.
     """
-    if not config.out_dir:
+    if not config.paths.out_dir:
         raise ConfigError("a build needs an output folder (--out)")
-    spec_path = Path(config.out_dir) / "spec.json"
+    spec_path = Path(config.paths.out_dir) / "spec.json"
     try:
         stat = spec_path.stat()
     except OSError as exc:
         raise ConfigError(
             f"{spec_path} is missing: the build's plan is written there before any slot runs"
         ) from exc
-    key = str(Path(config.out_dir).resolve())
+    key = str(Path(config.paths.out_dir).resolve())
     version = (stat.st_mtime_ns, stat.st_size)
     with _LOCK:
         cached = _WORKSPACES.get(key)
@@ -516,7 +514,7 @@ def open_workspace(config: RunConfig) -> Workspace:
 def close_workspace(config: RunConfig) -> None:
     """Let go of a build's workspace (its loaded records) once the folder is packaged."""
     with _LOCK:
-        _WORKSPACES.pop(str(Path(config.out_dir or "").resolve()), None)
+        _WORKSPACES.pop(str(Path(config.paths.out_dir or "").resolve()), None)
 
 
 # -- the slot subgraph's nodes ---------------------------------------------------------------
@@ -529,18 +527,23 @@ def _tally(slot: Slot, status: SlotStatus) -> dict[str, Any]:
     return {"status": status, "tallies": {slot.subtask_id: {status: 1}}}
 
 
-def _failed(state: SlotState, failure: Failure, config: RunConfig) -> dict[str, Any]:
-    """The update for a failed attempt: history, feedback, and whether a fix is allowed."""
+def _failed(
+    state: SlotState, failure: Failure, config: RunConfig, attempt: int | None = None
+) -> dict[str, Any]:
+    """The update for a failed attempt: history, feedback, and whether a fix is allowed.
+
+    ``attempt`` is the number of the attempt that failed (default: the state's).
+    """
+    attempt = state.get("attempt", 0) if attempt is None else attempt
     history = list(state.get("history") or [])
     if failure.counts:
-        history.append(
-            {"attempt": len(history) + 1, "check": failure.check, "reason": failure.reason[:300]}
-        )
+        history.append({"attempt": attempt, "check": failure.check, "reason": failure.reason[:300]})
     retry = failure.retry and len(history) <= config.max_fix_attempts
     feedback = list(state.get("feedback") or [])
     if retry:
         feedback.append(failure.reason[:300])
     return {
+        "attempt": attempt,
         "failure": failure.model_copy(update={"retry": retry}),
         "history": history,
         "feedback": feedback,
@@ -555,7 +558,7 @@ def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, An
     slot = state["slot"]
     taken = ws.take_computed(slot, ws.groundings[slot.grounding_id])
     if isinstance(taken, Failure):
-        return _failed(state, taken, config)
+        return _failed(state, taken, config, attempt=1)
     return {"draft": taken, "failure": None, "attempt": 1}
 
 
@@ -568,11 +571,13 @@ def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str,
         grounding = ws.groundings[slot.grounding_id]
         reason = f"record has no value in the answer field {grounding.answer_field!r}"
         return _failed(state, Failure(reason=reason, check="record", counts=False), config)
+    attempt = state.get("attempt", 0) + 1
     try:
         decision = ws.decide(slot, list(state.get("feedback") or []))
     except TemplateMissingError as exc:
-        return _failed(state, Failure(reason=f"template: {exc}", check="template"), config)
-    return {"decision": decision, "failure": None, "attempt": int(state.get("attempt") or 0) + 1}
+        failure = Failure(reason=f"template: {exc}", check="template")
+        return _failed(state, failure, config, attempt=attempt)
+    return {"decision": decision, "failure": None, "attempt": attempt}
 
 
 def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
@@ -623,7 +628,7 @@ def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
     failure = state["failure"]
     assert failure is not None  # the routers send only failed slots here
     history = list(state.get("history") or [])
-    extra: dict[str, Any] = {"check": failure.check, "attempts": len(history)}
+    extra: dict[str, Any] = {"check": failure.check, "attempts": state.get("attempt", 0)}
     if history:
         extra["history"] = history
     ws.ledger.reject(slot.record(), failure.reason, **extra)

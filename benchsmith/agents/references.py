@@ -28,11 +28,11 @@ _LOCK = threading.Lock()
 
 def reference_cards(config: RunConfig) -> list[Any]:
     """The reference documents of this run (``--reference``), as catalog cards."""
-    if not config.run_catalog_dir:
+    if not config.paths.run_catalog_dir:
         return []
     from benchsmith.catalog.store import Catalog
 
-    catalog = Catalog(config.run_catalog_dir)
+    catalog = Catalog(config.paths.run_catalog_dir)
     return [c for c in catalog.list() if c.domain == "reference"]
 
 

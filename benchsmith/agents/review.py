@@ -11,22 +11,27 @@ from __future__ import annotations
 
 from typing import Any
 
+from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError
-from benchsmith.spec import BenchmarkSpec
+from benchsmith.graph.state import BuildState
+from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
 
 
-def assemble_spec(state: dict[str, Any]) -> BenchmarkSpec:
+def assemble_spec(state: BuildState) -> BenchmarkSpec:
     """The spec from the planner's state (only groundings with a quota or of kept subtasks)."""
-    subtask_ids = {s["id"] for s in state.get("subtasks") or []}
+    subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
+    subtask_ids = {s.id for s in subtasks}
+    groundings = [Grounding.model_validate(g) for g in state.get("groundings") or []]
     return BenchmarkSpec(
         intent=state["intent"],
         size=state["size"],
-        subtasks=state.get("subtasks") or [],
-        groundings=[g for g in state.get("groundings") or [] if g["subtask_id"] in subtask_ids],
-        allocations=state.get("allocations") or [],
-        dropped=state.get("dropped") or [],
+        subtasks=subtasks,
+        groundings=[g for g in groundings if g.subtask_id in subtask_ids],
+        allocations=[Allocation.model_validate(a) for a in state.get("allocations") or []],
+        dropped=[Dropped.model_validate(d) for d in state.get("dropped") or []],
         models=state.get("models") or {},
         notes=list(state.get("warnings") or []),
     )
@@ -63,7 +68,7 @@ def summarize(spec: BenchmarkSpec) -> str:
     return "\n".join(lines)
 
 
-def review_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
+def review_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: assemble the spec; with review on, interrupt for approval or edits."""
     from langgraph.types import interrupt
 
@@ -71,15 +76,11 @@ def review_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
 
     spec = assemble_spec(state)
     if not run_config(runtime).review:
-        return {"spec": spec.model_dump(mode="json"), "plan_status": "ok"}
+        return {"spec": spec, "plan_status": "ok"}
     decision = interrupt({"spec": spec.model_dump(mode="json"), "summary": summarize(spec)})
     action = (decision or {}).get("action", "approve") if isinstance(decision, dict) else decision
     if action == "approve":
-        return {
-            "spec": spec.model_dump(mode="json"),
-            "plan_status": "ok",
-            "planner_log": ["review: approved"],
-        }
+        return {"spec": spec, "plan_status": "ok", "planner_log": ["review: approved"]}
     if action == "edit":
         try:
             edited = BenchmarkSpec.model_validate(decision.get("spec"))
@@ -88,7 +89,7 @@ def review_node(state: dict[str, Any], runtime: Any) -> dict[str, Any]:
                 f"the edited plan is not a valid spec: {exc.errors()[0]['msg']}"
             ) from exc
         return {
-            "spec": edited.model_dump(mode="json"),
+            "spec": edited,
             "plan_status": "ok",
             "planner_log": ["review: edited"],
         }

@@ -13,7 +13,7 @@ def run_config(runtime: Any) -> RunConfig:
     if isinstance(context, RunConfig):
         return context
     if isinstance(context, dict):
-        return RunConfig(**context)
+        return RunConfig.model_validate(context)
     return RunConfig()
 
 
@@ -22,9 +22,11 @@ def catalog_sources(config: RunConfig) -> list[Any]:
     from benchsmith.catalog.store import Catalog
 
     sources = []
-    if config.run_catalog_dir:
-        sources.append(Catalog(config.run_catalog_dir))
-    sources.append(Catalog(config.catalog_dir) if config.catalog_dir else Catalog.default())
+    if config.paths.run_catalog_dir:
+        sources.append(Catalog(config.paths.run_catalog_dir))
+    sources.append(
+        Catalog(config.paths.catalog_dir) if config.paths.catalog_dir else Catalog.default()
+    )
     return sources
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchsmith.catalog.cards import get_path
+from benchsmith.catalog.cards import get_path, value_text
 
 STAND_IN = "Atlantis"
 """A proper name standing in for a slot value when a template is checked without data."""
@@ -228,13 +228,6 @@ def concept_for(path: str, semantics: str = "") -> Concept | None:
 def slots(template: str) -> list[str]:
     """The field paths a template's slots name, in order."""
     return SLOT.findall(template)
-
-
-def value_text(value: Any) -> str:
-    """A record value as text (the executor's own rendering)."""
-    from benchsmith.agents.orchestration import value_text as render
-
-    return render(value)
 
 
 def fill(template: str, record: Mapping[str, Any]) -> str | None:

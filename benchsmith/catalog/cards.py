@@ -8,10 +8,13 @@ and stored as JSON. Only its free-text ``description`` may be rewritten by a mod
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from benchsmith import naming
 
 Modality = Literal["text", "image", "audio", "table"]
 FieldModality = Literal["text", "image", "audio", "number", "category", "boolean", "json", "other"]
@@ -36,9 +39,7 @@ def slugify(text: str, *, default: str = "dataset") -> str:
     trailing separators and cuts to 64 characters. ``"My Data (v2).jsonl"`` gives
     ``"my-data-v2.jsonl"``; callers strip suffixes first when they want to.
     """
-    slug = re.sub(r"[^a-z0-9_.-]+", "-", text.lower())
-    slug = re.sub(r"-{2,}", "-", slug).strip("-_.")
-    slug = slug[:64].rstrip("-_.")
+    slug = naming.slugify(text, keep="_.", max_len=64)
     return slug if slug and _ID_RE.match(slug) else default
 
 
@@ -289,6 +290,26 @@ def get_path(record: dict[str, Any], path: str) -> Any:
             return None
         node = node[part]
     return node
+
+
+def field_value(record: dict[str, Any], path: str | None) -> Any:
+    """The value at a dotted path of a record (None when absent or no path is given)."""
+    return get_path(record, path) if path else None
+
+
+def value_text(value: Any) -> str:
+    """A record value as answer text: lists joined with commas, floats without noise."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(value_text(v) for v in value if v is not None)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return " ".join(str(value).split())
 
 
 def set_path(record: dict[str, Any], path: str, value: Any) -> None:

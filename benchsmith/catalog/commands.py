@@ -220,7 +220,7 @@ def starter_cmd(ctx: click.Context, force: bool) -> None:
 @click.pass_context
 def records_cmd(ctx: click.Context, dataset_id: str, limit: int | None, offset: int) -> None:
     """Print a dataset's records as JSON Lines (media fields as absolute paths)."""
-    from benchsmith.llm.records import canonical_json
+    from benchsmith.files import canonical_json
 
     for record in _catalog(ctx).records(dataset_id, limit=limit, offset=offset):
         click.echo(canonical_json(record))

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchsmith.catalog.errors import HubUnavailableError
-from benchsmith.tools.search import clean_text
+from benchsmith.tools.search.providers import clean_text
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 PROBE_TIMEOUT_S = 2.0

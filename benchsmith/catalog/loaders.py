@@ -20,6 +20,7 @@ from typing import Any
 from benchsmith.catalog.cards import DatasetCard, get_path, set_path
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.profile import is_media_struct, iter_raw
+from benchsmith.files import atomic_write
 
 BUILTIN_PREFIX = "benchsmith."
 _MAGIC = (
@@ -120,10 +121,7 @@ def _write_blob(blob: bytes, name: Any, cache_dir: Path) -> Path:
         ext = next((e for magic, e in _MAGIC if blob.startswith(magic)), ".bin")
     target = cache_dir / f"{digest}{ext}"
     if not target.is_file():
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(blob)
-        os.replace(tmp, target)
+        atomic_write(target, blob)
     return target
 
 

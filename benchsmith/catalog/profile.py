@@ -937,7 +937,7 @@ def enrich_description(card: DatasetCard, text: str) -> DatasetCard:
     This is the only way a model's words enter a card: the text is untrusted, so control
     characters are dropped and it is cut to the description's limit (5000 characters).
     """
-    from benchsmith.tools.search import clean_text
+    from benchsmith.tools.search.providers import clean_text
 
     cleaned = clean_text(text, 5000, keep_newlines=True)
     data = card.model_dump()

@@ -17,7 +17,7 @@ from typing import Any
 
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.readers import strip_suffixes
-from benchsmith.tools.search import split_chunks
+from benchsmith.tools.search.index import split_chunks
 
 REFERENCE_TASKS = ["reading comprehension", "reference"]
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")

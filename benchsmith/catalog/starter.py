@@ -36,6 +36,7 @@ from benchsmith.catalog.cards import DatasetCard, LoaderSpec, Provenance
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.profile import profile_path
 from benchsmith.catalog.store import Catalog
+from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,7 @@ def _write_jsonl(folder: Path, records: Iterable[dict[str, Any]]) -> int:
 
 
 def _snake(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    return slugify(name, sep="_", max_len=200)
 
 
 def _save_png(array: Any, target: Path, *, scale: int = 1) -> None:

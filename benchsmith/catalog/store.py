@@ -38,7 +38,8 @@ from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.loaders import data_path, iter_records
 from benchsmith.catalog.profile import REFERENCE_SUFFIXES, profile_path
 from benchsmith.catalog.readers import data_suffix, strip_suffixes
-from benchsmith.tools.search import fts_query
+from benchsmith.files import atomic_path, atomic_write
+from benchsmith.tools.search.index import fts_query
 
 try:  # POSIX advisory locks; elsewhere the in-process lock is all there is
     import fcntl
@@ -103,21 +104,6 @@ def default_root() -> Path:
     """``$BENCHSMITH_HOME/catalog``, with ``~/.benchsmith`` as the default home."""
     home = os.environ.get("BENCHSMITH_HOME") or "~/.benchsmith"
     return Path(home).expanduser() / "catalog"
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file whole or not at all: a temp file in the same folder, fsynced, renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 class Catalog:
@@ -314,7 +300,7 @@ class Catalog:
         path = self._card_path(card.id)
         before = path.read_bytes() if path.is_file() else None
         stale = self._index_stale()
-        atomic_write_text(path, card.model_dump_json(indent=2) + "\n")
+        atomic_write(path, card.model_dump_json(indent=2) + "\n")
         try:
             if stale:
                 self._rebuild_index()
@@ -327,7 +313,7 @@ class Catalog:
             if before is None:
                 path.unlink(missing_ok=True)
             else:
-                atomic_write_text(path, before.decode("utf-8"))
+                atomic_write(path, before.decode("utf-8"))
             with contextlib.suppress(Exception):
                 self._rebuild_index()
             raise
@@ -559,9 +545,7 @@ class Catalog:
         """Build the index from the card files into a temp file, then rename it into place."""
         self.root.mkdir(parents=True, exist_ok=True)
         fingerprint = self._fingerprint()
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".index.", suffix=".sqlite")
-        os.close(fd)
-        try:
+        with atomic_path(self.index_path) as tmp:
             with contextlib.closing(sqlite3.connect(tmp)) as db:
                 db.executescript(_SCHEMA)
                 for card in self.list():
@@ -569,10 +553,6 @@ class Catalog:
                 db.execute("INSERT INTO meta(key, value) VALUES ('version', ?)", (INDEX_VERSION,))
                 db.execute("INSERT INTO meta(key, value) VALUES ('fingerprint', ?)", (fingerprint,))
                 db.commit()
-            os.replace(tmp, self.index_path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
 
     def reindex(self) -> None:
         """Rebuild the index from the card files now."""

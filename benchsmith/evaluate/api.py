@@ -13,7 +13,6 @@ a rerun is served from those records (resume).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -36,11 +35,11 @@ from benchsmith.evaluate.folder import (
     load_items,
     load_spec,
     read_json,
-    write_json,
 )
 from benchsmith.evaluate.quality import judge_benchmark_items
 from benchsmith.evaluate.runner import Response, run_models
 from benchsmith.evaluate.scoring import answer_format, score_item
+from benchsmith.files import write_json
 from benchsmith.item import Item
 from benchsmith.llm.client import LLMRuntime, RoleModel
 from benchsmith.llm.registry import runtime_for
@@ -76,8 +75,8 @@ class JudgeResult:
 
 def _config(bench_dir: Path, config: RunConfig | None) -> RunConfig:
     config = config or RunConfig()
-    if config.run_dir is None:
-        config = dataclasses.replace(config, run_dir=str(bench_dir / RUN_DIR))
+    if config.paths.run_dir is None:
+        config = config.with_paths(run_dir=str(bench_dir / RUN_DIR))
     return config
 
 
@@ -202,7 +201,7 @@ def evaluate_benchmark(
         "open_answers": "judge role " + judge.spec.text if judge else "includes match",
         **data,
         "run": {
-            "run_dir": config.run_dir,
+            "run_dir": config.paths.run_dir,
             "new_calls": len(runtime.records) - before,
             "seconds": round(time.monotonic() - started, 2),
             "seed": config.seed,

@@ -85,12 +85,3 @@ def read_json(path: str | Path) -> dict | None:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def write_json(path: str | Path, data: dict) -> Path:
-    """Write a JSON object (indented, UTF-8) atomically: a temporary file, then a rename."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path

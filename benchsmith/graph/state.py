@@ -1,8 +1,10 @@
 """The graph's typed state: input, output and the full working state.
 
-The state holds ids, counts, small plan records (pydantic dumps) and paths, never media
-bytes or whole datasets. Reducers are used only where values accumulate (``warnings``,
-``planner_log``).
+The state holds ids, counts, the plan's pydantic models (subtasks, groundings, allocations,
+the spec) and paths, never media bytes or whole datasets. Readers take a value with
+``Model.model_validate(value)``, which accepts the model or its JSON form (a spec given to
+the API or Studio arrives as JSON; ``preflight`` turns it into the model). Reducers are
+used only where values accumulate (``warnings``, ``planner_log``, ``tallies``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
+
+from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
 
 SlotStatus = Literal["accepted", "rejected"]
 Tallies = dict[str, dict[str, int]]
@@ -103,7 +107,7 @@ class BuildInput(TypedDict):
     intent: str
     size: int
     build: NotRequired[bool]
-    spec: NotRequired[dict[str, Any] | None]
+    spec: NotRequired[BenchmarkSpec | dict[str, Any] | None]
 
 
 class BuildOutput(TypedDict):
@@ -114,7 +118,7 @@ class BuildOutput(TypedDict):
     models: dict[str, str]
     warnings: list[str]
     plan_status: str
-    spec: dict[str, Any] | None
+    spec: BenchmarkSpec | None
     error: str | None
     build_status: str
     shortfalls: list[dict[str, Any]]
@@ -131,11 +135,11 @@ class BuildState(BuildInput, BuildOutput):
 
     warnings: Annotated[list[str], operator.add]
     planner_log: Annotated[list[str], operator.add]
-    subtasks: list[dict[str, Any]]
-    groundings: list[dict[str, Any]]
-    allocations: list[dict[str, Any]]
-    dropped: list[dict[str, Any]]
-    ungrounded: list[dict[str, Any]]
+    subtasks: list[Subtask]
+    groundings: list[Grounding]
+    allocations: list[Allocation]
+    dropped: list[Dropped]
+    ungrounded: list[Dropped]
     regroundings: int
     allocation_trace: list[dict[str, Any]]
     started_at: float
@@ -156,12 +160,12 @@ class PlannerOutput(TypedDict):
     """
 
     plan_status: str
-    spec: dict[str, Any] | None
+    spec: BenchmarkSpec | None
     error: str | None
     planner_log: list[str]
-    subtasks: list[dict[str, Any]]
-    groundings: list[dict[str, Any]]
-    allocations: list[dict[str, Any]]
-    dropped: list[dict[str, Any]]
+    subtasks: list[Subtask]
+    groundings: list[Grounding]
+    allocations: list[Allocation]
+    dropped: list[Dropped]
     regroundings: int
     allocation_trace: list[dict[str, Any]]

@@ -29,10 +29,12 @@ from pydantic import BaseModel
 
 from benchsmith.config import FileConfig, LLMSettings, Price, RunConfig, load_file_config
 from benchsmith.errors import ConfigError, ModelError, ReplayMissError
-from benchsmith.llm.records import RunRecords, canonical_json, request_key, sha256_text
+from benchsmith.files import canonical_json, sha256_text
+from benchsmith.llm.records import RunRecords, request_key
 from benchsmith.llm.retry import RetryPolicy, endpoint_semaphore
 from benchsmith.llm.roles import ResolvedModel, resolve_role_models
 from benchsmith.llm.specs import ModelSpec, Role, StructuredMethod
+from benchsmith.llm.structured import structured_call
 from benchsmith.llm.usage import UsageLedger, price_for
 
 T = TypeVar("T", bound=BaseModel)
@@ -153,12 +155,12 @@ class LLMRuntime:
             file_config=file_config,
             env=env,
         )
-        if config.replay and config.run_dir is None:
+        if config.replay and config.paths.run_dir is None:
             raise ConfigError("--replay needs the run folder whose records it replays")
         return cls(
             models=models,
             settings=settings,
-            records=RunRecords(config.run_dir),
+            records=RunRecords(config.paths.run_dir),
             ledger=UsageLedger(budget_usd=config.budget_usd, budget_tokens=config.budget_tokens),
             prices=file_config.prices,
             replay=config.replay,
@@ -246,6 +248,23 @@ class RoleModel:
         self.runtime = runtime
         self.role = role
         self.spec = spec
+
+    @property
+    def name(self) -> str:
+        """The model's spec as text (``local``, ``openai:gpt-4o``)."""
+        return self.spec.text
+
+    def structured_method(self) -> StructuredMethod:
+        """The structured-output method this role's model takes."""
+        return self.runtime.structured_method(self.spec)
+
+    def max_attempts(self) -> int:
+        """Attempts at a valid structured reply before giving up."""
+        return self.runtime.settings.max_attempts
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Append ``entry`` to the run records."""
+        self.runtime.records.append(entry)
 
     def invoke(self, messages: Sequence[Any], **params: Any) -> AIMessage:
         """Send one chat request (or serve it from the run records).
@@ -377,8 +396,6 @@ class RoleModel:
         Raises:
             StructuredOutputError: Every attempt was invalid, refused, truncated or empty.
         """
-        from benchsmith.llm.structured import structured_call
-
         return structured_call(self, schema, messages, max_attempts=max_attempts).value
 
 

@@ -21,24 +21,16 @@ items does not hold every prompt and reply in memory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
+from benchsmith.files import append_jsonl, canonical_json, sha256_text
+
 RECORDS_FILE = "llm_calls.jsonl"
-
-
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys and no spaces: equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def sha256_text(text: str) -> str:
-    """Hex SHA-256 of a text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+__all__ = ["RECORDS_FILE", "RunRecords", "append_jsonl", "request_key"]
 
 
 def request_key(model_identity: str, messages: list[dict], params: dict[str, Any]) -> str:
@@ -46,24 +38,6 @@ def request_key(model_identity: str, messages: list[dict], params: dict[str, Any
     return sha256_text(
         canonical_json({"model": model_identity, "messages": messages, "params": params})
     )
-
-
-def append_jsonl(path: str | os.PathLike[str], record: dict, *, fsync: bool = False) -> None:
-    """Append one record as one line, written whole with a single ``write``.
-
-    Once ``write`` returns, the line is in the page cache: a process killed after that
-    (even with SIGKILL) loses nothing, and one killed during it leaves at most a partial
-    last line, which readers drop. ``fsync`` also protects against a power loss, at a
-    cost of milliseconds a line; the run records do without it (a lost call is redone).
-    """
-    line = (canonical_json(record) + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, line)
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class RunRecords:

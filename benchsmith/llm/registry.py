@@ -6,12 +6,10 @@ model of a run with :func:`register_runtime`.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 
 from benchsmith.config import RunConfig
 from benchsmith.llm.client import LLMRuntime, RoleModel
-from benchsmith.llm.records import canonical_json
 from benchsmith.llm.specs import Role
 
 _RUNTIMES: dict[str, LLMRuntime] = {}
@@ -19,7 +17,7 @@ _LOCK = threading.Lock()
 
 
 def _key(config: RunConfig) -> str:
-    return canonical_json(dataclasses.asdict(config))
+    return config.key()
 
 
 def runtime_for(config: RunConfig) -> LLMRuntime:

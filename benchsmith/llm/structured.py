@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, convert_to_messages
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -24,8 +24,37 @@ from pydantic import BaseModel, ValidationError
 from benchsmith.errors import StructuredOutputError, describe_validation_error
 from benchsmith.llm.specs import StructuredMethod
 
-if TYPE_CHECKING:
-    from benchsmith.llm.client import RoleModel
+
+class ChatModel(Protocol):
+    """What a structured call needs of a model (the client's ``RoleModel`` is one).
+
+    A protocol rather than the client class, so this module does not import the client
+    that calls it.
+    """
+
+    role: str
+
+    @property
+    def name(self) -> str:
+        """The model's spec as text, for messages (``local``, ``openai:gpt-4o``)."""
+        ...
+
+    def invoke(self, messages: Sequence[Any], **params: Any) -> AIMessage:
+        """Send one chat request (served from the run records when recorded)."""
+        ...
+
+    def structured_method(self) -> StructuredMethod:
+        """The structured-output method this model takes."""
+        ...
+
+    def max_attempts(self) -> int:
+        """Attempts at a valid reply before giving up."""
+        ...
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Append ``entry`` to the run records."""
+        ...
+
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -187,7 +216,7 @@ def _retry_message(failure: Classified, schema: type[BaseModel], method: Structu
 
 
 def structured_call(
-    model: RoleModel,
+    model: ChatModel,
     schema: type[T],
     messages: Sequence[Any],
     *,
@@ -209,9 +238,8 @@ def structured_call(
     Raises:
         StructuredOutputError: No attempt gave a valid reply; every failure is attached.
     """
-    rt = model.runtime
-    method = method or rt.structured_method(model.spec)
-    attempts_allowed = max_attempts or rt.settings.max_attempts
+    method = method or model.structured_method()
+    attempts_allowed = max_attempts or model.max_attempts()
     history = list(convert_to_messages(list(messages)))
     if method == "json_mode":
         schema_text = json.dumps(schema.model_json_schema(), ensure_ascii=False)
@@ -233,11 +261,11 @@ def structured_call(
             )
         failure = Failure(attempt=attempt, kind=result.kind, error=result.error, raw=result.raw)
         failures.append(failure)
-        rt.records.append(
+        model.record(
             {
                 "kind": "structured_failure",
                 "role": model.role,
-                "model": model.spec.text,
+                "model": model.name,
                 "schema": tool_name(schema),
                 "attempt": attempt,
                 "class": result.kind,
@@ -253,7 +281,7 @@ def structured_call(
         ]
     kinds = ", ".join(f.kind for f in failures)
     raise StructuredOutputError(
-        f"the {model.role} model ({model.spec.text}) gave no valid {tool_name(schema)} in "
+        f"the {model.role} model ({model.name}) gave no valid {tool_name(schema)} in "
         f"{attempts_allowed} attempt(s) ({kinds}); last: {failures[-1].error}. "
         "A more capable model (--model openai:MODEL) may be needed",
         failures=failures,

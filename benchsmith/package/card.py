@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from benchsmith.catalog.cards import DatasetCard
-from benchsmith.item import Item
+from benchsmith.item import NUMERIC_TOLERANCE, Item
 from benchsmith.package.inspect_export import INSPECT_TASK_FILE
 from benchsmith.spec import BenchmarkSpec
 
@@ -420,7 +420,8 @@ def _exports_section(stats: CardStats) -> str:
         "Multiple-choice items use Inspect's `multiple_choice()` solver and `choice()` scorer; "
         "short answers are scored by normalized exact match (NFKC, case-folded, whitespace "
         "collapsed, surrounding punctuation stripped), numeric answers by their first number "
-        "within a relative tolerance (`metadata.tolerance`, default 0.01), open answers by "
+        f"within a relative tolerance (`metadata.tolerance`, default {NUMERIC_TOLERANCE}), "
+        "open answers by "
         "finding the normalized target in the answer (or with `-T grader=MODEL`, by "
         "`model_graded_fact()`). Metrics: accuracy and its standard error.",
     ]

@@ -40,11 +40,11 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
+from benchsmith.item import NUMERIC_TOLERANCE
+from benchsmith.naming import slugify
 from benchsmith.spec import BenchmarkSpec
 
 INSPECT_TASK_FILE = "inspect_task.py"
-DEFAULT_TOLERANCE = 0.01
-"""Relative tolerance of numeric items without ``metadata["tolerance"]``."""
 
 INSTRUCTIONS: dict[str, str] = {
     "short_answer": "Answer with only the answer: a word or a short phrase, no explanation.",
@@ -161,17 +161,17 @@ def numeric_match(answer: str, target: str, tolerance: float | None = None) -> b
         answer: The model's answer.
         target: The expected number, as text.
         tolerance: Relative tolerance; None, a negative value or one that is not a number
-            means 0.01.
+            means ``NUMERIC_TOLERANCE``.
 
     Returns:
         Whether the answer matches.
     """
     try:
-        tol = 0.01 if tolerance is None else float(tolerance)
+        tol = NUMERIC_TOLERANCE if tolerance is None else float(tolerance)
     except (TypeError, ValueError):
-        tol = 0.01
+        tol = NUMERIC_TOLERANCE
     if not tol >= 0:  # negative or NaN
-        tol = 0.01
+        tol = NUMERIC_TOLERANCE
     expected = first_number(target)
     if expected is None:
         return short_answer_match(answer, target)
@@ -281,7 +281,10 @@ def scoring_source() -> str:
 
     The functions need only ``math``, ``re`` and ``unicodedata``.
     """
-    return "\n\n".join(inspect.getsource(fn).rstrip() + "\n" for fn in SCORING_FUNCTIONS)
+    constants = f"NUMERIC_TOLERANCE = {NUMERIC_TOLERANCE!r}\n\n\n"
+    return constants + "\n\n".join(
+        inspect.getsource(fn).rstrip() + "\n" for fn in SCORING_FUNCTIONS
+    )
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -289,9 +292,7 @@ _GENERIC_FOLDER_NAMES = {"", "bench", "benchmark", "out", "output", "build", "di
 
 
 def _identifier_slug(text: str, max_words: int = 8) -> str:
-    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    words = re.findall(r"[a-z0-9]+", text.lower())[:max_words]
-    return "_".join(words)[:48].strip("_")
+    return slugify(text, sep="_", max_len=48, max_words=max_words)
 
 
 def task_name(bench_dir: Path, spec: BenchmarkSpec) -> str:

@@ -13,17 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.llm.records import canonical_json
-from benchsmith.package.ledger import Ledger
+from benchsmith.files import atomic_lines, atomic_write, canonical_json
+from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec
 
 DATA_FILE = "data/test.jsonl"
@@ -32,24 +30,13 @@ REPORT_FILE = "report.json"
 REPORT_MD = "report.md"
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write a whole file atomically (readers see the old file or the new one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
 def ledger_fingerprint(ledger: Ledger) -> str:
     """What the package was made from: the number of finished slots and their ids."""
-    from benchsmith.llm.records import sha256_text
+    from benchsmith.files import sha256_text
 
     return sha256_text(canonical_json(sorted(ledger.done_ids())))
 
@@ -220,25 +207,6 @@ def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
             }
             out.write(_dump(row) + "\n")
     return reasons
-
-
-@contextlib.contextmanager
-def atomic_lines(path: Path) -> Iterator[Any]:
-    """Write a text file line by line, atomically.
-
-    Lines go to a temporary file, renamed into place at the end; a failure leaves the old
-    file as it was.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def clean_media(bench_dir: Path, used: set[str]) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.item import Item
+from benchsmith.item import NUMERIC_TOLERANCE, Item
 from benchsmith.solution.coverage import Cell, CoverageReport, allocate
 from benchsmith.solution.distractors import choose_distractors
 from benchsmith.solution.errors import SolutionError
@@ -227,7 +227,7 @@ def generate_items(
     model: StructuredModel | None = None,
     solver: StructuredModel | None = None,
     subtask_id: str = "computed",
-    tolerance: float = 0.01,
+    tolerance: float = NUMERIC_TOLERANCE,
     weights: Mapping[Any, float] | None = None,
     max_rewordings: int = 1,
     knowledge: Knowledge | None = None,

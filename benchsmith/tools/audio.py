@@ -16,21 +16,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
 from benchsmith.errors import InputRejectedError, PostconditionError, ToolParamError
 from benchsmith.tools.context import Limits, ToolContext
-from benchsmith.tools.media import (
-    export_audio,
-    load_audio,
-    measure_audio,
-    pipe_pcm,
-    samples,
+from benchsmith.tools.media import load_audio, measure_audio, pipe_pcm, samples
+from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
+from benchsmith.tools.sound import (
+    AudioOutParams,
+    check_format_rate,
+    export_output,
+    join_with_silence,
+    resolve_voice,
+    synthesize_espeak,
 )
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
 
 if TYPE_CHECKING:
     import random
@@ -38,10 +40,7 @@ if TYPE_CHECKING:
     import numpy as np
     from pydub import AudioSegment
 
-AudioFormat = Literal["wav", "mp3", "ogg", "flac"]
 LOSSLESS = frozenset({"wav", "flac"})
-# Sample rates libmp3lame can write.
-MP3_RATES = frozenset({8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000})
 _FULL_SCALE = 32768.0
 # Largest peak a mix may have before it is scaled down: full scale for lossless files, -1 dBFS
 # for lossy ones (their decoders overshoot the original peaks a little).
@@ -61,43 +60,8 @@ _LEVEL_TOLERANCE_DB = 0.2
 _DURATION_TOLERANCE_S = 0.02
 _TRIM_TOLERANCE_S = 0.01
 
-_FORMAT_DESCRIPTION = (
-    "Output file type: 'wav' (default) or 'flac' keep the samples exactly; 'mp3' and 'ogg' "
-    "are lossy and add codec noise. Keep 'wav' unless the benchmark needs a compressed file."
-)
-
 
 # -- shared parameters and helpers ----------------------------------------------------------------
-class AudioOutParams(ToolParams):
-    """Parameters shared by the audio-writing tools: the output file type."""
-
-    format: AudioFormat = Field(default="wav", description=_FORMAT_DESCRIPTION)
-
-    @model_validator(mode="after")
-    def _output_name_matches_format(self) -> AudioOutParams:
-        if self.output_name is not None:
-            suffix = PurePosixPath(self.output_name).suffix.lower()
-            if suffix != f".{self.format}":
-                raise ValueError(
-                    f"output_name {self.output_name!r} must end in .{self.format} to match "
-                    f"format {self.format!r}; change the name or leave it out"
-                )
-        return self
-
-
-def check_format_rate(fmt: str, rate: int) -> None:
-    """Refuse an output type that cannot hold ``rate`` (mp3 has a fixed set of rates).
-
-    Raises:
-        ToolParamError: mp3 at a rate libmp3lame cannot write.
-    """
-    if fmt == "mp3" and rate not in MP3_RATES:
-        raise ToolParamError(
-            f"mp3 cannot hold {rate} Hz audio (it takes {', '.join(map(str, sorted(MP3_RATES)))}"
-            " Hz); use format 'wav', 'flac' or 'ogg'"
-        )
-
-
 def _array(segment: AudioSegment) -> np.ndarray:
     """Samples as float64, shape (frames, channels)."""
     return samples(segment)
@@ -173,9 +137,7 @@ def _write(
 def _export(ctx: ToolContext, params: AudioOutParams, segment: AudioSegment, stem: str) -> Path:
     """Write the output (type from ``params.format``) without measuring it."""
     check_format_rate(params.format, segment.frame_rate)
-    out = ctx.output_for(params.output_name, f".{params.format}", stem=stem)
-    export_audio(segment, out, ctx.limits)
-    return out
+    return export_output(ctx, params, segment, stem)
 
 
 def _check_common(
@@ -302,8 +264,6 @@ def _babble(
 ) -> tuple[np.ndarray, list[str]]:
     """Mono babble: ``talkers`` espeak-ng voices saying seeded random sentences at once."""
     import numpy as np
-
-    from benchsmith.tools.tts import resolve_voice, synthesize_espeak
 
     seconds = min(max(frames / rate, 2.0), _BABBLE_MAX_S)
     total = np.zeros(frames)
@@ -613,30 +573,14 @@ def audio_concat(ctx: ToolContext, params: ConcatParams, inputs: list[Path]) -> 
     question, a sequence of sounds to count or order), for long-context and ordering tests.
     The output takes the first input's sample rate and channels.
     """
-    from pydub import AudioSegment
-
     first = _load(ctx, inputs[0])
     rate, channels = first.frame_rate, first.channels
     parts = [first] + [match_format(_load(ctx, p), rate, channels, ctx.limits) for p in inputs[1:]]
-    gap = b"\x00\x00" * channels * round(params.silence_ms * rate / 1000)
-    chunks: list[bytes] = []
-    timeline = []
-    position = 0
-    for index, (path, part) in enumerate(zip(inputs, parts, strict=True)):
-        if index:
-            chunks.append(gap)
-            position += len(gap) // (2 * channels)
-        frames = len(part.raw_data) // (2 * channels)
-        timeline.append(
-            {
-                "input": path.name,
-                "start_s": round(position / rate, 3),
-                "end_s": round((position + frames) / rate, 3),
-            }
-        )
-        chunks.append(part.raw_data)
-        position += frames
-    joined = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=channels)
+    joined, spans = join_with_silence(parts, params.silence_ms)
+    timeline = [
+        {"input": path.name, "start_s": start_s, "end_s": end_s}
+        for path, (start_s, end_s) in zip(inputs, spans, strict=True)
+    ]
 
     out, measured = _write(ctx, params, joined, inputs[0].stem)
     expected = (

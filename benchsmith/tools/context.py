@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchsmith.errors import InputRejectedError, UnsafePathError
-from benchsmith.llm.records import append_jsonl, canonical_json
+from benchsmith.files import append_jsonl, canonical_json
 
 if TYPE_CHECKING:
     import numpy as np

@@ -220,6 +220,14 @@ def _save(ctx: ToolContext, img: Image.Image, out: Path, *, quality: int = 90) -
         raise
 
 
+def _write(
+    ctx: ToolContext, params: ImageOutParams, img: Image.Image, stem: str
+) -> tuple[Path, dict[str, Any]]:
+    """Write ``img`` as the output (type from ``params.format``) and measure it."""
+    out = _output(ctx, params, f".{params.format}", stem)
+    return out, _save(ctx, img, out)
+
+
 def _decoded(ctx: ToolContext, out: Path) -> Image.Image:
     """The written output, decoded again for a pixel-level post-condition."""
     return open_image(out, ctx.limits)
@@ -266,8 +274,8 @@ def image_resize(ctx: ToolContext, params: ResizeParams, inputs: list[Path]) -> 
     if params.keep_aspect:
         size = _fit(img.width, img.height, params.width, params.height)
     _check_pixels(ctx, "image_resize", *size)
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, img.resize(size, Image.Resampling.LANCZOS), out)
+    resized = img.resize(size, Image.Resampling.LANCZOS)
+    out, measured = _write(ctx, params, resized, inputs[0].stem)
     _require_size("image_resize", measured, out, size)
     return ToolOutput(files=[out], measured=measured)
 
@@ -341,8 +349,7 @@ def image_crop(ctx: ToolContext, params: CropParams, inputs: list[Path]) -> Tool
     """
     img = _load(ctx, inputs[0])
     box = _crop_box(params, img.width, img.height)
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, img.crop(box), out)
+    out, measured = _write(ctx, params, img.crop(box), inputs[0].stem)
     measured["box"] = list(box)
     _require_size("image_crop", measured, out, (box[2] - box[0], box[3] - box[1]))
     return ToolOutput(files=[out], measured=measured)
@@ -393,8 +400,7 @@ def image_rotate(ctx: ToolContext, params: RotateParams, inputs: list[Path]) -> 
         expand=params.expand,
         fillcolor=ImageColor.getcolor(params.fill, img.mode),
     )
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, rotated, out)
+    out, measured = _write(ctx, params, rotated, inputs[0].stem)
     measured["degrees"] = params.degrees
     got = (measured["width"], measured["height"])
     if params.expand:
@@ -431,8 +437,8 @@ def image_blur(ctx: ToolContext, params: BlurParams, inputs: list[Path]) -> Tool
     from PIL import ImageFilter
 
     img = _load(ctx, inputs[0])
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, img.filter(ImageFilter.GaussianBlur(params.radius)), out)
+    blurred = img.filter(ImageFilter.GaussianBlur(params.radius))
+    out, measured = _write(ctx, params, blurred, inputs[0].stem)
     before, after = _gray_array(_encoded(img, out)), _gray_array(_decoded(ctx, out))
     sharp_in, sharp_out = _sharpness(before), _sharpness(after)
     measured.update(
@@ -518,8 +524,8 @@ def image_noise(ctx: ToolContext, params: NoiseParams, inputs: list[Path]) -> To
     raw = np.rint(colour + noise)
     noisy = arr.copy()
     noisy[..., :channels] = np.clip(raw, 0, 255).astype(np.uint8)
-    out = _output(ctx, params, ".png", inputs[0].stem)
-    measured = _save(ctx, Image.fromarray(noisy[..., 0] if noisy.shape[2] == 1 else noisy), out)
+    noisy_img = Image.fromarray(noisy[..., 0] if noisy.shape[2] == 1 else noisy)
+    out, measured = _write(ctx, params, noisy_img, inputs[0].stem)
 
     written = np.asarray(_decoded(ctx, out), dtype=np.float64)
     written = written[..., None] if written.ndim == 2 else written
@@ -616,8 +622,7 @@ def image_grayscale(ctx: ToolContext, params: GrayscaleParams, inputs: list[Path
 
     gray = _flatten(_load(ctx, inputs[0])).convert("L")
     img = gray.convert("RGB") if params.keep_channels else gray
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, img, out)
+    out, measured = _write(ctx, params, img, inputs[0].stem)
     want = "RGB" if params.keep_channels else "L"
     ok = measured["mode"] == want
     if ok and params.keep_channels:
@@ -716,8 +721,7 @@ def image_occlude(ctx: ToolContext, params: OccludeParams, inputs: list[Path]) -
     occluded = img.copy()
     occluded.paste(patch, box[:2])
 
-    out = _output(ctx, params, f".{params.format}", inputs[0].stem)
-    measured = _save(ctx, occluded, out)
+    out, measured = _write(ctx, params, occluded, inputs[0].stem)
     got = _rgb_array(_decoded(ctx, out))
     if got.shape[:2] != (h, w):
         _require(False, out, f"tool image_occlude: output is not {w}x{h}")
@@ -885,8 +889,7 @@ def image_text(ctx: ToolContext, params: TextParams, inputs: list[Path]) -> Tool
     )
 
     stem = inputs[0].stem if inputs else "text"
-    out = _output(ctx, params, f".{params.format}", stem)
-    measured = _save(ctx, canvas, out)
+    out, measured = _write(ctx, params, canvas, stem)
     changed = 0.0
     if box[0] < box[2] and box[1] < box[3]:
         region = (slice(box[1], box[3]), slice(box[0], box[2]))
@@ -1003,8 +1006,7 @@ def image_grid(ctx: ToolContext, params: GridParams, inputs: list[Path]) -> Tool
         draw.text(centre, label, font=font, fill=ink, anchor="mm")
         drawn.append(label)
 
-    out = _output(ctx, params, f".{params.format}", "grid")
-    measured = _save(ctx, grid, out)
+    out, measured = _write(ctx, params, grid, "grid")
     measured.update(columns=columns, rows=rows, label_band=band, cells=cells, labels=drawn)
     _require_size("image_grid", measured, out, size)
     return ToolOutput(files=[out], measured=measured)

@@ -15,9 +15,10 @@ import math
 import shutil
 import subprocess
 import wave
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from benchsmith.errors import (
     InputRejectedError,
@@ -135,16 +136,33 @@ def save_image(img: Image.Image, path: Path, *, quality: int = 90) -> None:
         img.save(path, "PNG", optimize=False)
 
 
+_Decoded = TypeVar("_Decoded")
+
+
+def _decode_output(
+    decode: Callable[[Path, Limits], _Decoded], path: Path, limits: Limits
+) -> _Decoded:
+    """Decode a file a tool wrote with ``decode`` (an input reader, checks included).
+
+    :func:`measure_image` and :func:`measure_audio` share it, so a written file that does not
+    decode misses its post-condition with the same message for images and audio.
+
+    Raises:
+        PostconditionError: The file does not decode.
+    """
+    try:
+        return decode(path, limits)
+    except InputRejectedError as exc:
+        raise PostconditionError(f"output {path.name!r} does not decode: {exc}") from exc
+
+
 def measure_image(path: Path, limits: Limits) -> dict[str, Any]:
     """Decode a written image and report its properties.
 
     Raises:
         PostconditionError: The file does not decode.
     """
-    try:
-        img = open_image(path, limits)
-    except InputRejectedError as exc:
-        raise PostconditionError(f"output {path.name!r} does not decode: {exc}") from exc
+    img = _decode_output(open_image, path, limits)
     return {"width": img.width, "height": img.height, "mode": img.mode, "format": path.suffix[1:]}
 
 
@@ -404,10 +422,7 @@ def measure_audio(path: Path, limits: Limits) -> dict[str, Any]:
     """
     import numpy as np
 
-    try:
-        segment = load_audio(path, limits)
-    except InputRejectedError as exc:
-        raise PostconditionError(f"output {path.name!r} does not decode: {exc}") from exc
+    segment = _decode_output(load_audio, path, limits)
     x = samples(segment)
     rms = float(np.sqrt(np.mean(x**2))) if x.size else 0.0
     return {

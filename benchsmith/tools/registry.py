@@ -11,6 +11,10 @@ output names from (tool, parameters, input contents, run seed) so that the same 
 byte-identical files, runs the tool, and returns its outputs with a provenance record:
 tool, parameters, inputs and outputs (with SHA-256), measured properties and values. The
 provenance holds no timings, so it is reproducible too; the elapsed time is kept beside it.
+
+The registry is a leaf: it imports none of the tools. The package ``benchsmith.tools``
+imports the tool modules, whose decorators register them, so importing anything from the
+package (this module included) registers every built-in tool.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from benchsmith.errors import (
     UnknownToolError,
     describe_validation_error,
 )
-from benchsmith.llm.records import canonical_json
+from benchsmith.files import canonical_json
 from benchsmith.tools.context import ToolContext, check_input_file, stable_seed
 
 Category = Literal["speech", "image", "audio", "search", "convert", "text", "data"]
@@ -201,21 +205,8 @@ def tool(
     return register
 
 
-def load_builtin_tools() -> None:
-    """Import the modules that register the built-in tools (their heavy imports stay lazy)."""
-    from benchsmith.tools import (  # noqa: F401
-        audio,
-        convert,
-        image,
-        search,
-        transform,
-        tts,
-    )
-
-
 def registry() -> dict[str, ToolSpec]:
-    """Every registered tool by name (built-ins loaded)."""
-    load_builtin_tools()
+    """Every registered tool by name (the tool package registered the built-ins)."""
     return dict(sorted(_REGISTRY.items()))
 
 
@@ -225,7 +216,6 @@ def get_tool(name: str) -> ToolSpec:
     Raises:
         UnknownToolError: No such tool; the message lists the close names.
     """
-    load_builtin_tools()
     spec = _REGISTRY.get(name)  # no sorted copy: this runs on every tool call
     if spec is None:
         import difflib

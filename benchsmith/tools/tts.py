@@ -15,309 +15,43 @@ transcription, recorded with every output so its provenance shows what was spoke
 
 from __future__ import annotations
 
-import difflib
-import functools
 import json
 import re
 import tempfile
 import wave
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from benchsmith.errors import InputRejectedError, ToolParamError, ToolUnavailableError
-from benchsmith.tools.audio import AudioOutParams
+from benchsmith.errors import ToolParamError, ToolUnavailableError
 from benchsmith.tools.context import Limits, ToolContext
-from benchsmith.tools.media import export_audio, load_audio, measure_audio, run_program
+from benchsmith.tools.media import load_audio, measure_audio
 from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
+from benchsmith.tools.sound import (
+    AudioOutParams,
+    EspeakVoice,
+    available_voices,
+    check_nonempty_wav,
+    export_output,
+    join_with_silence,
+    phonemes,
+    resolve_variant,
+    resolve_voice,
+    synthesize_espeak,
+)
 
 if TYPE_CHECKING:
     from pydub import AudioSegment
 
 MAX_TEXT_CHARS = 5000
 """Longest text of one ``tts_speak`` call (``Limits.max_text_chars`` may cap it lower)."""
-ESPEAK = "espeak-ng"
-_CATALOG_TIMEOUT_S = 60.0
 # Plausible duration of speech: between these factors of words * 60 / rate + 0.5 s.
 _MIN_DURATION_FACTOR = 0.3
 _MAX_DURATION_FACTOR = 3.0
 # Characters spoken about one word each (ideographs, kana, hangul syllables) and digits
 # (numbers are read out digit group by digit group, so a long number is many words).
 _SYLLABIC = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-# -- the voice catalog --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class EspeakVoice:
-    """One voice of ``espeak-ng --voices``.
-
-    Attributes:
-        name: The name this module knows it by: its language code (``en-us``), or for a
-            second voice with the same code the base name of its file (``yue-latn-jyutping``).
-        language: The language code in espeak's list (``en-us``, ``fr-fr``, ``cmn``).
-        title: espeak's descriptive name (``English_(America)``).
-        file: The voice file relative to espeak's voices folder (``gmw/en-US``), what is
-            passed to ``espeak-ng -v``.
-        gender: ``M`` or ``F``, as espeak lists it.
-        priority: espeak's priority for its own language (lower is preferred).
-        other_languages: Other language codes it serves, with their priorities.
-    """
-
-    name: str
-    language: str
-    title: str
-    file: str
-    gender: str
-    priority: int
-    other_languages: tuple[tuple[str, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class _Catalog:
-    voices: tuple[EspeakVoice, ...]
-    variants: dict[str, str]  # lowercased variant id or name -> variant id (e.g. "m3")
-
-
-def _parse_voice_lines(text: str) -> list[tuple[int, str, str, str, str, str]]:
-    rows = []
-    for line in text.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) < 5 or not parts[0].isdigit():
-            continue
-        pty, language, age_gender, title, file = parts[:5]
-        rows.append((int(pty), language, age_gender, title, file, " ".join(parts[5:])))
-    return rows
-
-
-@functools.cache
-def _catalog() -> _Catalog:
-    """espeak-ng's voices and variants, read once per process."""
-    listing = run_program([ESPEAK, "--voices"], _CATALOG_TIMEOUT_S, "listing its voices").decode(
-        "utf-8", errors="replace"
-    )
-    voices: list[EspeakVoice] = []
-    taken: set[str] = set()
-    for pty, language, age_gender, title, file, other in _parse_voice_lines(listing):
-        name = language.lower()
-        if name in taken:
-            name = file.rsplit("/", 1)[-1].lower()
-        if name in taken:
-            continue
-        taken.add(name)
-        voices.append(
-            EspeakVoice(
-                name=name,
-                language=language.lower(),
-                title=title,
-                file=file,
-                gender=age_gender.rsplit("/", 1)[-1],
-                priority=pty,
-                other_languages=tuple(
-                    (code.lower(), int(prio))
-                    for code, prio in re.findall(r"\(([^\s()]+)\s+(\d+)\)", other)
-                ),
-            )
-        )
-    variant_listing = run_program(
-        [ESPEAK, "--voices=variant"], _CATALOG_TIMEOUT_S, "listing its variants"
-    ).decode("utf-8", errors="replace")
-    variants: dict[str, str] = {}
-    for _pty, _language, _age_gender, title, file, _other in _parse_voice_lines(variant_listing):
-        ident = file.rsplit("/", 1)[-1]
-        variants.setdefault(ident.lower(), ident)
-        variants.setdefault(title.lower(), ident)
-    if not voices:
-        raise ToolUnavailableError(
-            "espeak-ng lists no voices; reinstall it (apt-get install espeak-ng espeak-ng-data)"
-        )
-    return _Catalog(tuple(voices), variants)
-
-
-def available_voices() -> dict[str, str]:
-    """Every espeak-ng voice this module can speak with: voice name -> its language code.
-
-    Language codes (``en``, ``fr``, ``zh``) are accepted too and resolve to the voice espeak
-    prefers for them (e.g. ``fr`` -> ``fr-fr``, ``zh`` -> ``cmn``).
-    """
-    return {v.name: v.language for v in _catalog().voices}
-
-
-def _close_matches(
-    word: str, choices: list[str], titles: list[tuple[str, int, str]] | None = None
-) -> list[str]:
-    """Up to four choices like ``word``: by descriptive title, by spelling, then by prefix.
-
-    ``titles`` holds (lowercased title, priority, name) of each voice: ``english`` finds the
-    voices whose title starts with it (preferred ones first), then those that mention it.
-    """
-    close: list[str] = []
-    if titles and len(word) >= 3:
-        ranked = sorted(
-            (not title.startswith(word), priority, name)
-            for title, priority, name in titles
-            if word in title
-        )
-        close = [name for _not_prefix, _priority, name in ranked]
-    close += [
-        c for c in difflib.get_close_matches(word, choices, n=4, cutoff=0.6) if c not in close
-    ]
-    for size in (2, 1):
-        if not close and len(word) >= size:
-            close = sorted(c for c in choices if c.startswith(word[:size]))
-    return close[:4]
-
-
-def resolve_voice(spec: str) -> tuple[EspeakVoice, str | None]:
-    """Find the espeak-ng voice (and variant) a request names.
-
-    Args:
-        spec: A voice name (``en-us``), language code (``en``, ``fr``, ``zh``), espeak's
-            descriptive name or voice file, optionally followed by ``+variant`` (``en-us+f2``).
-
-    Returns:
-        The voice and the variant id (None without one).
-
-    Raises:
-        ToolParamError: No such voice or variant; the message lists close matches.
-    """
-    catalog = _catalog()
-    base, _, variant = spec.strip().partition("+")
-    wanted = base.strip().lower()
-    code = wanted.replace("_", "-")
-    voice = None
-    for v in catalog.voices:
-        if code == v.name or wanted == v.title.lower():
-            voice = v
-            break
-    if voice is None:
-        for v in catalog.voices:
-            if code in (v.file.lower(), v.file.rsplit("/", 1)[-1].lower()):
-                voice = v
-                break
-    if voice is None:
-        ranked = [
-            (prio, index, v)
-            for index, v in enumerate(catalog.voices)
-            for lang, prio in ((v.language, v.priority), *v.other_languages)
-            if lang == code
-        ]
-        if ranked:
-            voice = min(ranked, key=lambda r: (r[0], r[1]))[2]
-    if voice is None:
-        codes = sorted(
-            {v.name for v in catalog.voices}
-            | {lang for v in catalog.voices for lang, _ in v.other_languages}
-        )
-        titles = [(v.title.lower(), v.priority, v.name) for v in catalog.voices]
-        close = _close_matches(code, codes, titles)
-        hint = f"; close matches: {', '.join(close)}" if close else ""
-        raise ToolParamError(
-            f"unknown espeak-ng voice or language {base.strip()!r}{hint} "
-            "(see `espeak-ng --voices` for all of them)"
-        )
-    return voice, resolve_variant(variant) if variant.strip() else None
-
-
-def resolve_variant(variant: str) -> str:
-    """The espeak-ng variant id (``m3``, ``f2``, ``klatt``) a request names.
-
-    Raises:
-        ToolParamError: No such variant; the message lists close matches.
-    """
-    variants = _catalog().variants
-    found = variants.get(variant.strip().lower())
-    if found is None:
-        close = _close_matches(variant.strip().lower(), sorted(set(variants.values())))
-        hint = f"; close matches: {', '.join(close)}" if close else ""
-        raise ToolParamError(
-            f"unknown espeak-ng voice variant {variant!r}{hint} "
-            "(e.g. m1-m7 male, f1-f5 female; see `espeak-ng --voices=variant`)"
-        )
-    return found
-
-
-# -- synthesis ----------------------------------------------------------------------------------
-def _voice_arg(voice: EspeakVoice, variant: str | None) -> str:
-    return f"{voice.file}+{variant}" if variant else voice.file
-
-
-def phonemes(text: str, voice: str, timeout: float = 60.0) -> str:
-    """espeak-ng's phoneme transcription of ``text`` in ``voice`` (``espeak-ng -q -x``).
-
-    Args:
-        text: What would be spoken.
-        voice: A voice or language code, as for :func:`resolve_voice`.
-        timeout: Seconds espeak-ng may take.
-
-    Returns:
-        The phoneme mnemonics, whitespace collapsed to single spaces.
-
-    Raises:
-        ToolParamError: Unknown voice.
-    """
-    found, _variant = resolve_voice(voice)
-    out = run_program(
-        [ESPEAK, "-q", "-x", "-b", "1", "-v", found.file, "--stdin"],
-        timeout,
-        f"phonemes in voice {found.name}",
-        stdin=text.encode("utf-8"),
-    )
-    return " ".join(out.decode("utf-8", errors="replace").split())
-
-
-def synthesize_espeak(
-    text: str,
-    voice: EspeakVoice,
-    *,
-    variant: str | None,
-    rate: int,
-    pitch: int,
-    limits: Limits,
-) -> AudioSegment:
-    """Speak ``text`` with espeak-ng (text on stdin, timeout from ``limits``).
-
-    Returns:
-        The decoded speech (16-bit mono, espeak's 22050 Hz).
-
-    Raises:
-        ToolParamError: The text produced no speech.
-        ToolTimeoutError: espeak-ng took longer than the limit.
-    """
-    with tempfile.TemporaryDirectory(prefix="benchsmith-tts-") as tmp:
-        wav_path = Path(tmp) / "speech.wav"
-        run_program(
-            [
-                ESPEAK,
-                "-v",
-                _voice_arg(voice, variant),
-                "-s",
-                str(rate),
-                "-p",
-                str(pitch),
-                "-b",
-                "1",
-                "-w",
-                str(wav_path),
-                "--stdin",
-            ],
-            limits.ffmpeg_timeout_s,
-            f"text in voice {voice.name}",
-            stdin=text.encode("utf-8"),
-        )
-        _check_nonempty_wav(wav_path, text)
-        return load_audio(wav_path, limits)
-
-
-def _check_nonempty_wav(path: Path, text: str) -> None:
-    try:
-        with wave.open(str(path), "rb") as w:
-            frames = w.getnframes()
-    except (wave.Error, EOFError, OSError) as exc:
-        raise InputRejectedError(f"speech synthesis wrote no readable audio: {exc}") from exc
-    if frames == 0:
-        raise ToolParamError(f"text {text[:60]!r} produced no speech; give words to speak")
 
 
 def speech_units(text: str) -> int:
@@ -356,6 +90,19 @@ def _check_speakable(text: str) -> str:
 
 SpeakableText = Annotated[str, AfterValidator(_check_speakable)]
 NO_INPUTS = InputSpec("any", min=0, max=0)
+
+
+def _espeak(
+    ctx: ToolContext,
+    params: SpeakParams | DialogueParams,
+    text: str,
+    voice: EspeakVoice,
+    variant: str | None,
+) -> AudioSegment:
+    """``text`` spoken by espeak-ng in ``voice`` at the call's rate and pitch."""
+    return synthesize_espeak(
+        text, voice, variant=variant, rate=params.rate, pitch=params.pitch, limits=ctx.limits
+    )
 
 
 # -- piper --------------------------------------------------------------------------------------
@@ -415,7 +162,7 @@ def _synthesize_piper(
                         length_scale=length_scale, noise_scale=0.0, noise_w_scale=0.0
                     ),
                 )
-        _check_nonempty_wav(wav_path, text)
+        check_nonempty_wav(wav_path, text)
         return load_audio(wav_path, limits), onnx.stem, language
 
 
@@ -480,20 +227,12 @@ def tts_speak(ctx: ToolContext, params: SpeakParams, inputs: list[Path]) -> Tool
         voice, variant = resolve_voice(params.voice)
         if params.variant:
             variant = resolve_variant(params.variant)
-        speech = synthesize_espeak(
-            params.text,
-            voice,
-            variant=variant,
-            rate=params.rate,
-            pitch=params.pitch,
-            limits=ctx.limits,
-        )
+        speech = _espeak(ctx, params, params.text, voice, variant)
         voice_name, language = voice.name, voice.language
         expected_language = available_voices()[voice.name]
         spoken = phonemes(params.text, voice.name, ctx.limits.ffmpeg_timeout_s)
 
-    out = ctx.output_for(params.output_name, f".{params.format}", stem="speech")
-    export_audio(speech, out, ctx.limits)
+    out = export_output(ctx, params, speech, "speech")
     measured = measure_audio(out, ctx.limits)
     words = speech_units(params.text)
     duration = measured["duration_s"]
@@ -585,8 +324,6 @@ def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -
     Makes conversations for a benchmark to test speaker attribution ("who said ..."),
     multi-speaker transcription, turn-taking and listening comprehension of dialogues.
     """
-    from pydub import AudioSegment
-
     _check_text_limit(
         "".join(t.text for t in params.turns), ctx.limits, "the dialogue's text in total"
     )
@@ -610,43 +347,23 @@ def tts_dialogue(ctx: ToolContext, params: DialogueParams, inputs: list[Path]) -
     parts: list[AudioSegment] = []
     for turn in params.turns:
         voice, variant = resolved[turn.speaker]
-        parts.append(
-            synthesize_espeak(
-                turn.text,
-                voice,
-                variant=variant,
-                rate=params.rate,
-                pitch=params.pitch,
-                limits=ctx.limits,
-            )
-        )
+        parts.append(_espeak(ctx, params, turn.text, voice, variant))
     rate = parts[0].frame_rate
     parts = [p if p.frame_rate == rate else p.set_frame_rate(rate) for p in parts]
-    pause_frames = round(params.pause_ms * rate / 1000)
-    silence = b"\x00\x00" * pause_frames
-    chunks: list[bytes] = []
+    dialogue, spans = join_with_silence(parts, params.pause_ms)
     timeline: list[dict[str, Any]] = []
-    position = 0
-    for index, (turn, part) in enumerate(zip(params.turns, parts, strict=True)):
-        if index:
-            chunks.append(silence)
-            position += pause_frames
-        frames = len(part.raw_data) // 2
+    for turn, (start_s, end_s) in zip(params.turns, spans, strict=True):
         voice, variant = resolved[turn.speaker]
         timeline.append(
             {
                 "speaker": turn.speaker,
                 "voice": _voice_label(voice.name, variant),
-                "start_s": round(position / rate, 3),
-                "end_s": round((position + frames) / rate, 3),
+                "start_s": start_s,
+                "end_s": end_s,
             }
         )
-        chunks.append(part.raw_data)
-        position += frames
-    dialogue = AudioSegment(data=b"".join(chunks), sample_width=2, frame_rate=rate, channels=1)
 
-    out = ctx.output_for(params.output_name, f".{params.format}", stem="dialogue")
-    export_audio(dialogue, out, ctx.limits)
+    out = export_output(ctx, params, dialogue, "dialogue")
     measured = measure_audio(out, ctx.limits)
     expected = (
         sum(len(p.raw_data) // 2 for p in parts) / rate + (len(parts) - 1) * params.pause_ms / 1000

@@ -118,7 +118,7 @@ def install(config: RunConfig, router: Router) -> tuple[LLMRuntime, ScriptedChat
     spec = parse_model_spec("local", env={})
     runtime = LLMRuntime(
         models={r: ResolvedModel(r, spec, "test") for r in ROLES},
-        records=RunRecords(config.run_dir),
+        records=RunRecords(config.paths.run_dir),
         chat_factory=lambda spec, **kw: fake,
         env={},
     )

@@ -6,23 +6,23 @@ from fractions import Fraction
 
 import pytest
 
-from benchsmith.agents.allocation import (
+from benchsmith.agents.allocation import propose_weights, weights_prompt, weights_schema
+from benchsmith.agents.feasibility import (
     Adjustment,
+    adjust,
+    diagnose,
+    plan_allocations,
+    run_allocation,
+    usd_per_item_from_price,
+)
+from benchsmith.agents.quotas import (
     AllocationError,
     Budget,
     BudgetEstimate,
-    adjust,
     allocate,
-    diagnose,
     grounding_supply,
     hamilton,
-    plan_allocations,
-    propose_weights,
-    run_allocation,
-    usd_per_item_from_price,
     water_fill,
-    weights_prompt,
-    weights_schema,
 )
 from benchsmith.config import Price
 from benchsmith.llm.client import LLMRuntime

@@ -18,7 +18,7 @@ import benchsmith.agents.sources as sources
 from benchsmith.agents.references import reference_subtasks, solution_grounding
 from benchsmith.api import build_benchmark, plan_benchmark
 from benchsmith.catalog.store import Catalog
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Allocation, BenchmarkSpec
 
@@ -36,7 +36,9 @@ def test_a_reference_adds_a_computed_subtask_grounded_in_its_graph(
     tmp_path, reference_catalog, monkeypatch
 ):
     monkeypatch.setattr(sources, "catalog_sources", lambda config: [FakeCatalog([COUNTRIES])])
-    config = RunConfig(max_subtasks=2, run_catalog_dir=str(tmp_path / "run-catalog"))
+    config = RunConfig(
+        max_subtasks=2, paths=RunPaths(run_catalog_dir=str(tmp_path / "run-catalog"))
+    )
     script = SchemaScript(
         SubtaskProposal=[proposal(CAPITALS)],
         Critique=[KEEP],
@@ -63,13 +65,13 @@ def test_no_subtask_for_a_reference_without_formulas(tmp_path):
     notes.write_text("# Notes\n\nCapitals are cities where governments sit.\n")
     catalog = Catalog(tmp_path / "run-catalog")
     catalog.add_reference(str(notes))
-    config = RunConfig(run_catalog_dir=str(tmp_path / "run-catalog"))
+    config = RunConfig(paths=RunPaths(run_catalog_dir=str(tmp_path / "run-catalog")))
     assert reference_subtasks(config, []) == []
 
 
 def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_catalog):
     _catalog, card = reference_catalog
-    config_for_subtasks = RunConfig(run_catalog_dir=str(tmp_path / "run-catalog"))
+    config_for_subtasks = RunConfig(paths=RunPaths(run_catalog_dir=str(tmp_path / "run-catalog")))
     (subtask,) = reference_subtasks(config_for_subtasks, [])
     grounding = solution_grounding(subtask, card)
     spec = BenchmarkSpec(
@@ -81,11 +83,13 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
     )
     out = tmp_path / "bench"
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        run_catalog_dir=str(tmp_path / "run-catalog"),
-        catalog_dir=str(tmp_path / "run-catalog"),
         judge="enforce",
+        paths=RunPaths(
+            out_dir=str(out),
+            run_dir=str(out / ".run"),
+            run_catalog_dir=str(tmp_path / "run-catalog"),
+            catalog_dir=str(tmp_path / "run-catalog"),
+        ),
     )
     router = Router(JudgeVerdict=judge_yes)
     install(config, router)

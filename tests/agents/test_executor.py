@@ -20,7 +20,7 @@ from executor_fakes import (
 )
 
 from benchsmith.api import BuildError, build_benchmark
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.errors import BudgetExceededError
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Subtask
@@ -35,10 +35,10 @@ def run(tmp_path, spec, router, *, name="bench", progress=True, **config_kw):
     config_kw.setdefault("judge", "enforce")
     out = tmp_path / name
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         **config_kw,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     runtime, fake = install(config, router)
     path = []
@@ -245,10 +245,10 @@ def test_rerun_of_a_finished_build_changes_nothing_and_calls_no_model(tmp_path):
     }
     calls = len(router.prompts["SampleDecision"]) + len(router.prompts["JudgeVerdict"])
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         judge="enforce",
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     install(config, router)
     again = build_benchmark(out=out, config=config, resume=True)
@@ -276,10 +276,10 @@ def test_resume_after_a_crash_keeps_finished_slots(tmp_path):
 
     out = tmp_path / "bench"
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         concurrency=1,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     install(config, Router(SampleDecision=crashing, JudgeVerdict=judge_yes))
     with pytest.raises(Crash):
@@ -315,11 +315,11 @@ def test_budget_stop_packages_what_was_accepted(tmp_path):
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
     out = tmp_path / "bench"
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         budget_tokens=1500,
         concurrency=1,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     runtime, _fake = install(config, router)
     runtime.ledger.budget_tokens = 1500
@@ -351,7 +351,9 @@ def test_output_folder_rules(tmp_path):
     taken.mkdir()
     (taken / "notes.txt").write_text("mine")
     with pytest.raises(BuildError, match="not empty; pass --resume"):
-        build_benchmark(out=taken, spec=spec, config=RunConfig(catalog_dir=str(tmp_path)))
+        build_benchmark(
+            out=taken, spec=spec, config=RunConfig(paths=RunPaths(catalog_dir=str(tmp_path)))
+        )
     assert (taken / "notes.txt").read_text() == "mine" and len(os.listdir(taken)) == 1
     with pytest.raises(BuildError, match="holds no benchsmith build"):
         build_benchmark(out=taken, spec=spec, resume=True)
@@ -424,11 +426,11 @@ def test_replay_rebuilds_from_the_records_without_calling_the_model(tmp_path):
     (out / ".run" / "slots.jsonl").unlink()
     (out / "report.json").unlink()
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         judge="enforce",
         replay=True,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     runtime, _fake = install(config, router)
     runtime.replay = True
@@ -511,16 +513,20 @@ def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 2, card.size, {})])
     out = tmp_path / "bench"
-    paths = {"out_dir": str(out), "run_dir": str(out / ".run")}
+    paths = {
+        "out_dir": str(out),
+        "run_dir": str(out / ".run"),
+        "catalog_dir": str(tmp_path / "catalog"),
+    }
     # The build dies in preflight, before any graph node could write the plan.
     with pytest.raises(ModelSpecError):
         build_benchmark(
             out=out,
-            config=RunConfig(model="gpt4", catalog_dir=str(tmp_path / "catalog"), **paths),
+            config=RunConfig(model="gpt4", paths=RunPaths(**paths)),
             spec=spec,
         )
     assert json.loads((out / "spec.json").read_text()) == spec.model_dump(mode="json")
-    config = RunConfig(catalog_dir=str(tmp_path / "catalog"), **paths)
+    config = RunConfig(paths=RunPaths(**paths))
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
     install(config, router)
     result = build_benchmark(out=out, config=config, resume=True)  # no --spec: from disk

@@ -135,8 +135,8 @@ def test_ungrounded_subtask_goes_back_to_design_and_is_replaced(catalog):
         "review_plan",
     ]
     spec = state.values["spec"]
-    assert [s["id"] for s in spec["subtasks"]] == ["spoken-capitals", "noisy-digits"]
-    assert spec["dropped"] == []
+    assert [s.id for s in spec.subtasks] == ["spoken-capitals", "noisy-digits"]
+    assert spec.dropped == []
     assert script.calls["SubtaskProposal"] == 2
     # The second proposal was asked with the grounding failure as feedback.
 
@@ -163,10 +163,10 @@ def test_subtask_that_stays_ungrounded_is_dropped_and_reported(catalog):
         "review_plan",
     ]
     spec = state.values["spec"]
-    assert [s["id"] for s in spec["subtasks"]] == ["spoken-capitals"]
-    assert [d["subtask_id"] for d in spec["dropped"]] == ["exoplanet-masses"]
-    assert "no dataset in the catalog matches" in spec["dropped"][0]["reason"]
-    assert [a["quota"] for a in spec["allocations"]] == [10]
+    assert [s.id for s in spec.subtasks] == ["spoken-capitals"]
+    assert [d.subtask_id for d in spec.dropped] == ["exoplanet-masses"]
+    assert "no dataset in the catalog matches" in spec.dropped[0].reason
+    assert [a.quota for a in spec.allocations] == [10]
 
 
 def test_loop_cap_zero_drops_at_once(catalog):
@@ -179,7 +179,7 @@ def test_loop_cap_zero_drops_at_once(catalog):
     )
     path, state, *_ = run(RunConfig(max_subtasks=2, max_regrounding=0), script)
     assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
-    assert [d["subtask_id"] for d in state.values["spec"]["dropped"]] == ["exoplanet-orbits"]
+    assert [d.subtask_id for d in state.values["spec"].dropped] == ["exoplanet-orbits"]
 
 
 def test_supply_shortfall_is_diagnosed_and_sent_back_then_stops_at_the_cap(catalog):
@@ -216,9 +216,7 @@ def test_supply_cap_within_a_feasible_plan_is_adjusted(catalog):
         TemplateChoice=OWN,
     )
     path, state, *_ = run(RunConfig(max_subtasks=2), script, size=100)
-    quotas = {
-        a["grounding_id"].split("--")[1]: a["quota"] for a in state.values["spec"]["allocations"]
-    }
+    quotas = {a.grounding_id.split("--")[1]: a.quota for a in state.values["spec"].allocations}
     assert quotas == {"countries": 60, "digits": 40}
 
 
@@ -250,10 +248,51 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     edited["intent"] = "edited intent"
     install_model(config, script())
     graph.invoke(Command(resume={"action": "edit", "spec": edited}), thread, context=config)
-    assert graph.get_state(thread).values["spec"]["intent"] == "edited intent"
+    assert graph.get_state(thread).values["spec"].intent == "edited intent"
 
     path, state, graph, thread = run(config, script())
     install_model(config, script())
     graph.invoke(Command(resume={"action": "reject", "reason": "too easy"}), thread, context=config)
     final = graph.get_state(thread).values
     assert final["plan_status"] == "rejected" and "too easy" in final["error"]
+
+
+def test_the_planner_state_holds_the_plan_models_not_dicts(catalog):
+    """Design, grounding and allocation write Subtask/Grounding/Allocation models, and the
+    spec survives the checkpointer as a BenchmarkSpec."""
+    from benchsmith.spec import Allocation, Grounding, Subtask
+
+    script = SchemaScript(
+        SubtaskProposal=[proposal(CAPITALS, DIGIT)],
+        Critique=[KEEP],
+        GroundingChoice=[GOOD, GOOD_DIGIT],
+        ImportanceWeights=[NO_WEIGHTS],
+        TemplateChoice=OWN,
+    )
+    config = RunConfig(max_subtasks=2)
+    install_model(config, script)
+    graph = make_builder().compile(checkpointer=InMemorySaver())
+    thread = {"configurable": {"thread_id": "typed"}}
+    written: dict[str, list] = {}
+    for _ns, update in graph.stream(
+        {"intent": "capitals, digits and exoplanets", "size": 10},
+        thread,
+        context=config,
+        stream_mode="updates",
+        subgraphs=True,
+    ):
+        for node, values in update.items():
+            for key in ("subtasks", "groundings", "allocations"):
+                if isinstance(values, dict) and key in values:
+                    written.setdefault(f"{node}.{key}", []).extend(values[key])
+    register_runtime(config, None)
+    assert written["design.subtasks"] and all(
+        isinstance(s, Subtask) for s in written["design.subtasks"]
+    )
+    assert written["grounding.groundings"] and all(
+        isinstance(g, Grounding) for g in written["grounding.groundings"]
+    )
+    assert written["allocation.allocations"] and all(
+        isinstance(a, Allocation) for a in written["allocation.allocations"]
+    )
+    assert isinstance(graph.get_state(thread).values["spec"], BenchmarkSpec)

@@ -20,12 +20,12 @@ from executor_fakes import (
 
 from benchsmith.agents.collect import make_slot, record_order
 from benchsmith.agents.realize import close_workspace, open_workspace
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.graph.routers import route_after_execute, route_after_verify
 from benchsmith.graph.state import Failure
 from benchsmith.graph.workflow import slot_graph
+from benchsmith.ledger import Ledger
 from benchsmith.llm.registry import register_runtime
-from benchsmith.package.ledger import Ledger
 from benchsmith.spec import Subtask
 
 
@@ -34,11 +34,11 @@ def setup(tmp_path, spec, router, **config_kw):
     (out / ".run").mkdir(parents=True)
     (out / "spec.json").write_text(spec.model_dump_json(indent=2))
     config = RunConfig(
-        out_dir=str(out),
-        run_dir=str(out / ".run"),
-        catalog_dir=str(tmp_path / "catalog"),
         judge="enforce",
         **config_kw,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
     )
     install(config, router)
     return config
@@ -66,13 +66,13 @@ def run_slot(config, slot):
 
 def ledger_entries(config):
     """What the ledger on disk holds (read afresh, as a resumed build would)."""
-    return list(Ledger(config.run_dir).entries())
+    return list(Ledger(config.paths.run_dir).entries())
 
 
 @pytest.fixture(autouse=True)
 def _forget(tmp_path):
     yield
-    close_workspace(RunConfig(out_dir=str(tmp_path / "bench")))
+    close_workspace(RunConfig(paths=RunPaths(out_dir=str(tmp_path / "bench"))))
 
 
 def test_accept(tmp_path):

@@ -18,7 +18,7 @@ from benchsmith.agents.design import check_subtasks, design_node
 from benchsmith.agents.grounding import pick_templates
 from benchsmith.agents.templates import candidates, fill, template_problems
 from benchsmith.api import build_benchmark
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Grounding, Scores, Subtask
 from benchsmith.verify.wording import wording_problems
@@ -145,7 +145,8 @@ def _build(tmp_path, question, languages=None):
     catalog, _card = make_catalog(tmp_path)
     out = tmp_path / "out"
     config = RunConfig(
-        catalog_dir=str(catalog.root), out_dir=str(out), run_dir=str(out / ".run"), concurrency=1
+        concurrency=1,
+        paths=RunPaths(catalog_dir=str(catalog.root), out_dir=str(out), run_dir=str(out / ".run")),
     )
     router = Router(SampleDecision=question, JudgeVerdict=judge_yes)
     install(config, router)

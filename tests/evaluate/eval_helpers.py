@@ -148,7 +148,7 @@ def install_fake(config: RunConfig, script, *, judge_source: str = "test"):
     models = {r: ResolvedModel(r, spec, judge_source if r == "judge" else "test") for r in ROLES}
     runtime = LLMRuntime(
         models=models,
-        records=RunRecords(config.run_dir),
+        records=RunRecords(config.paths.run_dir),
         chat_factory=lambda spec, **kw: fake,
         env={},
     )

@@ -8,8 +8,8 @@ import click
 from click.testing import CliRunner
 from eval_helpers import CAPITALS, install_fake, last_user_text, write_bench
 
-from benchsmith.cli_eval import register
-from benchsmith.config import RunConfig
+from benchsmith.cli_eval import eval_command, judge_command
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.evaluate.api import evaluate_benchmark, judge_benchmark, write_report
 from benchsmith.evaluate.quality import IntentAlignment, ItemQuality, attribute
 from benchsmith.llm.registry import register_runtime
@@ -53,7 +53,7 @@ def rate(messages, kwargs):
 
 def test_judge_rates_items_attributes_failures_and_writes_judge_json(tmp_path):
     bench = write_bench(tmp_path, CAPITALS)
-    config = RunConfig(run_dir=str(tmp_path / "runs"))
+    config = RunConfig(paths=RunPaths(run_dir=str(tmp_path / "runs")))
     _runtime, fake = install_fake(config, rate)
     result = judge_benchmark(bench, config=config, concurrency=2)
     register_runtime(config, None)
@@ -95,7 +95,8 @@ def cli_group():
     def cli():
         pass
 
-    register(cli)
+    cli.add_command(eval_command)
+    cli.add_command(judge_command)
     return cli
 
 

@@ -24,7 +24,7 @@ import re
 
 import pytest
 
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.local import local_server, server_available
 from benchsmith.testing.local_build import (
     BIN,
@@ -49,7 +49,7 @@ def evaluated(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("eval-local")
     out, _done = build_capitals_locally(tmp, SIZE, skills=["geography"])
-    config = RunConfig(run_dir=str(tmp / "eval-runs"))
+    config = RunConfig(paths=RunPaths(run_dir=str(tmp / "eval-runs")))
     result = evaluate_benchmark(out, MODELS, config=config, concurrency=2)
     return tmp, out, result
 

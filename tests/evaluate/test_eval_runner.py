@@ -5,7 +5,7 @@ import json
 import pytest
 from eval_helpers import CAPITALS, free, image_item, install_fake, last_user_text, mc, write_bench
 
-from benchsmith.config import RunConfig
+from benchsmith.config import RunConfig, RunPaths
 from benchsmith.evaluate.api import evaluate_benchmark
 from benchsmith.evaluate.baselines import baseline_answer
 from benchsmith.evaluate.messages import choice_prompt, item_messages
@@ -75,7 +75,7 @@ def test_scoring_dispatch_by_answer_format():
 
 
 def test_open_answers_go_to_the_judge_when_one_is_configured(tmp_path):
-    config = RunConfig(run_dir=str(tmp_path / "runs"))
+    config = RunConfig(paths=RunPaths(run_dir=str(tmp_path / "runs")))
     runtime, fake = install_fake(config, OpenAnswerVerdict(correct="no", reason="off"))
     opened = Item.model_validate(free("o", "q", "photosynthesis", "open"))
     score = score_item("photosynthesis", opened, judge=runtime.for_role("judge"))
@@ -98,7 +98,7 @@ def answer_right(messages, kwargs):
 def test_evaluate_scores_and_a_rerun_makes_no_new_call(tmp_path):
     rows = [*CAPITALS, free("s1", "Capital of Peru?", "Lima", "short_answer")]
     bench = write_bench(tmp_path, rows)
-    config = RunConfig(run_dir=str(tmp_path / "runs"), seed=3)
+    config = RunConfig(seed=3, paths=RunPaths(run_dir=str(tmp_path / "runs")))
     _runtime, fake = install_fake(config, answer_right)
     models = ["local", "baseline:first", "baseline:random"]
     first = evaluate_benchmark(bench, models, config=config, concurrency=3)
@@ -132,10 +132,10 @@ def refuse_media(body):
 def test_media_items_are_skipped_when_the_endpoint_refuses_them(tmp_path):
     rows = [CAPITALS[0], image_item("img1"), image_item("img2", target="B")]
     bench = write_bench(tmp_path, rows)
-    config = RunConfig(run_dir=str(tmp_path / "runs"))
+    config = RunConfig(paths=RunPaths(run_dir=str(tmp_path / "runs")))
     with FakeOpenAIServer(default=refuse_media) as server:
         register_runtime(
-            config, endpoint_runtime(server.base_url, run_dir=config.run_dir, max_retries=0)
+            config, endpoint_runtime(server.base_url, run_dir=config.paths.run_dir, max_retries=0)
         )
         spec = f"fake-model@{server.base_url}"
         result = evaluate_benchmark(bench, [spec], config=config, concurrency=1)
@@ -154,7 +154,7 @@ def test_media_items_are_skipped_when_the_endpoint_refuses_them(tmp_path):
 
 def test_the_embedded_model_skips_media_without_a_request(tmp_path):
     bench = write_bench(tmp_path, [CAPITALS[0], image_item("img1")])
-    config = RunConfig(run_dir=str(tmp_path / "runs"))
+    config = RunConfig(paths=RunPaths(run_dir=str(tmp_path / "runs")))
     _runtime, fake = install_fake(config, "ANSWER: A")
     result = evaluate_benchmark(bench, ["local"], config=config)
     register_runtime(config, None)

@@ -29,6 +29,7 @@ from benchsmith.tools.search import (
     SearchResult,
     address_problem,
     fts_query,
+    guard,
     is_public_address,
     make_provider,
     split_chunks,
@@ -413,7 +414,7 @@ def server():
 def allow_test_server(monkeypatch):
     """The injected policy: exactly 127.0.0.1 (the test server) is allowed."""
     only = ipaddress.ip_address("127.0.0.1")
-    monkeypatch.setattr(search, "address_policy", lambda ip: ip == only)
+    monkeypatch.setattr(guard, "address_policy", lambda ip: ip == only)
 
 
 def _base(server) -> str:

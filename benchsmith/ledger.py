@@ -2,7 +2,7 @@
 
 A build writes one line per finished slot to ``.run/slots.jsonl``: the slot, and either the
 accepted item or the rejection with its reason. Each line is written whole with one
-``write`` (:func:`benchsmith.llm.records.append_jsonl`), and a half-written last
+``write`` (:func:`benchsmith.files.append_jsonl`), and a half-written last
 line (a kill in the middle of a write) is cut off when the ledger is opened, so a killed
 build resumes from exactly the slots it finished. The package writer turns the ledger into
 ``data/test.jsonl`` and ``rejects.jsonl``.
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchsmith.files import append_jsonl
 from benchsmith.item import Item
-from benchsmith.llm.records import append_jsonl
 
 LEDGER_FILE = "slots.jsonl"
 

@@ -1,0 +1,92 @@
+"""Writing files safely: canonical JSON, whole-line JSONL appends and atomic replacement.
+
+Every file benchsmith writes goes through here, so there is one answer to "can a reader
+see half a file?" (no: :func:`atomic_write`, :func:`atomic_lines`, :func:`atomic_path`
+write a temporary file in the target's folder, fsync it and rename it into place) and
+to "can a killed process leave half a line?" (at most the last, which readers drop:
+:func:`append_jsonl`). A leaf module: it imports nothing of benchsmith.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    """Hex SHA-256 of a text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def append_jsonl(path: str | os.PathLike[str], record: dict, *, fsync: bool = False) -> None:
+    """Append one record as one line, written whole with a single ``write``.
+
+    Once ``write`` returns, the line is in the page cache: a process killed after that
+    (even with SIGKILL) loses nothing, and one killed during it leaves at most a partial
+    last line, which readers drop. ``fsync`` also protects against a power loss, at a
+    cost of milliseconds a line; the run records do without it (a lost call is redone).
+    """
+    line = (canonical_json(record) + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line)
+        if fsync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside ``path`` that becomes ``path`` when the block ends well.
+
+    The caller writes the temporary file however it likes (a SQLite backup, a copy, a
+    library's ``save``); it is fsynced and renamed over ``path`` on success and removed on
+    failure, so readers see the old file or the new one, never half of either.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
+    """Write a whole file atomically (readers see the old file or the new one)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return Path(path)
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> Path:
+    """Write a JSON value (indented, UTF-8, newline-terminated) atomically."""
+    return atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+@contextlib.contextmanager
+def atomic_lines(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
+    """Write a text file line by line, atomically.
+
+    Lines go to a temporary file, renamed into place at the end; a failure leaves the old
+    file as it was.
+    """
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        yield fh
