@@ -377,14 +377,18 @@ def _arrow_reader(pa: Any, path: str | os.PathLike[str]) -> Any:
         return pa.ipc.open_file(source)
 
 
+def _arrow_batches(reader: Any) -> Iterator[Any]:
+    """The record batches of an Arrow IPC file reader (random access) or stream reader."""
+    if hasattr(reader, "num_record_batches"):
+        return (reader.get_batch(i) for i in range(reader.num_record_batches))
+    return iter(reader)
+
+
 def arrow_rows(path: str | os.PathLike[str]) -> int:
     """The exact number of rows of an Arrow IPC (stream or file) file."""
     pa = _pyarrow()
     try:
-        reader = _arrow_reader(pa, path)
-        if hasattr(reader, "num_record_batches"):
-            return sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
-        return sum(batch.num_rows for batch in reader)
+        return sum(batch.num_rows for batch in _arrow_batches(_arrow_reader(pa, path)))
     except (pa.ArrowException, OSError) as exc:
         raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
 
@@ -393,14 +397,8 @@ def iter_arrow(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple
     """(row number, record) for the rows of an Arrow IPC file (memory-mapped, batch by batch)."""
     pa = _pyarrow()
     try:
-        reader = _arrow_reader(pa, path)
-        batches = (
-            (reader.get_batch(i) for i in range(reader.num_record_batches))
-            if hasattr(reader, "num_record_batches")
-            else iter(reader)
-        )
         row = 0
-        for batch in batches:
+        for batch in _arrow_batches(_arrow_reader(pa, path)):
             if row + batch.num_rows <= skip:
                 row += batch.num_rows
                 continue

@@ -14,7 +14,6 @@ reads what it wrote back and checks its own post-condition:
 
 from __future__ import annotations
 
-import json
 import struct
 import zlib
 from pathlib import Path
@@ -29,13 +28,13 @@ from benchsmith.tools.media import (
     AUDIO_FORMATS,
     IMAGE_FORMATS,
     export_audio,
+    ffprobe_json,
     load_audio,
     measure_audio,
     measure_image,
     open_image,
     pipe_pcm,
     run_ffmpeg,
-    run_program,
     save_image,
 )
 from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
@@ -340,23 +339,9 @@ def _check_tag_request(params: EditMetadataParams, kind: str, path: Path) -> Non
 
 def _ffprobe_tags(path: Path, limits: Limits) -> dict[str, str]:
     """Format and first-audio-stream tags of a file, names lowercased (stream tags win)."""
-    out = run_program(
-        [
-            "ffprobe",
-            "-v",
-            "error",
-            "-print_format",
-            "json",
-            "-show_entries",
-            "format_tags:stream_tags",
-            "-select_streams",
-            "a:0",
-            str(path),
-        ],
-        limits.ffmpeg_timeout_s,
-        f"output {path.name!r}",
+    data = ffprobe_json(
+        path, ["-show_entries", "format_tags:stream_tags"], limits, f"output {path.name!r}"
     )
-    data = json.loads(out or b"{}")
     tags = {k.lower(): v for k, v in (data.get("format", {}).get("tags") or {}).items()}
     for stream in data.get("streams") or []:
         tags.update({k.lower(): v for k, v in (stream.get("tags") or {}).items()})

@@ -15,7 +15,7 @@ import math
 import shutil
 import subprocess
 import wave
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -214,6 +214,24 @@ def _wav_header(p: Path) -> tuple[AudioInfo, int, int] | None:
     return info, declared, p.stat().st_size - data_start
 
 
+def ffprobe_json(path: Path, show: Sequence[str], limits: Limits, what: str) -> dict[str, Any]:
+    """Ffprobe's JSON report on the first audio stream of ``path``.
+
+    Args:
+        path: The file.
+        show: What to report, as ffprobe options (``["-show_format", "-show_streams"]``).
+        limits: The run's limits (ffprobe's timeout).
+        what: How errors name the file (``"input 'x.wav'"``).
+    """
+    out = run_program(
+        ["ffprobe", "-v", "error", "-print_format", "json", *show, "-select_streams", "a:0"]
+        + [str(path)],
+        limits.ffmpeg_timeout_s,
+        what,
+    )
+    return json.loads(out or b"{}")
+
+
 def probe_audio(path: str | Path, limits: Limits) -> AudioInfo:
     """Probe an audio file without decoding it, and check it against the limits.
 
@@ -224,23 +242,7 @@ def probe_audio(path: str | Path, limits: Limits) -> AudioInfo:
     wav = _wav_header(p) if p.suffix.lower() == ".wav" else None
     info = wav[0] if wav else None
     if info is None:
-        out = run_program(
-            [
-                "ffprobe",
-                "-v",
-                "error",
-                "-print_format",
-                "json",
-                "-show_format",
-                "-show_streams",
-                "-select_streams",
-                "a:0",
-                str(p),
-            ],
-            limits.ffmpeg_timeout_s,
-            f"input {str(p)!r}",
-        )
-        data = json.loads(out or b"{}")
+        data = ffprobe_json(p, ["-show_format", "-show_streams"], limits, f"input {str(p)!r}")
         streams = data.get("streams") or []
         if not streams:
             raise InputRejectedError(f"input {str(p)!r} has no audio stream (not an audio file?)")
