@@ -24,6 +24,7 @@ from benchsmith.item import Item
 from benchsmith.llm.client import RoleModel
 from benchsmith.package.inspect_export import includes_match, score_answer
 from benchsmith.prompts import render, untrusted
+from benchsmith.spec import ANSWER_FORMATS
 
 
 class OpenAnswerVerdict(BaseModel):
@@ -50,7 +51,8 @@ def answer_format(item: Item) -> str:
     if item.choices:
         return "multiple_choice"
     fmt = str(item.metadata.get("answer_format") or "short_answer")
-    return fmt if fmt in ("short_answer", "numeric", "open") else "short_answer"
+    # Without choices an item cannot be multiple choice, whatever its metadata says.
+    return fmt if fmt in ANSWER_FORMATS and fmt != "multiple_choice" else "short_answer"
 
 
 def _tolerance(item: Item) -> float | None:
