@@ -28,6 +28,7 @@ from benchsmith.cli_options import (
     size_option,
 )
 from benchsmith.cli_options import parse_role_models as _parse_role_models
+from benchsmith.cli_review import review_command
 from benchsmith.config import load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
@@ -323,6 +324,7 @@ cli.add_command(catalog)
 cli.add_command(build)
 cli.add_command(eval_command)
 cli.add_command(judge_command)
+cli.add_command(review_command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,6 +19,10 @@
   r between the item's 0/1 scores and each model's accuracy on its *other* items. Positive
   when stronger models get the item right and weaker ones wrong; None when it cannot be
   computed (fewer than 3 models, or every model scored the same on the item or overall).
+- **Proportions** (human acceptance): the Wilson score interval, which stays inside [0, 1]
+  and does not collapse at 0/n or n/n as a percentile bootstrap does.
+- **Agreement of two reviewers**: Cohen's kappa over the items both decided,
+  ``(p_o - p_e) / (1 - p_e)``; 1.0 when both always agree and agreement by chance is 1.
 """
 
 from __future__ import annotations
@@ -202,3 +206,49 @@ def item_discrimination(matrix: np.ndarray | Sequence[Sequence[float]]) -> list[
             continue
         out.append(float(np.corrcoef(item, rest)[0, 1]))
     return out
+
+
+def wilson_interval(successes: int, n: int, *, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95 % by default).
+
+    Args:
+        successes: How many of the ``n`` trials succeeded.
+        n: The number of trials (0 gives the uninformative interval ``(0.0, 1.0)``).
+        z: The normal quantile of the interval's level.
+
+    Returns:
+        ``(low, high)``, both within [0, 1].
+    """
+    if n <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be from 0 to n={n}, got {successes}")
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
+    """Cohen's kappa of two raters' labels on the same items (None when there are none).
+
+    Args:
+        first: The first rater's label per item.
+        second: The second rater's label for the same items, in the same order.
+
+    Returns:
+        Kappa; 1.0 when the raters agree on every item and chance agreement is total (both
+        always gave one and the same label).
+    """
+    if len(first) != len(second):
+        raise ValueError("both raters need a label for every item")
+    n = len(first)
+    if n == 0:
+        return None
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    labels = set(first) | set(second)
+    expected = sum((first.count(label) / n) * (second.count(label) / n) for label in labels)
+    if expected >= 1.0:
+        return 1.0 if observed == 1.0 else 0.0
+    return (observed - expected) / (1 - expected)
