@@ -358,6 +358,15 @@ def build_benchmark(
             atomic_write(existing_spec, parsed_spec.model_dump_json(indent=2) + "\n")
         atomic_write(settings_path, json.dumps(_settings(config, intent, size), indent=2) + "\n")
     _mark_part(run_dir)
+    refill_log: list[str] = []
+    if resume:
+        from benchsmith.review.refill import revoke_rejected
+
+        replaced = revoke_rejected(out_dir, run_dir)
+        if replaced:
+            refill_log.append(
+                f"review: {len(replaced)} item(s) rejected in review are replaced by fresh ones"
+            )
     payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
     if parsed_spec is not None:
         payload["spec"] = parsed_spec.model_dump(mode="json")
@@ -374,7 +383,9 @@ def build_benchmark(
         spec=BenchmarkSpec.model_validate(values["spec"]),
         report=report,
         status=str(report.get("status") or values.get("build_status")),
-        log=list(values.get("planner_log") or []) + list(values.get("build_log") or []),
+        log=refill_log
+        + list(values.get("planner_log") or [])
+        + list(values.get("build_log") or []),
         warnings=list(values.get("warnings") or []),
     )
 

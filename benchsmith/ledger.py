@@ -6,6 +6,11 @@ accepted item or the rejection with its reason. Each line is written whole with 
 line (a kill in the middle of a write) is cut off when the ledger is opened, so a killed
 build resumes from exactly the slots it finished. The package writer turns the ledger into
 ``data/test.jsonl`` and ``rejects.jsonl``.
+
+A human reviewer's rejection of an accepted item is a line of its own, ``{"revoke": ITEM_ID,
+"grounding_id": ..., "reason": ...}``: the item leaves the accepted count of its grounding
+(its slot counts as rejected), so the next run of the build realizes a fresh slot in its
+place, and the package leaves it out of the data and lists it in ``rejects.jsonl``.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ class Ledger:
         self._accepted: dict[str, list[str]] = defaultdict(list)
         self._rejected: Counter[str] = Counter()
         self._item_ids: set[str] = set()
+        self._revoked: dict[str, dict[str, Any]] = {}  # item id -> the revoke entry
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._load()
@@ -60,10 +66,19 @@ class Ledger:
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(entry, dict) and isinstance(entry.get("slot"), dict):
+            if isinstance(entry, dict) and (
+                isinstance(entry.get("slot"), dict) or isinstance(entry.get("revoke"), str)
+            ):
                 self._index(entry)
 
     def _index(self, entry: dict[str, Any]) -> None:
+        if "revoke" in entry:
+            item_id, gid = entry["revoke"], entry["grounding_id"]
+            if item_id in self._accepted.get(gid, []):
+                self._accepted[gid].remove(item_id)
+                self._rejected[gid] += 1
+            self._revoked[item_id] = entry
+            return
         slot = entry["slot"]
         self._done[slot["id"]] = entry.get("status", "rejected")
         if entry.get("status") == "accepted":
@@ -94,6 +109,30 @@ class Ledger:
             if slot["id"] in self._done:
                 raise ValueError(f"slot {slot['id']} is already finished")
             self._write(entry)
+
+    def revoke(self, item_id: str, reason: str, **extra: Any) -> None:
+        """Take an accepted item out (a human reviewer rejected it); its slot counts as rejected.
+
+        Raises:
+            ValueError: No accepted item has that id, or it was revoked already.
+        """
+        with self._lock:
+            if item_id in self._revoked:
+                raise ValueError(f"item {item_id} was revoked already")
+            gid = next((g for g, ids in self._accepted.items() if item_id in ids), None)
+            if gid is None:
+                raise ValueError(f"no accepted item {item_id} in the ledger")
+            self._write({"revoke": item_id, "grounding_id": gid, "reason": reason, **extra})
+
+    def revoked(self) -> dict[str, dict[str, Any]]:
+        """Item id to the revoke entry of every item a reviewer took out."""
+        with self._lock:
+            return dict(self._revoked)
+
+    def is_accepted(self, item_id: str) -> bool:
+        """Whether ``item_id`` is an accepted item that was not revoked."""
+        with self._lock:
+            return item_id in self._item_ids and item_id not in self._revoked
 
     def _write(self, entry: dict[str, Any]) -> None:
         entry.setdefault("t", round(time.time(), 3))  # when it finished (a build's wall time)
@@ -172,10 +211,15 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def accepted_items(self) -> Iterator[Item]:
-        """The accepted items (in the order they finished)."""
+    def accepted_items(self, *, revoked: bool = False) -> Iterator[Item]:
+        """The accepted items (in the order they finished), without the revoked ones.
+
+        Args:
+            revoked: Also yield the items a reviewer took out.
+        """
+        out = set() if revoked else set(self.revoked())
         for entry in self.entries():
-            if entry.get("status") == "accepted":
+            if entry.get("status") == "accepted" and entry["item"]["id"] not in out:
                 yield Item.model_validate(entry["item"])
 
     def __len__(self) -> int:

@@ -34,11 +34,59 @@ def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
-def ledger_fingerprint(ledger: Ledger) -> str:
-    """What the package was made from: the number of finished slots and their ids."""
+def ledger_fingerprint(ledger: Ledger, review: HumanReview | None = None) -> str:
+    """What the package was made from: the finished slots, and the human review if any."""
     from benchsmith.files import sha256_text
 
-    return sha256_text(canonical_json(sorted(ledger.done_ids())))
+    done = sorted(ledger.done_ids())
+    if review is None or not (review.decisions or ledger.revoked()):
+        return sha256_text(canonical_json(done))
+    return sha256_text(
+        canonical_json({"slots": done, "revoked": sorted(ledger.revoked()), **review.key()})
+    )
+
+
+@dataclass
+class HumanReview:
+    """The human review of a folder (``review.jsonl``) as the package applies it."""
+
+    decisions: dict[str, Any] = field(default_factory=dict)  # item id -> latest decision
+    journal: Any = None
+
+    @classmethod
+    def read(cls, bench_dir: Path) -> HumanReview:
+        """The latest decision on each item of ``bench_dir`` (none without a journal)."""
+        from benchsmith.review.journal import REVIEW_FILE, ReviewJournal
+
+        if not (Path(bench_dir) / REVIEW_FILE).is_file():
+            return cls()
+        journal = ReviewJournal(bench_dir)
+        return cls(decisions=journal.latest(), journal=journal)
+
+    def key(self) -> dict[str, Any]:
+        """What of the review changes the package: each item's latest decision."""
+        return {
+            "review": {
+                i: [d.decision, d.edit.model_dump(mode="json") if d.edit else None]
+                for i, d in sorted(self.decisions.items())
+            }
+        }
+
+    def apply(self, item: Any) -> Any:
+        """``item`` with its reviewer's edit applied and the decision noted in its metadata."""
+        decision = self.decisions.get(item.id)
+        if decision is None or not decision.accepted:
+            return item
+        if decision.edit is not None:
+            from benchsmith.review.items import apply_edit
+
+            item = apply_edit(item, decision.edit)
+        item.metadata["review"] = {
+            "decision": decision.decision,
+            "reviewer": decision.reviewer,
+            "time": decision.time,
+        }
+        return item
 
 
 @dataclass
@@ -61,10 +109,14 @@ class DataStats:
     ledger_times: list[float] = field(default_factory=list)
     computed_items: dict[str, list[Any]] = field(default_factory=dict)
     samples: list[dict[str, Any]] = field(default_factory=list)
+    reviewed_pool: list[Any] = field(default_factory=list)  # accepted ones, revoked included
 
 
-def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
+def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = None) -> DataStats:
     """Write ``data/test.jsonl`` from the accepted items, in id order, counting them.
+
+    Items a reviewer took out (revoked in the ledger) are left out; edits from the review
+    are applied.
 
     Streams: only the ids and where each entry is in the ledger are held in memory.
 
@@ -74,6 +126,8 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
     """
     from benchsmith.item import Item
 
+    review = review or HumanReview()
+    revoked = ledger.revoked()
     accepted: list[tuple[str, tuple[int, int]]] = []
     stats = DataStats()
     for where, entry in ledger.located_entries():
@@ -82,6 +136,14 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
         if entry["status"] != "accepted":
             continue
         item = Item.model_validate(entry["item"])
+        stats.reviewed_pool.append(
+            Item(
+                id=item.id, input="", target="", metadata={"subtask": item.metadata.get("subtask")}
+            )
+        )
+        if item.id in revoked:
+            continue
+        item = review.apply(item)
         accepted.append((item.id, where))
         meta = item.metadata
         stats.per_subtask[str(meta.get("subtask"))] += 1
@@ -125,12 +187,12 @@ def write_data(bench_dir: Path, ledger: Ledger) -> DataStats:
     accepted.sort()
     stats.n_items = len(accepted)
     stats.samples = [
-        reviewer_view(Item.model_validate(ledger.read_at(where)["item"]))
+        reviewer_view(review.apply(Item.model_validate(ledger.read_at(where)["item"])))
         for _id, where in _spread(accepted, 5)
     ]
     with atomic_lines(bench_dir / DATA_FILE) as out:
         for _item_id, where in accepted:
-            item = Item.model_validate(ledger.read_at(where)["item"])
+            item = review.apply(Item.model_validate(ledger.read_at(where)["item"]))
             out.write(_dump(item.model_dump(mode="json")) + "\n")
     return stats
 
@@ -182,18 +244,44 @@ def wall_time(run_dir: Path, started_at: float, ledger_times: list[float]) -> fl
     return round(total, 3)
 
 
+HUMAN_CHECK = "human_review"
+"""The check name of an item a human reviewer rejected, in ``rejects.jsonl`` and the report."""
+
+
 def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
-    """Write ``rejects.jsonl`` (every discarded slot with its reason); count the reasons."""
+    """Write ``rejects.jsonl`` (every discarded slot with its reason); count the reasons.
+
+    Items a human reviewer rejected are listed with the check ``human_review`` and counted
+    as ``human: REASON``.
+    """
+    from benchsmith.review.journal import REJECT_REASONS
+
+    revoked = ledger.revoked()
     reasons: Counter[str] = Counter()
     rejected: list[tuple[str, tuple[int, int]]] = []
     for where, entry in ledger.located_entries():
         if entry["status"] == "rejected":
             reasons[entry.get("check") or "other"] += 1
             rejected.append((entry["slot"]["id"], where))
+        elif entry["item"]["id"] in revoked:
+            why = revoked[entry["item"]["id"]]
+            reasons[f"human: {REJECT_REASONS.get(why.get('reason'), why.get('reason'))}"] += 1
+            rejected.append((entry["slot"]["id"], where))
     rejected.sort()
     with atomic_lines(bench_dir / REJECTS_FILE) as out:
         for _slot, where in rejected:
             entry = ledger.read_at(where)
+            if entry["status"] == "accepted":  # taken out by a reviewer
+                why = revoked[entry["item"]["id"]]
+                entry = {
+                    **entry,
+                    "check": HUMAN_CHECK,
+                    "reason": " ".join(
+                        filter(None, [str(why.get("reason")), str(why.get("note") or "")])
+                    ),
+                    "item_id": entry["item"]["id"],
+                    "reviewer": why.get("reviewer"),
+                }
             row = {
                 "slot": entry["slot"]["id"],
                 "subtask": entry["slot"]["subtask_id"],
@@ -205,6 +293,8 @@ def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
                 "attempts": entry.get("attempts", 0),
                 "history": entry.get("history", []),
             }
+            if entry.get("check") == HUMAN_CHECK:
+                row.update(item=entry["item_id"], reviewer=entry.get("reviewer"))
             out.write(_dump(row) + "\n")
     return reasons
 
@@ -278,6 +368,25 @@ def render_report_md(report: dict[str, Any]) -> str:
             lines.append(f"- {check}: {n}")
     else:
         lines.append("- none")
+    human = report.get("human_review")
+    if human:
+        lines += ["", "## Human review", "", f"Human acceptance: {human['text']}.", ""]
+        lines += ["| subtask | reviewed | accepted | edited | rejected | 95 % interval |"]
+        lines.append("| --- | ---: | ---: | ---: | ---: | --- |")
+        for subtask, row in human["by_subtask"].items():
+            low, high = row["ci95"]
+            lines.append(
+                f"| {subtask} | {row['reviewed']} | {row['accepted']} | {row['edited']} | "
+                f"{row['rejected']} | {100 * low:.1f}-{100 * high:.1f} % |"
+            )
+        if human["reasons"]:
+            reasons = ", ".join(f"{k} {v}" for k, v in human["reasons"].items())
+            lines += ["", f"Human rejection reasons: {reasons}."]
+        for pair in human["agreement"]:
+            lines.append(
+                f"Agreement of {' and '.join(pair['reviewers'])}: Cohen's kappa {pair['kappa']} "
+                f"on {pair['items']} item(s) both reviewed."
+            )
     fixes = report["fixes"]
     lines += [
         "",
@@ -403,7 +512,8 @@ def write_package(
     returned), so rerunning a finished build changes nothing.
     """
     bench_dir = Path(bench_dir)
-    fingerprint = ledger_fingerprint(ledger)
+    review = HumanReview.read(bench_dir)
+    fingerprint = ledger_fingerprint(ledger, review)
     report_path = bench_dir / REPORT_FILE
     if report_path.is_file() and (bench_dir / DATA_FILE).is_file():
         try:
@@ -412,23 +522,28 @@ def write_package(
             old = None
         if isinstance(old, dict) and old.get("ledger_fingerprint") == fingerprint:
             return old
-    data = write_data(bench_dir, ledger)
+    data = write_data(bench_dir, ledger, review)
     n_items = data.n_items
     reasons = write_rejects(bench_dir, ledger)
+    human = human_section(data.reviewed_pool, review)
+    revoked = len(ledger.revoked())
     removed = clean_media(bench_dir, data.media)
     atomic_write(
         bench_dir / "spec.json",
         json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
     )
     rejected = sum(reasons.values())
-    rate = round(n_items / (n_items + rejected), 4) if n_items + rejected else 0.0
-    exports = write_exports(
-        bench_dir,
-        spec,
-        sources,
-        acceptance_rate=rate,
-        summary={"candidates rejected": rejected, "LLM calls": llm_usage.get("calls", 0)},
-    )
+    automatic = rejected - revoked
+    # The enforced checks accepted the items a human later took out too.
+    passed = n_items + revoked
+    rate = round(passed / (passed + automatic), 4) if passed + automatic else 0.0
+    summary: dict[str, Any] = {
+        "candidates rejected": rejected,
+        "LLM calls": llm_usage.get("calls", 0),
+    }
+    if human is not None:
+        summary["human acceptance"] = human["text"]
+    exports = write_exports(bench_dir, spec, sources, acceptance_rate=rate, summary=summary)
     report = {
         "intent": spec.intent,
         "size": spec.size,
@@ -446,8 +561,8 @@ def write_package(
         "orchestration_fallbacks": data.fallbacks,
         "acceptance": {
             "enforced_checks": rate,
-            "accepted": n_items,
-            "candidates": n_items + rejected,
+            "accepted": passed,
+            "candidates": passed + automatic,
             "note": "items that passed every enforced check, over every candidate realized",
         },
         "wording": {
@@ -485,9 +600,30 @@ def write_package(
         "computed": computed_summaries(bench_dir / ".run", data.computed_items),
         "ledger_fingerprint": fingerprint,
     }
+    if human is not None:
+        report["human_review"] = human
     atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     atomic_write(bench_dir / REPORT_MD, render_report_md(report))
     return report
+
+
+def human_section(pool: list[Any], review: HumanReview) -> dict[str, Any] | None:
+    """Human acceptance of the reviewed items (rejected ones included), or None unreviewed."""
+    if review.journal is None:
+        return None
+    from benchsmith.review.summary import human_summary
+
+    summary = human_summary(pool, review.journal)
+    overall = summary["overall"]
+    if not overall["reviewed"]:
+        return None
+    low, high = overall["ci95"]
+    summary["text"] = (
+        f"{overall['accepted']} of {overall['reviewed']} reviewed items "
+        f"({100 * overall['acceptance']:.1f} %, 95 % Wilson interval {100 * low:.1f}-"
+        f"{100 * high:.1f} %)"
+    )
+    return summary
 
 
 def computed_summaries(
