@@ -543,6 +543,16 @@ def write_package(
     }
     if human is not None:
         summary["human acceptance"] = human["text"]
+        for subtask, row in human["by_subtask"].items():
+            low, high = row["ci95"]
+            summary[f"human acceptance, {subtask}"] = (
+                f"{row['accepted']} of {row['reviewed']} "
+                f"(95 % Wilson interval {100 * low:.1f}-{100 * high:.1f} %)"
+            )
+        if human["reasons"]:
+            summary["human rejection reasons"] = ", ".join(
+                f"{k} {v}" for k, v in human["reasons"].items()
+            )
     exports = write_exports(bench_dir, spec, sources, acceptance_rate=rate, summary=summary)
     report = {
         "intent": spec.intent,

@@ -36,6 +36,16 @@ def failed_checks(item: Item) -> list[str]:
     return [str(v.get("check")) for v in _verdicts(item) if v.get("ok") is False]
 
 
+def judge_summary(item: Item) -> str:
+    """``yes``, ``no: DIMENSION, ...`` or ``not judged``: the LLM judge's verdict on the item."""
+    verification = item.metadata.get("verification")
+    judged = verification.get("judge") if isinstance(verification, dict) else None
+    if not isinstance(judged, dict):
+        return "not judged"
+    no = [k for k in ("answerable", "single_answer", "relevant", "clear") if judged.get(k) == "no"]
+    return "no: " + ", ".join(no) if no else "yes"
+
+
 def item_row(item: Item, decision: ReviewDecision | None) -> dict[str, Any]:
     """One line of the item list: what the filters and the list need."""
     meta = item.metadata
@@ -48,6 +58,7 @@ def item_row(item: Item, decision: ReviewDecision | None) -> dict[str, Any]:
         "wording": str(meta.get("wording") or "-"),
         "status": status_of(decision),
         "failed_checks": failed_checks(item),
+        "judge": judge_summary(item),
         "question": text[:160],
     }
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 
 from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+from starlette.testclient import TestClient
 
 from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
-from benchsmith.review.journal import ReviewDecision, ReviewJournal
+from benchsmith.review.server import ReviewState, create_app
 
 
 def _build(tmp_path, out, router, **kw):
@@ -38,22 +39,16 @@ def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
     first = _build(tmp_path, out, router, spec=spec)
     assert first.items == 5
     before = [item["id"] for item in _lines(out / "data" / "test.jsonl")]
-    journal = ReviewJournal(out)
-    journal.append(ReviewDecision(id=before[0], reviewer="ana", decision="accept"))
-    journal.append(
-        ReviewDecision(
-            id=before[1], reviewer="ana", decision="reject", reason="wrong_target", note="no"
-        )
-    )
-    journal.append(
-        ReviewDecision(id=before[2], reviewer="ana", decision="reject", reason="ambiguous")
-    )
+    # The decisions go through the review page's own API.
+    page = TestClient(create_app(ReviewState(out, "ana")))
     edited_question = "Which city is the capital of this country, as of today?"
-    journal.append(
-        ReviewDecision(
-            id=before[3], reviewer="ana", decision="edit", edit={"question": edited_question}
-        )
-    )
+    for item_id, body in [
+        (before[0], {"decision": "accept"}),
+        (before[1], {"decision": "reject", "reason": "wrong_target", "note": "no"}),
+        (before[2], {"decision": "reject", "reason": "ambiguous"}),
+        (before[3], {"decision": "edit", "edit": {"question": edited_question}}),
+    ]:
+        assert page.post(f"/api/items/{item_id}/decision", json=body).status_code == 200
     calls = len(router.prompts["SampleDecision"])
 
     again = _build(tmp_path, out, router, resume=True)
@@ -85,6 +80,8 @@ def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
     assert "## Human review" in (out / "report.md").read_text(encoding="utf-8")
     card_text = (out / "README.md").read_text(encoding="utf-8")
     assert "human acceptance: 2 of 4 reviewed items" in card_text
+    assert "human acceptance, capitals: 2 of 4" in card_text
+    assert "human rejection reasons: wrong target 1, ambiguous 1" in card_text
     # No exported file holds a rejected item.
     for exported in [out / "data" / "test.jsonl", *out.glob("lmeval/*")]:
         if exported.is_file():
