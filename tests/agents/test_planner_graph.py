@@ -77,6 +77,7 @@ def run(config, script, size=10, resume=None):
     graph = make_builder().compile(checkpointer=InMemorySaver())
     thread = {"configurable": {"thread_id": "t"}}
     path = []
+    updates = []
     for chunk in graph.stream(
         {"intent": "capitals, digits and exoplanets", "size": size},
         thread,
@@ -85,9 +86,10 @@ def run(config, script, size=10, resume=None):
         subgraphs=True,
     ):
         path.extend(chunk[1].keys())
+        updates.append(chunk[1])
     state = graph.get_state(thread)
     register_runtime(config, None)
-    return path, state, graph, thread
+    return path, state, graph, thread, updates
 
 
 def nodes(path):
@@ -231,7 +233,7 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
         )
 
     config = RunConfig(max_subtasks=1, review=True)
-    path, state, graph, thread = run(config, script())
+    path, state, graph, thread, _ = run(config, script())
     assert state.next  # paused inside the planner
     interrupt = (
         state.tasks[0].interrupts[0]
@@ -243,14 +245,14 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     graph.invoke(Command(resume={"action": "approve"}), thread, context=config)
     assert graph.get_state(thread).values["plan_status"] == "ok"
 
-    path, state, graph, thread = run(config, script())
+    path, state, graph, thread, _ = run(config, script())
     edited = dict(interrupt.value["spec"])
     edited["intent"] = "edited intent"
     install_model(config, script())
     graph.invoke(Command(resume={"action": "edit", "spec": edited}), thread, context=config)
     assert graph.get_state(thread).values["spec"].intent == "edited intent"
 
-    path, state, graph, thread = run(config, script())
+    path, state, graph, thread, _ = run(config, script())
     install_model(config, script())
     graph.invoke(Command(resume={"action": "reject", "reason": "too easy"}), thread, context=config)
     final = graph.get_state(thread).values
@@ -269,23 +271,13 @@ def test_the_planner_state_holds_the_plan_models_not_dicts(catalog):
         ImportanceWeights=[NO_WEIGHTS],
         TemplateChoice=OWN,
     )
-    config = RunConfig(max_subtasks=2)
-    install_model(config, script)
-    graph = make_builder().compile(checkpointer=InMemorySaver())
-    thread = {"configurable": {"thread_id": "typed"}}
+    *_, graph, thread, updates = run(RunConfig(max_subtasks=2), script)
     written: dict[str, list] = {}
-    for _ns, update in graph.stream(
-        {"intent": "capitals, digits and exoplanets", "size": 10},
-        thread,
-        context=config,
-        stream_mode="updates",
-        subgraphs=True,
-    ):
+    for update in updates:
         for node, values in update.items():
             for key in ("subtasks", "groundings", "allocations"):
                 if isinstance(values, dict) and key in values:
                     written.setdefault(f"{node}.{key}", []).extend(values[key])
-    register_runtime(config, None)
     assert written["design.subtasks"] and all(
         isinstance(s, Subtask) for s in written["design.subtasks"]
     )
