@@ -8,7 +8,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.benchsmith-installed
-SYSTEM_PACKAGES := espeak-ng ffmpeg tesseract-ocr tesseract-ocr-fra
+# chromium: Debian's browser, driven by Playwright in the review page's browser tests.
+SYSTEM_PACKAGES := espeak-ng ffmpeg tesseract-ocr tesseract-ocr-fra chromium
 
 # llama-cpp-python compiles llama.cpp from source (about 7 minutes; pip caches the wheel).
 # A portable AVX2 build: the native build picks up AMX/AVX-512 kernels that crash on some
@@ -58,6 +59,7 @@ catalog: install
 system:
 	@missing=""; \
 	for cmd in espeak-ng ffmpeg ffprobe tesseract; do command -v $$cmd >/dev/null 2>&1 || missing=1; done; \
+	[ -x /usr/bin/chromium ] || missing=1; \
 	if command -v dpkg >/dev/null 2>&1 && ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then missing=1; fi; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 import time
 import urllib.request
-import wave
 from pathlib import Path
 
 import pytest
-from PIL import Image
 from starlette.testclient import TestClient
 
 from benchsmith.evaluate.statistics import cohen_kappa, wilson_interval
@@ -28,71 +25,6 @@ from benchsmith.review.journal import (
 )
 from benchsmith.review.server import ReviewState, create_app, is_loopback, new_token
 from benchsmith.review.summary import human_summary
-
-HOSTILE = "What is the capital of <script>alert(1)</script> France?"
-
-
-def _item(item_id, subtask, question, *, media=None, choices=("Paris", "Rome"), target="A"):
-    meta = {
-        "subtask": subtask,
-        "language": "en",
-        "answer_format": "multiple_choice",
-        "question": question,
-        "wording": "template",
-        "source": {"dataset": "nowhere", "record_index": 0},
-        "verification": {
-            "structural": [
-                {"check": "schema", "ok": True, "reason": ""},
-                {"check": "sentence", "ok": True, "reason": ""},
-            ]
-        },
-    }
-    content = [{"type": "text", "text": question}]
-    if media:
-        content += media
-    return Item(
-        id=item_id,
-        input=[{"role": "user", "content": content}] if media else question,
-        choices=list(choices),
-        target=target,
-        metadata=meta,
-    )
-
-
-@pytest.fixture
-def bench(tmp_path):
-    folder = tmp_path / "bench"
-    (folder / "data").mkdir(parents=True)
-    (folder / "media").mkdir()
-    Image.new("RGB", (16, 16), (200, 10, 10)).save(folder / "media" / "img-1.png")
-    with wave.open(str(folder / "media" / "aud-1.wav"), "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(8000)
-        w.writeframes(b"\x00\x01" * 800)
-    (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
-    os.symlink(tmp_path / "secret.txt", folder / "media" / "link.txt")
-    items = [
-        _item("txt-1", "capitals", HOSTILE),
-        _item("txt-2", "capitals", "What is the capital of Italy?", target="B"),
-        _item(
-            "img-1",
-            "digits",
-            "Which digit is written in the image?",
-            media=[{"type": "image", "image": "media/img-1.png"}],
-            choices=("1", "7"),
-        ),
-        _item(
-            "aud-1",
-            "spoken",
-            "Listen to the recording and answer the question it asks.",
-            media=[{"type": "audio", "audio": "media/aud-1.wav", "format": "wav"}],
-        ),
-    ]
-    (folder / "data" / "test.jsonl").write_text(
-        "".join(i.model_dump_json() + "\n" for i in items), encoding="utf-8"
-    )
-    return folder
 
 
 # -- statistics ---------------------------------------------------------------------------
@@ -205,13 +137,13 @@ def test_the_page_and_its_script_are_served_from_the_package(bench):
     assert "http://" not in page.text and "https://" not in page.text  # no CDN
 
 
-def test_items_list_filters_fields_and_the_item_view(bench):
+def test_items_list_filters_fields_and_the_item_view(bench, hostile):
     c = client(bench)
     listing = c.get("/api/items").json()
     assert listing["progress"] == {"reviewed": 0, "total": 4}
     rows = {r["id"]: r for r in listing["items"]}
     assert rows["img-1"]["modality"] == "image" and rows["aud-1"]["modality"] == "audio"
-    assert rows["txt-1"]["question"] == HOSTILE  # raw text in JSON; the page shows it as text
+    assert rows["txt-1"]["question"] == hostile  # raw text in JSON; the page shows it as text
     view = c.get("/api/items/img-1").json()
     assert [p["type"] for p in view["parts"]] == ["text", "image"]
     assert view["parts"][1]["url"] == "/media/img-1.png"

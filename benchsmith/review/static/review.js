@@ -3,7 +3,9 @@
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token");
-const state = { rows: [], shown: [], current: null, item: null, reasons: {} };
+// busy: a decision is being saved and the next item opened. Keys and clicks that decide are
+// ignored meanwhile, so a key pressed before the next item shows never lands on the last one.
+const state = { rows: [], shown: [], current: null, item: null, reasons: {}, busy: false };
 
 function url(path) {
   return token ? `${path}${path.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}` : path;
@@ -53,7 +55,7 @@ function renderList() {
     li.dataset.id = row.id;
     li.title = `${row.id} · ${row.subtask} · ${row.language} · ${row.modality} · ${row.status}`;
     if (row.id === state.current) li.classList.add("current");
-    li.addEventListener("click", () => open(row.id));
+    li.addEventListener("click", () => open(row.id).catch(showError));
     list.appendChild(li);
   }
 }
@@ -171,29 +173,36 @@ function hideForms() {
   document.getElementById("message").textContent = "";
 }
 
+function showError(error) { document.getElementById("message").textContent = error.message; }
+
 async function decide(body) {
-  if (!state.current) return;
+  if (!state.current || state.busy) return;
+  state.busy = true;
   try {
-    const result = await api(`/api/items/${encodeURIComponent(state.current)}/decision`, {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
-    });
-    const row = state.rows.find((r) => r.id === state.current);
+    const id = state.current;
+    let result;
+    try {
+      result = await api(`/api/items/${encodeURIComponent(id)}/decision`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+      });
+    } catch (error) { showError(error); return; }
+    const row = state.rows.find((r) => r.id === id);
     row.status = { accept: "accepted", reject: "rejected", edit: "edited" }[result.saved.decision];
     showDecision(result.saved);
     renderProgress(result.progress);
     renderSummary(result.summary);
     hideForms();
-    move(1);
-  } catch (error) {
-    document.getElementById("message").textContent = error.message;
+    await move(1);
+  } finally {
+    state.busy = false;
   }
 }
 
-function move(step) {
+async function move(step) {
   renderList();
   const index = state.shown.findIndex((r) => r.id === state.current);
   const next = state.shown[index + step];
-  if (next) open(next.id);
+  if (next) await open(next.id).catch(showError);
 }
 
 function startReject() { hideForms(); document.getElementById("reject-form").hidden = false; }
@@ -237,11 +246,19 @@ document.getElementById("edit-form").addEventListener("submit", (event) => {
 
 document.addEventListener("keydown", (event) => {
   const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(event.target.tagName);
+  if (state.busy && !typing) { event.preventDefault(); return; }
   const rejecting = !document.getElementById("reject-form").hidden;
   if (rejecting && /^[1-7]$/.test(event.key) && !typing) {
     const inputs = document.querySelectorAll("#reasons input");
     const input = inputs[Number(event.key) - 1];
-    if (input) { input.checked = true; if (input.value !== "other") document.getElementById("reject-form").requestSubmit(); }
+    if (input) {
+      event.preventDefault();
+      input.checked = true;
+      // "other" needs a note: the reviewer types it at once (without the focus there, its
+      // letters would be taken as keys: "a" would accept the item).
+      if (input.value === "other") document.querySelector("#reject-form [name=note]").focus();
+      else document.getElementById("reject-form").requestSubmit();
+    }
     return;
   }
   if (event.key === "Escape") { hideForms(); return; }
@@ -253,4 +270,4 @@ document.addEventListener("keydown", (event) => {
   else if (event.key === "k") move(-1);
 });
 
-load().catch((error) => { document.getElementById("message").textContent = error.message; });
+load().catch(showError);
