@@ -19,6 +19,7 @@ as JSON and is shown with ``textContent``, never parsed as HTML.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import json
@@ -147,7 +148,12 @@ def create_app(state: ReviewState, *, token: str | None = None) -> Starlette:
         if item is None:
             return _error(404, "no such item")
         decision = state.journal.latest(state.reviewer).get(item.id)
-        return JSONResponse(item_view(item, decision, record=state.record(item), token=token))
+        shown = item
+        if decision is not None and decision.edit is not None:
+            # The reviewer sees their edit (the folder changes when the build repackages).
+            with contextlib.suppress(ReviewError):
+                shown = apply_edit(item, decision.edit)
+        return JSONResponse(item_view(shown, decision, record=state.record(item), token=token))
 
     async def decide(request: Request) -> Response:
         item = state.items.get(request.path_params["item_id"])

@@ -196,6 +196,11 @@ def test_decisions_are_saved_at_once_and_survive_a_restart(bench):
         "aud-1": "unreviewed",
     }
     assert again["summary"]["reasons"] == {"wrong target": 1}
+    # The reviewer sees their edit when they come back to the item.
+    view = client(bench).get("/api/items/img-1").json()
+    assert view["parts"][0]["text"] == "Which digit does the image show?"
+    assert view["decision"]["decision"] == "edit"
+    assert {r["judge"] for r in again["items"]} == {"not judged"}
     # Another reviewer sees their own progress.
     assert client(bench, "bo").get("/api/items").json()["progress"]["reviewed"] == 0
 

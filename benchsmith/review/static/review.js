@@ -43,6 +43,7 @@ function filtered() {
     (!form.get("language") || row.language === form.get("language")) &&
     (!form.get("modality") || row.modality === form.get("modality")) &&
     (!form.get("wording") || row.wording === form.get("wording")) &&
+    (!form.get("judge") || row.judge === form.get("judge")) &&
     (!form.get("failed") || row.failed_checks.includes(form.get("failed"))));
 }
 
@@ -96,7 +97,7 @@ async function load() {
   state.reasons = data.reasons;
   state.reviewer = data.reviewer;
   document.getElementById("folder").textContent = data.folder;
-  for (const name of ["subtask", "language", "modality", "wording"]) fillSelect(name, state.rows.map((r) => r[name]));
+  for (const name of ["subtask", "language", "modality", "wording", "judge"]) fillSelect(name, state.rows.map((r) => r[name]));
   fillSelect("failed", state.rows.flatMap((r) => r.failed_checks));
   const reasonBox = document.getElementById("reasons");
   clear(reasonBox);
