@@ -425,3 +425,79 @@ def test_keys_pressed_before_the_next_item_shows_never_decide_the_last_one_again
         status(page, item_id, statuses.get(item_id, "unreviewed"))
     progress(page, len(ids), 7)
     watched.check_quiet()
+
+
+def test_items_rejected_in_the_page_are_refilled_by_a_resumed_build(tmp_path, context):
+    """Reject 2 items in the page, resume the build: same size, those ids gone, fresh items
+    verified, report and card updated (the build's model is the scripted fake)."""
+    sys.path.insert(0, str(REPO / "tests" / "agents"))  # the executor's scripted fakes
+    from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+
+    from benchsmith.api import build_benchmark
+    from benchsmith.config import RunConfig, RunPaths
+    from benchsmith.llm.registry import register_runtime
+
+    _catalog, card = make_catalog(tmp_path)
+    out = tmp_path / "built"
+    config = RunConfig(
+        judge="enforce",
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
+    )
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+
+    def build(**kw):
+        install(config, router)
+        try:
+            return build_benchmark(out=out, config=config, **kw)
+        finally:
+            register_runtime(config, None)
+
+    build(spec=make_spec([("capitals--capitals", "capitals", 4, card.size, {})]))
+    data = out / "data" / "test.jsonl"
+    before = [json.loads(line)["id"] for line in data.read_text(encoding="utf-8").splitlines()]
+
+    srv = ReviewServer(out, tmp_path)
+    srv.start()
+    try:
+        watched = Watched(context)
+        page = watched.page
+        page.goto(srv.url)
+        shown(page, before[0])
+        page.keyboard.press("r")
+        page.keyboard.press("1")  # wrong target
+        shown(page, before[1])
+        page.keyboard.press("a")
+        shown(page, before[2])
+        page.keyboard.press("r")
+        page.keyboard.press("3")  # ambiguous
+        shown(page, before[3])
+        page.keyboard.press("a")
+        progress(page, 4, 4)
+        watched.check_quiet()
+    finally:
+        srv.stop()
+
+    result = build(resume=True)
+    after = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
+    ids = [item["id"] for item in after]
+    assert result.items == 4 and len(ids) == 4
+    assert before[0] not in ids and before[2] not in ids
+    assert {before[1], before[3]} <= set(ids)
+    for item in after:
+        if item["id"] not in before:  # fresh, and verified like every item
+            verdicts = item["metadata"]["verification"]["structural"]
+            assert verdicts and all(v["ok"] for v in verdicts)
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["human_review"]["overall"] == {
+        "reviewed": 4,
+        "accepted": 2,
+        "edited": 0,
+        "rejected": 2,
+        "acceptance": 0.5,
+        "ci95": [0.15, 0.85],
+    }
+    assert report["rejection_reasons"]["human: wrong target"] == 1
+    assert report["rejection_reasons"]["human: ambiguous"] == 1
+    assert "human acceptance: 2 of 4 reviewed items" in (out / "README.md").read_text("utf-8")
