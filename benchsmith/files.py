@@ -47,6 +47,21 @@ def append_jsonl(path: str | os.PathLike[str], record: dict, *, fsync: bool = Fa
         os.close(fd)
 
 
+def read_whole_lines(path: str | os.PathLike[str]) -> bytes:
+    """The whole lines of an append-only file, cutting a torn last line off the file.
+
+    A process killed in the middle of :func:`append_jsonl` leaves at most a partial last
+    line; it was never acknowledged, so it is dropped (and truncated away, so the next
+    append starts on a line of its own).
+    """
+    with open(path, "r+b") as fh:
+        data = fh.read()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            fh.truncate(end)
+    return data[:end]
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` that becomes ``path`` when the block ends well.

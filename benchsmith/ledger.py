@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchsmith.files import append_jsonl
+from benchsmith.files import append_jsonl, read_whole_lines
 from benchsmith.item import Item
 
 LEDGER_FILE = "slots.jsonl"
@@ -55,12 +55,7 @@ class Ledger:
         assert self.path is not None
         if not self.path.exists():
             return
-        data = self.path.read_bytes()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
-            with open(self.path, "r+b") as fh:
-                fh.truncate(end)
-            data = data[:end]
+        data = read_whole_lines(self.path)
         for line in data.decode("utf-8", errors="replace").splitlines():
             try:
                 entry = json.loads(line)

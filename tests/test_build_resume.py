@@ -95,10 +95,15 @@ def ledger_lines(out: Path) -> int:
 
 
 def finished_names(out: Path) -> set[str]:
-    """Countries whose slot is in the ledger (finished: accepted or rejected)."""
+    """Countries whose slot is in the ledger (finished: accepted or rejected).
+
+    A SIGKILL during a write leaves a torn last line: that slot is not finished (the next
+    run cuts the line off), so only newline-terminated lines count.
+    """
     path = out / ".run" / "slots.jsonl"
     names = set()
-    for line in path.read_text().splitlines() if path.exists() else []:
+    whole = path.read_text().split("\n")[:-1] if path.exists() else []
+    for line in whole:
         names.add(COUNTRIES[json.loads(line)["slot"]["record_index"]][0])
     return names
 

@@ -27,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from benchsmith.files import append_jsonl, canonical_json, sha256_text
+from benchsmith.files import append_jsonl, canonical_json, read_whole_lines, sha256_text
 
 RECORDS_FILE = "llm_calls.jsonl"
 __all__ = ["RECORDS_FILE", "RunRecords", "append_jsonl", "request_key"]
@@ -67,19 +67,14 @@ class RunRecords:
         assert self.path is not None
         if not self.path.exists():
             return
-        with open(self.path, "r+b") as fh:
-            data = fh.read()
-            end = data.rfind(b"\n") + 1
-            if end < len(data):
-                # A killed run left half a line: drop it so the next append starts clean.
-                fh.truncate(end)
+        data = read_whole_lines(self.path)  # a killed run's half line is dropped
         offset = 0
-        for raw in data[:end].splitlines(keepends=True):
+        for raw in data.splitlines(keepends=True):
             record = _parse(raw)
             if record is not None and record.get("kind") == "call" and "key" in record:
                 self._calls[record["key"]] = (offset, len(raw))
             offset += len(raw)
-        self._size = self._loaded_size = end
+        self._size = self._loaded_size = len(data)
 
     @property
     def loaded_records(self) -> list[dict]:

@@ -136,11 +136,15 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         if entry["status"] != "accepted":
             continue
         item = Item.model_validate(entry["item"])
-        stats.reviewed_pool.append(
-            Item(
-                id=item.id, input="", target="", metadata={"subtask": item.metadata.get("subtask")}
+        if review.journal is not None:  # only what human acceptance counts (id, subtask)
+            stats.reviewed_pool.append(
+                Item(
+                    id=item.id,
+                    input="",
+                    target="",
+                    metadata={"subtask": item.metadata.get("subtask")},
+                )
             )
-        )
         if item.id in revoked:
             continue
         item = review.apply(item)

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from benchsmith.errors import BenchsmithError, describe_validation_error
-from benchsmith.files import append_jsonl
+from benchsmith.files import append_jsonl, read_whole_lines
 
 REVIEW_FILE = "review.jsonl"
 
@@ -115,13 +115,7 @@ class ReviewJournal:
         self._decisions: list[ReviewDecision] = []
         if not self.path.is_file():
             return
-        raw = self.path.read_bytes()
-        if raw and not raw.endswith(b"\n"):
-            # A kill in the middle of a write: the last line was never acknowledged.
-            keep = raw.rfind(b"\n") + 1
-            with open(self.path, "rb+") as fh:
-                fh.truncate(keep)
-            raw = raw[:keep]
+        raw = read_whole_lines(self.path)  # a torn last line was never acknowledged
         for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
             if not line.strip():
                 continue

@@ -127,15 +127,17 @@ def create_app(state: ReviewState, *, token: str | None = None) -> Starlette:
         text = resources.files("benchsmith.review").joinpath("static", name).read_text("utf-8")
         return Response(text, media_type=_TYPES[Path(name).suffix])
 
+    def progress() -> dict[str, int]:
+        mine = state.journal.latest(state.reviewer)
+        return {"reviewed": sum(i in mine for i in state.items), "total": len(state.items)}
+
     def listing() -> dict[str, Any]:
         mine = state.journal.latest(state.reviewer)
-        rows = [item_row(item, mine.get(item.id)) for item in state.items.values()]
-        done = sum(row["status"] != "unreviewed" for row in rows)
         return {
             "reviewer": state.reviewer,
             "folder": state.bench_dir.name,
-            "items": rows,
-            "progress": {"reviewed": done, "total": len(rows)},
+            "items": [item_row(item, mine.get(item.id)) for item in state.items.values()],
+            "progress": progress(),
             "reasons": REJECT_REASONS,
             "summary": human_summary(state.items.values(), state.journal),
         }
@@ -175,7 +177,7 @@ def create_app(state: ReviewState, *, token: str | None = None) -> Starlette:
         return JSONResponse(
             {
                 "saved": decision.model_dump(mode="json"),
-                "progress": listing()["progress"],
+                "progress": progress(),
                 "summary": human_summary(state.items.values(), state.journal),
             }
         )

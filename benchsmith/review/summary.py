@@ -11,14 +11,13 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from benchsmith.evaluate.statistics import cohen_kappa, wilson_interval
 from benchsmith.item import Item
 from benchsmith.review.journal import REJECT_REASONS, ReviewDecision, ReviewJournal
 
-ItemStatus = str
-"""``unreviewed``, ``accepted``, ``rejected`` or ``edited``."""
+ItemStatus = Literal["unreviewed", "accepted", "rejected", "edited"]
 
 _STATUS = {"accept": "accepted", "reject": "rejected", "edit": "edited"}
 

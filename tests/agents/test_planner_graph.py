@@ -96,15 +96,19 @@ def nodes(path):
     return [p for p in path if p not in ("planner", "__interrupt__")]
 
 
-def test_happy_path_grounds_allocates_and_reviews(catalog):
-    script = SchemaScript(
+def capitals_and_digits():
+    """Two subtasks, each grounded at the first choice: the planner's straight path."""
+    return SchemaScript(
         SubtaskProposal=[proposal(CAPITALS, DIGIT)],
         Critique=[KEEP],
         GroundingChoice=[GOOD, GOOD_DIGIT],
         ImportanceWeights=[NO_WEIGHTS],
         TemplateChoice=OWN,
     )
-    path, state, *_ = run(RunConfig(max_subtasks=2), script)
+
+
+def test_happy_path_grounds_allocates_and_reviews(catalog):
+    path, state, *_ = run(RunConfig(max_subtasks=2), capitals_and_digits())
     assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
     spec = BenchmarkSpec.model_validate(state.values["spec"])
     assert [s.id for s in spec.subtasks] == ["spoken-capitals", "noisy-digits"]
@@ -264,14 +268,7 @@ def test_the_planner_state_holds_the_plan_models_not_dicts(catalog):
     spec survives the checkpointer as a BenchmarkSpec."""
     from benchsmith.spec import Allocation, Grounding, Subtask
 
-    script = SchemaScript(
-        SubtaskProposal=[proposal(CAPITALS, DIGIT)],
-        Critique=[KEEP],
-        GroundingChoice=[GOOD, GOOD_DIGIT],
-        ImportanceWeights=[NO_WEIGHTS],
-        TemplateChoice=OWN,
-    )
-    *_, graph, thread, updates = run(RunConfig(max_subtasks=2), script)
+    *_, graph, thread, updates = run(RunConfig(max_subtasks=2), capitals_and_digits())
     written: dict[str, list] = {}
     for update in updates:
         for node, values in update.items():
