@@ -72,7 +72,7 @@ def _progress(
     help="Grade open-ended answers with this model (judge role); without one (or a judge in "
     "benchsmith.toml) they are scored by an includes match.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed (baselines, bootstrap).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed (baselines, splits).")
 @quiet_option
 @click.pass_context
 def eval_command(

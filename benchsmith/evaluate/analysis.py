@@ -2,9 +2,13 @@
 
 A *sample* is one model's result on one item: a dict with ``model``, ``item_id``,
 ``status`` (``answered``, ``skipped``, ``error``), ``answer``, ``correct`` (None unless
-answered) and ``rule``. Accuracy is over the items a model answered (``n``); skipped items
-(media the model cannot take) and errors are counted apart and reported as warnings.
-The statistics themselves are in :mod:`benchsmith.evaluate.statistics`.
+answered), ``rule`` and ``call`` (the facts of the model call: tokens, cost, latency,
+sampling parameters; None for baselines and unanswered items). Accuracy is over the items
+a model answered (``n``); skipped items (media the model cannot take) and errors are counted
+apart and reported as warnings. Baselines are compared with real models on the
+multiple-choice items only: on other items a baseline answers nothing, so "does not beat
+the baseline" would mean nothing there. The statistics themselves are in
+:mod:`benchsmith.evaluate.statistics`.
 """
 
 from __future__ import annotations
@@ -71,9 +75,9 @@ def group_scores(
     return dict(sorted(groups.items()))
 
 
-def cell(scores: Sequence[bool], *, seed: int) -> dict[str, Any]:
-    """Accuracy, count and 95% bootstrap interval of some scores."""
-    ci = st.bootstrap_ci(scores, seed=seed)
+def cell(scores: Sequence[bool]) -> dict[str, Any]:
+    """Accuracy, count and 95% Wilson interval of some scores."""
+    ci = st.accuracy_interval(scores)
     return {
         "accuracy": st.accuracy(scores),
         "n": len(scores),
@@ -82,19 +86,99 @@ def cell(scores: Sequence[bool], *, seed: int) -> dict[str, Any]:
     }
 
 
-def model_summary(
-    items: Sequence[Item], samples: Sequence[Mapping[str, Any]], *, seed: int
-) -> dict[str, Any]:
-    """One model's results: overall, per subtask, skill, difficulty and answer format."""
+def run_facts(samples: Sequence[Mapping[str, Any]], *, baseline: bool) -> dict[str, Any]:
+    """A model's run facts: tokens, cost, latency, sampling settings, and what is missing.
+
+    The facts come from each answered sample's ``call`` (for a reply served from the run
+    records, the facts of the original call, so a rerun reports the same numbers).
+
+    Returns:
+        ``usage`` (``calls``, ``input_tokens``, ``output_tokens``, ``estimated_token_calls``,
+        ``cost_usd``, ``latency_s`` with ``median``/``p95``/``n``), ``settings``
+        (``temperature``, ``max_tokens``; None without a call) and ``missing`` (a field to
+        why it is unknown or estimated; empty when every fact is known).
+    """
+    calls = [s["call"] for s in samples if s.get("call")]
+    missing: dict[str, str] = {}
+    if not calls:
+        why = (
+            "a baseline answers without a model call"
+            if baseline
+            else "no call was answered (every item skipped or failed)"
+        )
+        missing = {"latency_s": why, "settings": why}
+        if not baseline:
+            missing |= {"tokens": why, "cost_usd": why}
+        zero = 0 if baseline else None
+        return {
+            "usage": {
+                "calls": 0,
+                "input_tokens": zero,
+                "output_tokens": zero,
+                "estimated_token_calls": 0,
+                "cost_usd": 0.0 if baseline else None,
+                "latency_s": None,
+            },
+            "settings": None,
+            "missing": missing,
+        }
+    estimated = sum(1 for c in calls if c.get("tokens_estimated"))
+    if estimated:
+        missing["tokens"] = (
+            f"{estimated} of {len(calls)} call(s) reported no token usage; their tokens are "
+            "estimated at 4 characters a token"
+        )
+    costs = [c.get("cost_usd") for c in calls]
+    cost = None if any(c is None for c in costs) else round(sum(costs), 6)
+    if cost is None:
+        missing["cost_usd"] = (
+            f"the model's price is unknown for {sum(c is None for c in costs)} of "
+            f"{len(calls)} call(s); add it under [prices] in benchsmith.toml"
+        )
+    latencies = [float(c["latency_s"]) for c in calls if c.get("latency_s") is not None]
+    if len(latencies) < len(calls):
+        missing["latency_s"] = (
+            f"{len(calls) - len(latencies)} of {len(calls)} call(s) were recorded without "
+            "their latency"
+        )
+    settings: dict[str, Any] = {}
+    for name in ("temperature", "max_tokens"):
+        values = {(c.get("params") or {}).get(name) for c in calls}
+        value = next(iter(values)) if len(values) == 1 else None
+        settings[name] = value
+        if len(values) > 1:
+            missing[name] = f"varied between calls: {', '.join(sorted(map(str, values)))}"
+        elif value is None:
+            missing[name] = "not set: the endpoint's default applied"
+    return {
+        "usage": {
+            "calls": len(calls),
+            "input_tokens": sum(int(c.get("input_tokens") or 0) for c in calls),
+            "output_tokens": sum(int(c.get("output_tokens") or 0) for c in calls),
+            "estimated_token_calls": estimated,
+            "cost_usd": cost,
+            "latency_s": st.latency_summary(latencies),
+        },
+        "settings": settings,
+        "missing": missing,
+    }
+
+
+def model_summary(items: Sequence[Item], samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One model's results: overall, per subtask, skill, difficulty and answer format.
+
+    Also its run facts (:func:`run_facts`): ``usage``, ``settings`` and ``missing``.
+    """
     correct = {s["item_id"]: bool(s["correct"]) for s in samples if s["status"] == "answered"}
     ordered = [correct[i.id] for i in items if i.id in correct]
     status = Counter(s["status"] for s in samples)
     rules = Counter(s.get("rule") or "" for s in samples if s["status"] == "answered")
-    out = cell(ordered, seed=seed)
+    baseline = is_baseline(samples[0]["model"]) if samples else False
+    out = cell(ordered)
     out.update(
         skipped=status.get("skipped", 0),
         errors=status.get("error", 0),
-        baseline=is_baseline(samples[0]["model"]) if samples else False,
+        baseline=baseline,
         graded_by=dict(sorted(rules.items())),
     )
     for key, name in (
@@ -103,7 +187,8 @@ def model_summary(
         ("difficulty", "by_difficulty"),
         ("answer_format", "by_answer_format"),
     ):
-        out[name] = {g: cell(v, seed=seed) for g, v in group_scores(items, correct, key).items()}
+        out[name] = {g: cell(v) for g, v in group_scores(items, correct, key).items()}
+    out.update(run_facts(samples, baseline=baseline))
     return out
 
 
@@ -118,6 +203,7 @@ def pairwise(
         second = [correct[b][i] for i in shared]
         test = st.mcnemar_exact(first, second)
         diff = (st.accuracy(first) or 0.0) - (st.accuracy(second) or 0.0) if shared else None
+        ci = st.paired_difference_interval(first, second)
         pairs.append(
             {
                 "a": a,
@@ -126,6 +212,7 @@ def pairwise(
                 "a_only": test["first_only"],
                 "b_only": test["second_only"],
                 "difference": diff,
+                "ci95": list(ci) if ci else None,
                 "p_value": test["p_value"],
                 "significant": bool(shared) and test["p_value"] < st.ALPHA,
             }
@@ -180,6 +267,35 @@ def item_analysis(
     }
 
 
+def baseline_comparisons(
+    items: Sequence[Item], correct: Mapping[str, Mapping[str, bool]], models: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Every real model against every baseline, on the multiple-choice items both answered.
+
+    Items without choices are left out: a baseline gives no answer to them, so comparing
+    there says nothing about the model.
+    """
+    choice_ids = [i.id for i in items if i.choices]
+    real = [m for m in models if not is_baseline(m)]
+    baselines = [m for m in models if is_baseline(m)]
+    out = []
+    for model in real:
+        for base in baselines:
+            shared = [i for i in choice_ids if i in correct[model] and i in correct[base]]
+            if not shared:
+                continue
+            out.append(
+                {
+                    "model": model,
+                    "baseline": base,
+                    "n": len(shared),
+                    "accuracy": st.accuracy([correct[model][i] for i in shared]),
+                    "baseline_accuracy": st.accuracy([correct[base][i] for i in shared]),
+                }
+            )
+    return out
+
+
 def spread(summaries: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """Spread of accuracies: over every model and over the non-baseline models."""
 
@@ -208,8 +324,12 @@ def warnings_for(
     stability: Mapping[str, Any],
     items: Mapping[str, Any],
     n_items: int,
+    versus_baselines: Sequence[Mapping[str, Any]] = (),
 ) -> list[str]:
-    """Plain-language warnings a person should read before trusting the numbers."""
+    """Plain-language warnings a person should read before trusting the numbers.
+
+    ``versus_baselines`` is :func:`baseline_comparisons` (multiple-choice items only).
+    """
     out: list[str] = []
     scored = {m: s for m, s in summaries.items() if s["accuracy"] is not None}
     real = {m: s for m, s in scored.items() if not s.get("baseline")}
@@ -230,13 +350,14 @@ def warnings_for(
             out.append(f"{model}: {s['errors']} item(s) failed with an error and are not scored")
         if s["n"] == 0:
             out.append(f"{model}: no item was scored")
-    baselines = {m: s for m, s in scored.items() if s.get("baseline")}
-    for model, s in real.items():
-        for base, b in baselines.items():
-            if s["accuracy"] <= b["accuracy"]:
-                out.append(
-                    f"{model} ({s['accuracy']:.0%}) does not beat {base} ({b['accuracy']:.0%})"
-                )
+    for row in versus_baselines:
+        if row["model"] in real and row["accuracy"] <= row["baseline_accuracy"]:
+            below = "is below" if row["accuracy"] < row["baseline_accuracy"] else "does not beat"
+            out.append(
+                f"{row['model']} ({row['accuracy']:.0%}) {below} {row['baseline']} "
+                f"({row['baseline_accuracy']:.0%}) on the {row['n']} multiple-choice item(s) "
+                "both answered"
+            )
     if len(scored) >= 2 and pairs and not any(p["significant"] for p in pairs):
         out.append(
             "no pair of models differs significantly (exact McNemar, p < 0.05): the benchmark "
@@ -274,16 +395,16 @@ def summarize(
         items: The benchmark's items (the order of the item analysis).
         samples: Every scored sample (see the module docstring).
         models: The model specs, in the order they were given.
-        seed: Seed of the bootstrap and of the split-half splits.
+        seed: Seed of the split-half splits.
 
     Returns:
-        ``models``, ``pairs``, ``ranking_stability``, ``spread``, ``items``, ``warnings`` and
-        ``methods``.
+        ``models``, ``pairs``, ``baseline_comparisons``, ``ranking_stability``, ``spread``,
+        ``items``, ``warnings`` and ``methods``.
     """
     by_model: dict[str, list[Mapping[str, Any]]] = {m: [] for m in models}
     for sample in samples:
         by_model.setdefault(sample["model"], []).append(sample)
-    summaries = {m: model_summary(items, by_model[m], seed=seed) for m in models}
+    summaries = {m: model_summary(items, by_model[m]) for m in models}
     correct = {
         m: {s["item_id"]: bool(s["correct"]) for s in by_model[m] if s["status"] == "answered"}
         for m in models
@@ -298,19 +419,28 @@ def summarize(
         else {"kendall_tau": None, "splits": 0, "n_items": 0, "n_models": len(models)}
     )
     analysis = item_analysis(items, correct, models)
+    versus = baseline_comparisons(items, correct, models)
     return {
         "models": summaries,
         "pairs": pairs,
+        "baseline_comparisons": versus,
         "ranking_stability": stability,
         "spread": spread(summaries),
         "items": analysis,
-        "warnings": warnings_for(summaries, pairs, stability, analysis, len(items)),
+        "warnings": warnings_for(summaries, pairs, stability, analysis, len(items), versus),
         "methods": {
             "accuracy": "share of answered items scored correct; skipped and failed items "
             "are left out of n",
-            "ci95": f"percentile bootstrap, {st.BOOTSTRAP_RESAMPLES} resamples, seed {seed}",
+            "ci95": "Wilson score interval, 95% (does not collapse at 0/n or n/n)",
             "pairs": "exact McNemar test on the items both models answered, two-sided, "
             f"significant at p < {st.ALPHA}",
+            "pairs_ci95": "Newcombe's square-and-add interval (1998, method 10) of the "
+            "difference of two accuracies on the same items, 95%",
+            "baseline_comparisons": "real models against baselines on the multiple-choice "
+            "items both answered (a baseline answers nothing else)",
+            "usage": "tokens and cost as the endpoint reported them (estimated when it did "
+            "not); latency median and 95th percentile of the seconds per call; for replies "
+            "served from the run records, the original call's facts",
             "ranking_stability": f"mean Kendall tau-b between the model rankings on two "
             f"random halves of the shared items, {st.SPLITS} seeded splits",
             "saturation": f"warned when the best model exceeds {SATURATION:.0%}",

@@ -203,6 +203,10 @@ def evaluate_benchmark(
         "run": {
             "run_dir": config.paths.run_dir,
             "new_calls": len(runtime.records) - before,
+            # Per model: calls this run made (the rest came from the run records).
+            "new_calls_by_model": {
+                m: sum(1 for r in responses[m] if r.call and not r.call["cached"]) for m in specs
+            },
             "seconds": round(time.monotonic() - started, 2),
             "seed": config.seed,
         },
@@ -261,10 +265,29 @@ def judge_benchmark(
     return JudgeResult(folder, judge_path, report_path, data)
 
 
-def write_report(bench_dir: str | Path) -> Path:
-    """Write ``BENCH/report.html`` from ``eval.json``, ``judge.json`` and the items.
+def read_samples(bench_dir: str | Path) -> list[dict[str, Any]]:
+    """The answers of ``BENCH/eval_samples.jsonl`` (empty when there are none).
 
-    Either result file may be missing; the page shows what exists.
+    A line that is not a JSON object (a file cut short) is left out.
+    """
+    path = Path(bench_dir) / SAMPLES_FILE
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            sample = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(sample, dict):
+            out.append(sample)
+    return out
+
+
+def write_report(bench_dir: str | Path) -> Path:
+    """Write ``BENCH/report.html`` from ``eval.json``, the answers, ``judge.json`` and the items.
+
+    Any result file may be missing; the page shows what exists.
 
     Returns:
         The path of the page.
@@ -278,6 +301,7 @@ def write_report(bench_dir: str | Path) -> Path:
         spec=load_spec(folder),
         evaluation=read_json(folder / EVAL_FILE),
         quality=read_json(folder / JUDGE_FILE),
+        samples=read_samples(folder),
     )
     path = folder / REPORT_FILE
     path.write_text(page, encoding="utf-8")

@@ -1,19 +1,61 @@
 """The report's figures, drawn with matplotlib's Agg backend and returned as base64 PNG.
 
-Each function returns the PNG as base64 text (for an ``<img src="data:image/png;base64,...">``
-tag), or None when there is nothing to draw. matplotlib is imported lazily.
+Each figure function returns a :class:`Plot`: the PNG as base64 text (for an
+``<img src="data:image/png;base64,...">`` tag), or no PNG and the reason it was left out.
+A figure is drawn only when it carries information (:func:`skip_reason`): a bar chart of
+one group, of no scored values or of bars that are all zero says nothing the tables do not.
+matplotlib is imported lazily (and not at all for a figure that is left out).
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from benchsmith.item import Item
+
+
+class Plot(NamedTuple):
+    """A figure, or why there is none."""
+
+    png: str | None
+    """Base64 PNG; None when the figure was left out."""
+    skipped: str = ""
+    """Why the figure was left out (empty when it was drawn)."""
+
+
+def skip_reason(
+    labels: Sequence[str],
+    values: Iterable[float | None],
+    *,
+    min_labels: int = 1,
+    label_name: str = "group",
+) -> str | None:
+    """Why a bar-style figure would carry no information, or None when it is worth drawing.
+
+    Args:
+        labels: The groups along the axis (subtasks, bins, cells).
+        values: Every bar's height (None for a group with nothing scored).
+        min_labels: Fewest groups worth a figure (2 when the point is to compare groups).
+        label_name: What a group is, for the reason (``subtask``).
+
+    Returns:
+        The reason, in words, or None.
+    """
+    if not labels:
+        return f"no {label_name} to show"
+    if len(labels) < min_labels:
+        return f"only {len(labels)} {label_name}; the table says it all"
+    heights = [v for v in values if v is not None]
+    if not heights:
+        return "no scored items"
+    if all(v == 0 for v in heights):
+        return "every bar is zero"
+    return None
 
 
 def _pyplot() -> Any:
@@ -33,11 +75,20 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def subtask_scores(models: Mapping[str, Mapping[str, Any]]) -> str | None:
-    """Grouped bars: accuracy per subtask for each model, with 95% interval whiskers."""
+def subtask_scores(models: Mapping[str, Mapping[str, Any]]) -> Plot:
+    """Grouped bars: accuracy per subtask for each model, with 95% interval whiskers.
+
+    Left out with fewer than two subtasks, no scored item or every accuracy zero.
+    """
     subtasks = sorted({s for m in models.values() for s in m.get("by_subtask", {})})
-    if not subtasks or not models:
-        return None
+    heights = [
+        (m.get("by_subtask", {}).get(s) or {}).get("accuracy")
+        for m in models.values()
+        for s in subtasks
+    ]
+    why = skip_reason(subtasks, heights, min_labels=2, label_name="subtask")
+    if why:
+        return Plot(None, why)
     plt = _pyplot()
     width = 0.8 / len(models)
     fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(subtasks) * len(models) ** 0.5 + 3), 3.6))
@@ -58,21 +109,27 @@ def subtask_scores(models: Mapping[str, Mapping[str, Any]]) -> str | None:
     ax.set_ylabel("accuracy (95% CI)")
     ax.set_title("Score by subtask")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _png(fig)
+    return Plot(_png(fig))
 
 
-def difficulty_histogram(per_item: Sequence[Mapping[str, Any]]) -> str | None:
-    """Histogram of item difficulty: the share of models answering each item correctly."""
+def difficulty_histogram(per_item: Sequence[Mapping[str, Any]]) -> Plot:
+    """Histogram of item difficulty: the share of models answering each item correctly.
+
+    Left out when no item was scored, or when each item was scored by one model only (the
+    share is then 0 or 1 and the histogram repeats that model's accuracy).
+    """
     values = [r["p_correct"] for r in per_item if r.get("p_correct") is not None]
     if not values:
-        return None
+        return Plot(None, "no scored items")
+    if max(int(r.get("n_models") or 0) for r in per_item) < 2:
+        return Plot(None, "one model only; its accuracy says the same")
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     ax.hist(values, bins=np.linspace(0, 1, 11), edgecolor="black")
     ax.set_xlabel("share of models correct (0 = no model, 1 = every model)")
     ax.set_ylabel("items")
     ax.set_title("Item difficulty")
-    return _png(fig)
+    return Plot(_png(fig))
 
 
 def coverage_table(items: Sequence[Item]) -> tuple[str, str, list[str], list[str], list[list[int]]]:
@@ -110,11 +167,13 @@ def coverage_table(items: Sequence[Item]) -> tuple[str, str, list[str], list[str
     return "subtask", "skill", row_labels, col_labels, counts
 
 
-def coverage_heatmap(items: Sequence[Item]) -> str | None:
-    """Heatmap of item counts (see :func:`coverage_table`)."""
+def coverage_heatmap(items: Sequence[Item]) -> Plot:
+    """Heatmap of item counts (see :func:`coverage_table`); left out for a single cell."""
     row_name, col_name, rows, cols, counts = coverage_table(items)
     if not rows or not cols:
-        return None
+        return Plot(None, "no items")
+    if len(rows) * len(cols) < 2:
+        return Plot(None, f"one {row_name} and one {col_name} only; the table says it all")
     plt = _pyplot()
     fig, ax = plt.subplots(
         figsize=(max(4.5, 0.9 * len(cols) + 3), max(2.5, 0.45 * len(rows) + 1.5))
@@ -131,15 +190,15 @@ def coverage_heatmap(items: Sequence[Item]) -> str | None:
     ax.set_ylabel(row_name)
     ax.set_title(f"Coverage: items per {row_name} and {col_name}")
     fig.colorbar(image, ax=ax, shrink=0.8)
-    return _png(fig)
+    return Plot(_png(fig))
 
 
-def judge_distributions(summary: Mapping[str, Any]) -> str | None:
+def judge_distributions(summary: Mapping[str, Any]) -> Plot:
     """Stacked bars: how many items got each score (1-5) on each judge dimension."""
     distribution = summary.get("distribution") or {}
     dims = [d for d in distribution if sum(distribution[d].values())]
     if not dims:
-        return None
+        return Plot(None, "no item was rated")
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.2))
     bottom = np.zeros(len(dims))
@@ -152,4 +211,4 @@ def judge_distributions(summary: Mapping[str, Any]) -> str | None:
     ax.set_ylabel("items")
     ax.set_title("Judge scores per dimension (1 = very poor, 5 = excellent)")
     ax.legend(title="score", fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    return _png(fig)
+    return Plot(_png(fig))

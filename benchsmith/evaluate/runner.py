@@ -1,9 +1,11 @@
 """Running models on every item: bounded concurrency, cached responses, media skips.
 
 Each (model, item) pair is one task of a thread pool of ``concurrency`` workers. Real models
-are called through the run's model runtime (``RoleModel.invoke`` under the ``solver`` role),
+are called through the run's model runtime (``RoleModel.call`` under the ``solver`` role),
 so every reply is written to the run records and a rerun is served from them: an
 interrupted evaluation resumes where it stopped and a finished one makes no new call.
+Each answered response keeps the facts of its call (tokens, cost, latency, sampling
+parameters; those of the original call when served from the records).
 Baselines (:mod:`benchsmith.evaluate.baselines`) answer without an endpoint.
 
 Images and audio go to the model as content parts. An endpoint that cannot take them is
@@ -47,6 +49,8 @@ class Response:
     status: Status
     answer: str = ""
     reason: str = ""
+    call: dict | None = None
+    """The call's :class:`~benchsmith.llm.client.CallFacts` as a dict (None: no model call)."""
 
     def as_dict(self) -> dict:
         """The response as a JSON-ready dict."""
@@ -126,7 +130,7 @@ class ModelRunner:
         except MediaPathError as exc:
             return Response(self.spec, item.id, "error", reason=str(exc))
         try:
-            reply = self.model.invoke(messages, **self.params)
+            reply, facts = self.model.call(messages, **self.params)
         except ModelError as exc:
             if kinds:
                 with self._lock:
@@ -140,7 +144,7 @@ class ModelRunner:
                     f"the request: {exc})",
                 )
             return Response(self.spec, item.id, "error", reason=str(exc))
-        return Response(self.spec, item.id, "answered", reply_text(reply))
+        return Response(self.spec, item.id, "answered", reply_text(reply), call=facts.as_dict())
 
 
 def run_models(

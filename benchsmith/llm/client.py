@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
 import openai
@@ -71,6 +72,43 @@ def openai_chat_factory(
         use_responses_api=False,
         **kwargs,
     )
+
+
+@dataclass(frozen=True)
+class CallFacts:
+    """What one model call cost and how it was made (from the call, or from its record)."""
+
+    input_tokens: int
+    output_tokens: int
+    tokens_estimated: bool
+    """The endpoint reported no usage; the tokens are estimated (4 characters a token)."""
+    cost_usd: float | None
+    """None when the model's price is unknown."""
+    latency_s: float | None
+    """Seconds the request took when it was made (None for records that predate it)."""
+    cached: bool
+    """Served from the run records: nothing was spent by this call."""
+    params: dict[str, Any]
+    """The request's sampling parameters (``temperature``, ``max_tokens``, ...)."""
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any], params: dict[str, Any]) -> CallFacts:
+        """The facts of a recorded call served again from the records."""
+        usage = record.get("usage") or {}
+        latency = record.get("latency_s")
+        return cls(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            tokens_estimated=bool(usage.get("estimated", not usage)),
+            cost_usd=record.get("cost_usd"),
+            latency_s=None if latency is None else float(latency),
+            cached=True,
+            params=params,
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The facts as a JSON-ready dict."""
+        return asdict(self)
 
 
 class LLMRuntime:
@@ -269,13 +307,21 @@ class RoleModel:
     def invoke(self, messages: Sequence[Any], **params: Any) -> AIMessage:
         """Send one chat request (or serve it from the run records).
 
+        The same as :meth:`call` without the facts.
+        """
+        return self.call(messages, **params)[0]
+
+    def call(self, messages: Sequence[Any], **params: Any) -> tuple[AIMessage, CallFacts]:
+        """Send one chat request (or serve it from the run records), with its facts.
+
         Args:
             messages: Chat messages (langchain messages, or ``(role, text)`` pairs).
             **params: Request parameters such as ``tools``, ``tool_choice`` or
                 ``response_format``; they are part of the cache key.
 
         Returns:
-            The reply.
+            The reply, and its tokens, cost, latency and parameters (those of the original
+            call when it is served from the records).
 
         Raises:
             ReplayMissError: Replaying and this call is not in the records.
@@ -291,7 +337,7 @@ class RoleModel:
         recorded = rt.records.lookup(key)
         if recorded is not None:
             rt.ledger.add(self.role, input_tokens=0, output_tokens=0, price=None, cached=True)
-            return _message_from_record(recorded)
+            return _message_from_record(recorded), CallFacts.from_record(recorded, key_params)
         if rt.replay:
             where = rt.records.path or "memory"
             raise ReplayMissError(
@@ -336,7 +382,7 @@ class RoleModel:
                     }
                 )
                 raise
-            latency = time.monotonic() - started
+            latency = round(time.monotonic() - started, 4)
             usage = reply.usage_metadata or {}
             input_tokens = int(usage.get("input_tokens") or 0)
             output_tokens = int(usage.get("output_tokens") or 0)
@@ -359,11 +405,20 @@ class RoleModel:
                     "estimated": estimated,
                 },
                 "cost_usd": cost,
-                "latency_s": round(latency, 4),
+                "latency_s": latency,
                 "attempts": attempts,
             }
         )
-        return reply
+        facts = CallFacts(
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            tokens_estimated=estimated,
+            cost_usd=cost,
+            latency_s=latency,
+            cached=False,
+            params=key_params,
+        )
+        return reply, facts
 
     def _base_record(self, key: str, wire_messages: list, params: dict) -> dict:
         return {

@@ -117,7 +117,12 @@ def test_evaluate_scores_and_a_rerun_makes_no_new_call(tmp_path):
     _runtime2, fake2 = install_fake(config, "ANSWER: C")
     second = evaluate_benchmark(bench, models, config=config)
     assert len(fake2.calls) == 0 and second.new_calls == 0
+    # Run facts included: served from the records, the replies keep the original calls' facts.
     assert second.data["models"] == first.data["models"]
+    usage = second.data["models"]["local"]["usage"]
+    assert usage["calls"] == 5 and usage["latency_s"]["n"] == 5 and usage["input_tokens"] > 0
+    assert second.data["run"]["new_calls_by_model"]["local"] == 0
+    assert first.data["run"]["new_calls_by_model"]["local"] == 5
     register_runtime(config, None)
 
 
