@@ -439,17 +439,25 @@ def _answer_cell(sample: Mapping[str, Any] | None) -> str:
     )
 
 
-def _solved(row: Mapping[str, Any] | None, models: Sequence[str], real: bool) -> str:
-    """``none``, ``some``, ``every`` (of the models that scored the item) or ``unscored``."""
+def _solved(row: Mapping[str, Any] | None) -> str:
+    """``none``, ``some`` or ``every`` of the models that scored the item, or ``unscored``."""
     if not row or not row.get("n_models"):
         return "unscored"
-    solvers = set(row.get("solved_by") or [])
-    if real:
-        solvers &= set(models)
-        return "none" if not solvers else "some"
-    if not solvers:
+    solvers = len(row.get("solved_by") or [])
+    if solvers == 0:
         return "none"
-    return "every" if len(solvers) >= row["n_models"] else "some"
+    return "every" if solvers >= row["n_models"] else "some"
+
+
+def _solved_by_real(row: Mapping[str, Any] | None, real: Sequence[str]) -> str:
+    """``none`` when no real (non-baseline) model solves a scored item, else ``some``.
+
+    As ``eval.json``'s ``none_solved_by_real_models`` counts it; ``unscored`` when no model
+    scored the item or every model is a baseline.
+    """
+    if not real or not row or not row.get("n_models"):
+        return "unscored"
+    return "some" if set(row.get("solved_by") or []) & set(real) else "none"
 
 
 def _item_table(
@@ -457,8 +465,9 @@ def _item_table(
     evaluation: Mapping[str, Any] | None,
     samples: Sequence[Mapping[str, Any]],
 ) -> str:
-    models = list((evaluation or {}).get("models") or {})
-    real = [m for m in models if not (evaluation or {})["models"][m].get("baseline")]
+    results = (evaluation or {}).get("models") or {}
+    models = list(results)
+    real = [m for m in models if not results[m].get("baseline")]
     per_item = {r["id"]: r for r in ((evaluation or {}).get("items") or {}).get("per_item") or []}
     answers = {(s.get("model"), s.get("item_id")): s for s in samples}
     subtasks = sorted({str(i.metadata.get("subtask") or "(none)") for i in items})
@@ -466,8 +475,8 @@ def _item_table(
     for item in items:
         subtask = str(item.metadata.get("subtask") or "(none)")
         analysis = per_item.get(item.id)
-        solved = _solved(analysis, models, real=False)
-        solved_real = _solved(analysis, real, real=True) if real else "unscored"
+        solved = _solved(analysis)
+        solved_real = _solved_by_real(analysis, real)
         meta = f'<div class="meta">{_e(subtask)}'
         if item.metadata.get("difficulty") not in (None, ""):
             meta += f" · {_e(item.metadata['difficulty'])}"
@@ -633,6 +642,8 @@ def render_report(
             _discriminativeness(evaluation),
             _items(items, evaluation, samples),
         ]
+    else:
+        parts.append("<h2>Items</h2>" + _item_table(items, None, ()))
     parts.append(_coverage(items))
     if quality:
         parts.append(_quality(quality))

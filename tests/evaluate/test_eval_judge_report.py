@@ -89,6 +89,7 @@ def test_report_holds_plots_and_numbers(tmp_path):
     (bench / "eval.json").unlink()
     page = write_report(bench).read_text()
     assert "No evaluation yet" in page and "data:image/png;base64," in page
+    assert page.count("<tr data-id=") == len(CAPITALS)  # the items, without answers
 
 
 def cli_group():
