@@ -46,6 +46,12 @@ row, with the file, the row and the line named in every error) and, for the tool
 :func:`cell_text`. Errors are :class:`TableError`; the catalog re-raises them as its own
 ``CatalogError``.
 
+**Caps**: a line is read in bounded pieces and refused over :data:`MAX_LINE_BYTES` (so a
+file with no line break is never loaded whole), a CSV header over ``max_columns`` is
+refused before any row is read, and :data:`MAX_FILE_BYTES`, :data:`MAX_TABLE_COLUMNS` and
+:data:`MAX_TABLE_ROWS` are the defaults the tools and the catalog share. A cap that is hit
+raises :class:`TableLimitError`, which names the cap.
+
 Only the standard library and :mod:`benchsmith.errors` are imported here; pyarrow is imported
 inside the functions that need it.
 """
@@ -62,6 +68,7 @@ import math
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Protocol
@@ -79,6 +86,13 @@ DELIMITERS = (",", ";", "\t", "|")
 """The delimiters :func:`sniff_delimiter` chooses among (comma wins ties)."""
 MAX_TABLE_ROWS = 5_000_000
 MAX_TABLE_COLUMNS = 10_000
+"""Most columns of a table (the tools) and, by default, of a dataset (the catalog)."""
+MAX_FILE_BYTES = 500_000_000
+"""Largest input file, in bytes: the default of the tools' ``Limits`` and of the catalog."""
+MAX_LINE_BYTES = 16 * 2**20
+"""Longest line read, in bytes with its line ending (a CSV row quoted over several lines:
+all of them). A line is read in bounded chunks, so a file with no line break (NUL bytes,
+a sparse file) is refused after this many bytes instead of being loaded whole."""
 TABLE_FORMATS = {
     ".csv": "csv",
     ".tsv": "csv",
@@ -105,6 +119,20 @@ class TableError(InputRejectedError):
     :class:`~benchsmith.errors.InputRejectedError`, which is how the tools report a bad
     input; the catalog re-raises it as a ``CatalogError``.
     """
+
+
+class TableLimitError(TableError):
+    """An input is over one of the caps: too large, too wide, or a line too long.
+
+    Attributes:
+        limit: The name of the cap (``max_file_bytes``, ``max_columns``,
+            ``max_line_bytes``), so a caller can say how to raise it.
+    """
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        """Keep the message and the name of the cap."""
+        super().__init__(message)
+        self.limit = limit
 
 
 class FileLimits(Protocol):
@@ -278,16 +306,72 @@ def open_binary(path: str | os.PathLike[str], *, name: str | None = None) -> IO[
         raise TableError(f"{_name(path, name)}: cannot be opened ({exc.strerror or exc})") from exc
 
 
+def binary_lines(
+    handle: IO[bytes],
+    shown: str,
+    *,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_bytes: int | None = None,
+) -> Iterator[bytes]:
+    """The lines of an open binary file, endings kept, none longer than ``max_line_bytes``.
+
+    Each line is read with a bounded ``readline``, so memory stays within the cap whatever
+    the file holds (a gigabyte without a line break is refused after ``max_line_bytes``).
+
+    Args:
+        handle: The open file (plain or gzip).
+        shown: How messages name the file.
+        max_line_bytes: Longest line, in bytes with its ending.
+        max_bytes: Most bytes read in all (a ``.gz`` file's uncompressed size); None: any.
+
+    Yields:
+        Each line as bytes.
+
+    Raises:
+        TableLimitError: A line is over ``max_line_bytes``, or the data over ``max_bytes``.
+    """
+    readline = handle.readline
+    line_no = 0
+    total = 0
+    while True:
+        raw = readline(max_line_bytes + 1)
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > max_line_bytes:
+            raise TableLimitError(
+                f"{shown}: line {line_no} is longer than {max_line_bytes} bytes, the longest "
+                "line read (it was not loaded)",
+                limit="max_line_bytes",
+            )
+        total += len(raw)
+        if max_bytes is not None and total > max_bytes:
+            raise TableLimitError(
+                f"{shown}: more than {max_bytes} bytes of data (line {line_no}; a compressed "
+                "file counts uncompressed), over the file size limit",
+                limit="max_file_bytes",
+            )
+        yield raw
+
+
 def read_lines(
-    path: str | os.PathLike[str], *, name: str | None = None
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_bytes: int | None = None,
 ) -> Iterator[tuple[int, str]]:
     """(line number, line) pairs of a UTF-8 text file, line endings kept, a BOM dropped.
 
-    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line.
+    Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line,
+    and read in bounded pieces (:func:`binary_lines`), so no line over ``max_line_bytes`` is
+    ever held in memory.
 
     Args:
         path: The file (``.gz`` is read transparently).
         name: How messages name the file (default: the path).
+        max_line_bytes: Longest line, in bytes with its ending.
+        max_bytes: Most bytes read in all (uncompressed); None: any.
 
     Yields:
         ``(line number, text)``, counting from 1.
@@ -295,12 +379,15 @@ def read_lines(
     Raises:
         TableError: The file cannot be opened, a line is not valid UTF-8, or a ``.gz`` file
             is truncated.
+        TableLimitError: A line is too long, or the data too large.
     """
     shown = _name(path, name)
     line_no = 0
     with open_binary(path, name=name) as handle:
         try:
-            for raw in handle:
+            for raw in binary_lines(
+                handle, shown, max_line_bytes=max_line_bytes, max_bytes=max_bytes
+            ):
                 line_no += 1
                 try:
                     text = raw.decode("utf-8")
@@ -316,7 +403,12 @@ def read_lines(
             raise TableError(f"{shown}: line {line_no + 1}: cannot be read ({exc})") from exc
 
 
-def sniff_delimiter(path: str | os.PathLike[str], *, name: str | None = None) -> str:
+def sniff_delimiter(
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> str:
     """The delimiter of a CSV/TSV file.
 
     Tab for a ``.tsv`` file; else the one of :data:`DELIMITERS` found most often outside
@@ -325,16 +417,17 @@ def sniff_delimiter(path: str | os.PathLike[str], *, name: str | None = None) ->
     Args:
         path: The CSV or TSV file.
         name: How messages name the file (default: the path).
+        max_line_bytes: Longest line read (:func:`read_lines`).
 
     Returns:
         The delimiter character.
 
     Raises:
-        TableError: The file cannot be opened or its first lines are not UTF-8.
+        TableError: The file cannot be opened or its first lines are not UTF-8 or too long.
     """
     if data_suffix(path) == ".tsv":
         return "\t"
-    lines = read_lines(path, name=name)
+    lines = read_lines(path, name=name, max_line_bytes=max_line_bytes)
     try:
         first = next((line for _, line in lines if line.strip()), "")
     finally:
@@ -352,6 +445,9 @@ def iter_csv(
     delimiter: str | None = None,
     skip: int = 0,
     name: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_columns: int | None = None,
+    max_bytes: int | None = None,
 ) -> Iterator[tuple[int, int, list[str]]]:
     """The header and then every data row of a CSV file, cells as text.
 
@@ -364,6 +460,11 @@ def iter_csv(
         delimiter: The delimiter; default: :func:`sniff_delimiter`.
         skip: Data rows to pass over first (they are still checked for their width).
         name: How messages name the file (default: the path).
+        max_line_bytes: Longest row, in bytes: one line, or all the lines of a row whose
+            quoted cell runs over several (an unclosed quote is refused at this size).
+        max_columns: Most columns; checked on the header, before any row is read. None:
+            any number (the tools check theirs in :func:`read_table`).
+        max_bytes: Most bytes read in all (uncompressed); None: any.
 
     Yields:
         First ``(0, line, header)``, then ``(row number, line, cells)`` for each data row;
@@ -373,25 +474,51 @@ def iter_csv(
         TableError: No header, an empty or repeated column name, a row with more or fewer
             fields than the header, a CSV syntax error or a line that is not UTF-8, each
             naming the row and the line.
+        TableLimitError: Too many columns, a row too long, or too much data.
     """
     shown = _name(path, name)
     if delimiter is None:
-        delimiter = sniff_delimiter(path, name=name)
-    lines = (line for _, line in read_lines(path, name=name))
-    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+        delimiter = sniff_delimiter(path, name=name, max_line_bytes=max_line_bytes)
+    source = read_lines(path, name=name, max_line_bytes=max_line_bytes, max_bytes=max_bytes)
+    pending = [0, 0]  # characters of the row being read, and the line it started on
+
+    def lines() -> Iterator[str]:
+        # csv.reader pulls one line at a time and never reads ahead, so what was pulled
+        # since the last row is the row being read: cap it (a quote left open would
+        # otherwise gather the rest of the file into one cell).
+        for line_no, line in source:
+            if not pending[0]:
+                pending[1] = line_no
+            pending[0] += len(line)
+            if pending[0] > max_line_bytes:
+                raise TableLimitError(
+                    f"{shown}: line {line_no}: the row that starts on line {pending[1]} is "
+                    f"longer than {max_line_bytes} bytes, the longest line read (a quote "
+                    "left open?)",
+                    limit="max_line_bytes",
+                )
+            yield line
+
+    reader = csv.reader(lines(), delimiter=delimiter, strict=True)
     try:
         header = next(reader, None)
         while header is not None and not header:
             header = next(reader, None)
         if header is None:
             raise TableError(f"{shown}: empty file; a CSV needs a header row")
+        pending[0] = 0
+        if max_columns is not None and len(header) > max_columns:
+            raise TableLimitError(
+                f"{shown}: {len(header)} columns, more than the {max_columns}-column limit",
+                limit="max_columns",
+            )
         header = [h.strip() for h in header]
         blank = [i + 1 for i, h in enumerate(header) if not h]
         if blank:
             raise TableError(
                 f"{shown}: line {reader.line_num}: header column {blank[0]} has no name"
             )
-        dupes = sorted({h for h in header if header.count(h) > 1})
+        dupes = sorted(h for h, n in Counter(header).items() if n > 1)
         if dupes:
             raise TableError(
                 f"{shown}: line {reader.line_num}: repeated column name(s) in the header: "
@@ -401,6 +528,7 @@ def iter_csv(
         width = len(header)
         row_no = 0
         for row in reader:
+            pending[0] = 0
             if not row:
                 continue
             row_no += 1
@@ -414,11 +542,16 @@ def iter_csv(
     except csv.Error as exc:
         raise TableError(f"{shown}: line {reader.line_num}: CSV syntax error ({exc})") from exc
     finally:
-        lines.close()
+        source.close()
 
 
 def csv_header(
-    path: str | os.PathLike[str], delimiter: str | None = None, *, name: str | None = None
+    path: str | os.PathLike[str],
+    delimiter: str | None = None,
+    *,
+    name: str | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+    max_columns: int | None = None,
 ) -> list[str]:
     """The column names of a CSV file (checked as :func:`iter_csv` checks them).
 
@@ -426,6 +559,8 @@ def csv_header(
         path: The CSV/TSV file.
         delimiter: The delimiter; default: :func:`sniff_delimiter`.
         name: How messages name the file (default: the path).
+        max_line_bytes: Longest header row (:func:`iter_csv`).
+        max_columns: Most columns (:func:`iter_csv`).
 
     Returns:
         The header's names, stripped.
@@ -433,7 +568,10 @@ def csv_header(
     Raises:
         TableError: As :func:`iter_csv`, for the header.
     """
-    rows = iter_csv(path, delimiter=delimiter, name=name)
+    rows = iter_csv(
+        path, delimiter=delimiter, name=name, max_line_bytes=max_line_bytes,
+        max_columns=max_columns,
+    )  # fmt: skip
     try:
         return next(rows)[2]
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -197,7 +198,7 @@ class DatasetCard(BaseModel):
     @model_validator(mode="after")
     def _check_paths(self) -> DatasetCard:
         paths = [f.path for f in self.fields]
-        dupes = sorted({p for p in paths if paths.count(p) > 1})
+        dupes = sorted(p for p, n in Counter(paths).items() if n > 1)  # linear, however wide
         if dupes:
             raise ValueError(f"field paths must be unique; repeated: {', '.join(dupes)}")
         known = set(paths)

@@ -8,11 +8,13 @@ one line.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from benchsmith.catalog.errors import CatalogError, HubUnavailableError
+from benchsmith.catalog.limits import CatalogLimits, option_name
 
 if TYPE_CHECKING:
     from benchsmith.catalog.store import Catalog
@@ -46,6 +48,21 @@ def catalog(ctx: click.Context, catalog_dir: str | None) -> None:
     ctx.obj["catalog_dir"] = catalog_dir
 
 
+def _limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """One ``--max-...`` option per field of :class:`CatalogLimits`, with its default."""
+    for name, spec in reversed(CatalogLimits.model_fields.items()):
+        top = next((m.le for m in spec.metadata if getattr(m, "le", None) is not None), None)
+        command = click.option(
+            option_name(name),
+            name,
+            type=click.IntRange(min=1, max=top),
+            default=None,
+            metavar="N",
+            help=f"{spec.description} [default: {spec.default}]",
+        )(command)
+    return command
+
+
 @catalog.command("add", context_settings=CONTEXT_SETTINGS)
 @click.argument("path", type=click.Path())
 @click.option("--id", "card_id", metavar="ID", help="Dataset id (default: from the file name).")
@@ -54,6 +71,7 @@ def catalog(ctx: click.Context, catalog_dir: str | None) -> None:
 @click.option("--license", "license_", metavar="LICENSE", help="License of the data.")
 @click.option("--replace", is_flag=True, help="Overwrite a dataset with the same id.")
 @click.option("--json", "as_json", is_flag=True, help="Print the card as JSON.")
+@_limit_options
 @click.pass_context
 def add_cmd(
     ctx: click.Context,
@@ -64,11 +82,18 @@ def add_cmd(
     license_: str | None,
     replace: bool,
     as_json: bool,
+    **caps: int | None,
 ) -> None:
-    """Profile PATH (a data file, a dataset folder, or a .md/.txt/.pdf reference) and add it."""
+    """Profile PATH (a data file, a dataset folder, or a .md/.txt/.pdf reference) and add it.
+
+    The --max-... options bound what is read; data over one is refused with a one-line
+    error naming the option, and nothing is added.
+    """
+    limits = CatalogLimits(**{k: v for k, v in caps.items() if v is not None})
     card = _catalog(ctx).add(
-        path, id=card_id, name=name, description=description, license=license_, replace=replace
-    )
+        path, id=card_id, name=name, description=description, license=license_,
+        replace=replace, limits=limits,
+    )  # fmt: skip
     if as_json:
         click.echo(card.model_dump_json(indent=2))
     else:

@@ -20,3 +20,16 @@ class HubUnavailableError(CatalogError):
     """The Hugging Face Hub cannot be used: ``huggingface_hub`` is missing, or it is offline."""
 
     exit_code = 1
+
+
+class CatalogLimitError(CatalogError):
+    """Data is over one of the catalog's caps (:class:`~benchsmith.catalog.limits.CatalogLimits`).
+
+    Attributes:
+        limit: The name of the cap (a field of ``CatalogLimits``), so a caller can raise it.
+    """
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        """Keep the message and the name of the cap."""
+        super().__init__(message)
+        self.limit = limit

@@ -12,10 +12,16 @@ file and line (or row) named, and field statistics come from the first
 ``max_profile_rows`` records (type, modality, three examples, distinct values up to
 :data:`MAX_DISTINCT`). Nothing here calls a model: a model may only rewrite the free-text
 description afterwards, through :func:`enrich_description`.
+
+Profiling is bounded by :class:`~benchsmith.catalog.limits.CatalogLimits` (file size, columns
+or field paths, line length, JSON depth), and every step that runs once per field is linear
+in the number of fields, so a file of a hundred thousand columns is refused quickly, or
+profiled in time proportional to its width when the column cap is raised.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -39,8 +45,14 @@ from benchsmith.catalog.cards import (
     truncate,
 )
 from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.limits import DEFAULT_LIMITS, LIMITS_OPTION, CatalogLimits, over
 
 MAX_DISTINCT = 1000
+MAX_DISTINCT_TOTAL = 1_000_000
+"""Distinct values counted across all fields (about 150 MB): a very wide table stops
+counting the fields that would go past it (their ``n_unique`` is None), so memory stays
+bounded; a table of up to 1,000 fields never reaches it."""
+_DIGEST_CHARS = 256  # longer texts are counted by a digest: no long text is kept to count it
 MAX_PROFILE_ROWS = 100_000
 MEDIA_CHECKS = 20
 CATEGORY_MAX_VALUES = 50
@@ -88,16 +100,30 @@ def is_media_struct(value: Any) -> bool:
     )
 
 
-def flatten(record: dict[str, Any], prefix: str = "", depth: int = 0) -> dict[str, Any]:
-    """A record as ``{dotted path: leaf value}``; objects nest up to three levels."""
-    out: dict[str, Any] = {}
+def flatten(
+    record: dict[str, Any], prefix: str = "", depth: int = 0, out: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A record as ``{dotted path: leaf value}``; objects nest up to three levels.
+
+    Every level writes into the one ``out`` dict, so the work is linear in the number of
+    leaves (and the recursion is at most three deep, whatever the record's nesting).
+    """
+    if out is None:
+        out = {}
     for key, value in record.items():
         path = f"{prefix}{key}"
         if isinstance(value, dict) and value and depth < _NEST_DEPTH and not is_media_struct(value):
-            out.update(flatten(value, path + ".", depth + 1))
+            flatten(value, path + ".", depth + 1, out)
         else:
             out[path] = value
     return out
+
+
+@dataclass
+class _Budget:
+    """Distinct values that all fields together may still count."""
+
+    left: int = MAX_DISTINCT_TOTAL
 
 
 @dataclass
@@ -105,6 +131,7 @@ class _Stats:
     """Running statistics of one field."""
 
     path: str
+    budget: _Budget = field(default_factory=_Budget, repr=False)
     present: int = 0
     nulls: int = 0
     types: Counter = field(default_factory=Counter)
@@ -157,14 +184,28 @@ class _Stats:
             kind = "other"
         self.types[kind] += 1
         if self.counts is not None and kind in ("bool", "int", "float", "str"):
-            key = (kind, value)
-            self.counts[key] = self.counts.get(key, 0) + 1
-            if len(self.counts) > MAX_DISTINCT:
-                self.counts = None
+            self._count(kind, value)
         if len(self.examples) < 3:
             shown = _show(value)
             if shown not in self.examples:
                 self.examples.append(shown)
+
+    def _count(self, kind: str, value: Any) -> None:
+        counts = self.counts
+        if counts is None:
+            return
+        if kind == "str" and len(value) > _DIGEST_CHARS:  # never shown: see top_values
+            value = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (kind, value)
+        seen = counts.get(key)
+        if seen is not None:
+            counts[key] = seen + 1
+        elif len(counts) >= MAX_DISTINCT or self.budget.left <= 0:
+            self.budget.left += len(counts)  # too many to count: give the room back
+            self.counts = None
+        else:
+            counts[key] = 1
+            self.budget.left -= 1
 
     def _num(self, value: float) -> None:
         if value < self.num_min:
@@ -181,7 +222,8 @@ class _Stats:
         self.str_n += 1
         self.str_len_sum += n
         if n < 300 and "\n" not in value:
-            ext = os.path.splitext(value)[1].lower()
+            # a media suffix is at most 5 letters: look for a dot near the end first (fast)
+            ext = os.path.splitext(value)[1].lower() if "." in value[-6:] else ""
             if ext in readers.IMAGE_EXTS or ext in readers.AUDIO_EXTS:
                 self.media_exts[ext] += 1
                 if len(self.media_samples) < MEDIA_CHECKS:
@@ -194,6 +236,8 @@ class _Stats:
         return None if self.counts is None else len(self.counts)
 
     def top_values(self, n: int) -> list[str]:
+        # Only short values are asked for (categories): a text over _DIGEST_CHARS is counted
+        # by its digest and would show as one.
         if not self.counts:
             return []
         ranked = sorted(self.counts.items(), key=lambda kv: (-kv[1], str(kv[0][1])))
@@ -231,9 +275,26 @@ class _Profile:
     profiled: int
 
 
-def collect(records: Iterable[dict[str, Any]], max_profile_rows: int) -> _Profile:
-    """One pass over the records: exact count, statistics of the first ``max_profile_rows``."""
+def collect(
+    records: Iterable[dict[str, Any]],
+    max_profile_rows: int,
+    *,
+    max_fields: int | None = None,
+    where: str = "the data",
+) -> _Profile:
+    """One pass over the records: exact count, statistics of the first ``max_profile_rows``.
+
+    Args:
+        records: The records.
+        max_profile_rows: Records whose fields are counted; the rest are read and counted.
+        max_fields: Most distinct field paths (``max_columns``); None: any.
+        where: How the error names the data.
+
+    Raises:
+        CatalogLimitError: More than ``max_fields`` distinct field paths.
+    """
     stats: dict[str, _Stats] = {}
+    budget = _Budget()
     size = 0
     for record in records:
         size += 1
@@ -242,7 +303,13 @@ def collect(records: Iterable[dict[str, Any]], max_profile_rows: int) -> _Profil
         for path, value in flatten(record).items():
             entry = stats.get(path)
             if entry is None:
-                entry = stats[path] = _Stats(path)
+                if max_fields is not None and len(stats) >= max_fields:
+                    raise over(
+                        f"{where}: more than {max_fields} fields (record {size} adds "
+                        f"{path[:80]!r}), over the column limit",
+                        "max_columns",
+                    )
+                entry = stats[path] = _Stats(path, budget)
             entry.add(value)
     return _Profile(stats=stats, size=size, profiled=min(size, max_profile_rows))
 
@@ -385,24 +452,30 @@ def infer_roles(fields: list[FieldInfo]) -> tuple[list[str], list[str]]:
     named_out = [f for f in usable if f.path.rsplit(".", 1)[-1].lower() in OUTPUT_NAMES]
     media = [f for f in usable if f.modality in MEDIA_MODALITIES]
     named_in = [f for f in usable if f.path.rsplit(".", 1)[-1].lower() in INPUT_NAMES]
+
+    def without(items: list[FieldInfo], taken: list[FieldInfo]) -> list[FieldInfo]:
+        # by path (unique on a card) through a set: linear, however wide the data
+        paths = {f.path for f in taken}
+        return [f for f in items if f.path not in paths]
+
     if named_out:
         outputs = named_out
-        rest = [f for f in usable if f not in outputs]
+        rest = without(usable, outputs)
         inputs = (
-            [f for f in named_in if f not in outputs]
+            without(named_in, outputs)
             or [f for f in rest if f.modality in ("text", *MEDIA_MODALITIES)]
             or rest
         )
     elif media:
         inputs = media
-        outputs = [f for f in usable if f not in media]
+        outputs = without(usable, media)
     else:
         texts = [f for f in usable if f.modality == "text" and "unique" in f.semantics]
         texts = texts or [f for f in usable if f.modality == "text"]
         key = named_in or texts[:1]
         if key:
             inputs = key
-            outputs = [f for f in usable if f not in key]
+            outputs = without(usable, key)
         else:
             inputs, outputs = usable, []
     return [f.path for f in inputs], [f.path for f in outputs]
@@ -472,12 +545,14 @@ class Source:
     base_dir: Path | None = None
 
 
-def detect(path: str | os.PathLike[str]) -> Source:
+def detect(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> Source:
     """The kind of data at ``path`` and how to read it.
 
     Raises:
         CatalogError: The path is missing, or holds nothing the catalog can read.
+        CatalogLimitError: A file is over the size cap (checked before it is read).
     """
+    limits = limits or DEFAULT_LIMITS
     target = Path(path).expanduser()
     if not target.exists():
         raise CatalogError(f"{target}: no such file or folder")
@@ -496,24 +571,25 @@ def detect(path: str | os.PathLike[str]) -> Source:
                 f"{target}: unknown data format {suffix or '(no suffix)'!r}; "
                 f"the catalog reads {known}, and folders{hint}"
             )
+        limits.check_file(target, json_whole=fmt == "json")
         if fmt == "arrow":
             return Source(
                 "hf", target, {"format": "arrow", "files": [target.name]}, base_dir=target.parent
             )
         options: dict[str, Any] = {}
         if fmt == "csv":
-            options["delimiter"] = readers.sniff_delimiter(target)
+            options["delimiter"] = readers.sniff_delimiter(target, limits)
         return Source(fmt, target, options, base_dir=target.parent)
-    return _detect_folder(target)
+    return _detect_folder(target, limits)
 
 
-def _detect_folder(folder: Path) -> Source:
+def _detect_folder(folder: Path, limits: CatalogLimits) -> Source:
     if (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file():
-        return _hf_saved(folder)
+        return _hf_saved(folder, limits)
     readme = folder / "README.md"
     data_files = _data_files(folder)
     if data_files and (readme.is_file() or (folder / "dataset_info.json").is_file()):
-        return _hf_hub_folder(folder, data_files)
+        return _hf_hub_folder(folder, data_files, limits)
     images = sum(1 for _ in _limited(readers.walk_files(folder, readers.IMAGE_EXTS), 100_000))
     audio = sum(1 for _ in _limited(readers.walk_files(folder, readers.AUDIO_EXTS), 100_000))
     if images or audio:
@@ -522,7 +598,7 @@ def _detect_folder(folder: Path) -> Source:
         options: dict[str, Any] = {"manifest": manifest.name} if manifest else {}
         return Source(f"{media}_folder", folder, options, base_dir=folder)
     if data_files:
-        return _hf_hub_folder(folder, data_files)
+        return _hf_hub_folder(folder, data_files, limits)
     raise CatalogError(
         f"{folder}: no data found: expected data files (.jsonl, .json, .csv, .parquet, .arrow), "
         "a Hugging Face dataset folder, or a folder of images or audio files"
@@ -553,20 +629,24 @@ def _data_files(folder: Path) -> list[Path]:
     return found
 
 
-def _read_json_file(path: Path) -> Any:
+def _read_json_file(path: Path, limits: CatalogLimits) -> Any:
+    """A small JSON metadata file (``state.json``, ``dataset_info.json``), capped."""
+    limits.check_file(path, json_whole=True)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{path}: line {exc.lineno}: bad JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise over(f"{path}: nested too deep for the JSON parser", "max_json_depth") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"{path}: cannot be read ({exc})") from exc
 
 
-def _hf_saved(folder: Path) -> Source:
+def _hf_saved(folder: Path, limits: CatalogLimits) -> Source:
     """A ``Dataset.save_to_disk`` / ``DatasetDict.save_to_disk`` folder."""
     split_dirs: list[Path] = []
     if (folder / "dataset_dict.json").is_file():
-        info = _read_json_file(folder / "dataset_dict.json")
+        info = _read_json_file(folder / "dataset_dict.json", limits)
         splits = info.get("splits") if isinstance(info, dict) else None
         if not isinstance(splits, list) or not splits:
             raise CatalogError(f"{folder / 'dataset_dict.json'}: no 'splits' list")
@@ -579,7 +659,7 @@ def _hf_saved(folder: Path) -> Source:
         state_path = split_dir / "state.json"
         if not state_path.is_file():
             raise CatalogError(f"{split_dir}: missing state.json (not a save_to_disk folder)")
-        state = _read_json_file(state_path)
+        state = _read_json_file(state_path, limits)
         entries = state.get("_data_files") if isinstance(state, dict) else None
         if not isinstance(entries, list) or not entries:
             raise CatalogError(f"{state_path}: no '_data_files' list")
@@ -589,7 +669,7 @@ def _hf_saved(folder: Path) -> Source:
                 raise CatalogError(f"{state_path}: data file {name!r} is missing")
             files.append((split_dir / name).relative_to(folder).as_posix())
         if not info_doc and (split_dir / "dataset_info.json").is_file():
-            loaded = _read_json_file(split_dir / "dataset_info.json")
+            loaded = _read_json_file(split_dir / "dataset_info.json", limits)
             info_doc = loaded if isinstance(loaded, dict) else {}
     source = Source("hf", folder, {"format": "arrow", "files": files}, base_dir=folder)
     _apply_info(source, info_doc)
@@ -645,7 +725,8 @@ def _feature_hints(features: dict[str, Any], prefix: str = "") -> dict[str, Fiel
     return hints
 
 
-def _front_matter(readme: Path) -> tuple[dict[str, Any], str]:
+def _front_matter(readme: Path, limits: CatalogLimits) -> tuple[dict[str, Any], str]:
+    limits.check_file(readme)
     text = readme.read_text(encoding="utf-8", errors="replace")
     match = re.match(r"^---\s*\n(.*?)\n---\s*(\n|$)", text, flags=re.DOTALL)
     if not match:
@@ -699,13 +780,13 @@ def _configured_files(folder: Path, meta: dict[str, Any]) -> list[Path]:
     return files
 
 
-def _hf_hub_folder(folder: Path, data_files: list[Path]) -> Source:
+def _hf_hub_folder(folder: Path, data_files: list[Path], limits: CatalogLimits) -> Source:
     """A hub-style folder: ``README.md`` (YAML header) plus data files."""
     meta: dict[str, Any] = {}
     body = ""
     readme = folder / "README.md"
     if readme.is_file():
-        meta, body = _front_matter(readme)
+        meta, body = _front_matter(readme, limits)
     files = _configured_files(folder, meta) or data_files
     by_format: dict[str, list[Path]] = {}
     for file in files:
@@ -721,10 +802,10 @@ def _hf_hub_folder(folder: Path, data_files: list[Path]) -> Source:
         "files": [p.relative_to(folder).as_posix() for p in chosen],
     }
     if fmt == "csv":
-        options["delimiter"] = readers.sniff_delimiter(chosen[0])
+        options["delimiter"] = readers.sniff_delimiter(chosen[0], limits)
     source = Source("hf", folder, options, base_dir=folder)
     if (folder / "dataset_info.json").is_file():
-        loaded = _read_json_file(folder / "dataset_info.json")
+        loaded = _read_json_file(folder / "dataset_info.json", limits)
         _apply_info(source, loaded if isinstance(loaded, dict) else {})
     if isinstance(meta.get("pretty_name"), str):
         source.name = meta["pretty_name"]
@@ -759,20 +840,33 @@ def _hf_hub_folder(folder: Path, data_files: list[Path]) -> Source:
 
 
 # -- reading a detected source -------------------------------------------------------------------
-def iter_source(source: Source) -> Iterator[dict[str, Any]]:
+def iter_source(source: Source, limits: CatalogLimits | None = None) -> Iterator[dict[str, Any]]:
     """The raw records of a detected source (media paths as stored, not yet resolved)."""
-    yield from iter_raw(source.kind, source.path, source.options)
+    yield from iter_raw(source.kind, source.path, source.options, limits=limits)
 
 
 def iter_raw(
-    kind: str, path: Path, options: dict[str, Any], *, skip: int = 0
+    kind: str,
+    path: Path,
+    options: dict[str, Any],
+    *,
+    skip: int = 0,
+    limits: CatalogLimits | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Raw records of a loader ``kind`` at ``path``, after skipping ``skip`` records."""
+    """Raw records of a loader ``kind`` at ``path``, after skipping ``skip`` records.
+
+    ``limits`` default to the ones the loader options keep (a card added with raised caps
+    reads under them), else the defaults.
+    """
+    if limits is None:
+        limits = CatalogLimits.from_options(options)
     if kind in ("jsonl", "json", "csv", "parquet"):
         if kind == "csv":
-            yield from _iter_csv_typed(path, options, skip)
+            yield from _iter_csv_typed(path, options, skip, limits)
             return
-        for _, record in readers.iter_data_file(path, kind, skip=skip, key=options.get("key")):
+        for _, record in readers.iter_data_file(
+            path, kind, skip=skip, key=options.get("key"), limits=limits
+        ):
             yield record
     elif kind == "hf":
         fmt = options.get("format", "arrow")
@@ -780,43 +874,47 @@ def iter_raw(
         for rel in options.get("files", []):
             file = path / rel if path.is_dir() else path.parent / rel
             if remaining:
-                n = readers.count_data_file(file, fmt)
+                n = readers.count_data_file(file, fmt, limits)
                 if n <= remaining:
                     remaining -= n
                     continue
             for _, record in readers.iter_data_file(
-                file, fmt, skip=remaining, delimiter=options.get("delimiter")
+                file, fmt, skip=remaining, delimiter=options.get("delimiter"), limits=limits
             ):
                 yield record
             remaining = 0
     elif kind in ("image_folder", "audio_folder"):
         media = kind.split("_", 1)[0]
         for _, record in readers.iter_media_folder(
-            path, media, manifest=options.get("manifest"), skip=skip
+            path, media, manifest=options.get("manifest"), skip=skip, limits=limits
         ):
             yield record
     else:
         raise CatalogError(f"{path}: loader kind {kind!r} cannot be read here")
 
 
-def _iter_csv_typed(path: Path, options: dict[str, Any], skip: int) -> Iterator[dict[str, Any]]:
+def _iter_csv_typed(
+    path: Path, options: dict[str, Any], skip: int, limits: CatalogLimits
+) -> Iterator[dict[str, Any]]:
     delimiter = options.get("delimiter", ",")
     types: dict[str, str] | None = options.get("types")
-    for _, row in readers.iter_csv(path, delimiter=delimiter, skip=skip):
+    for _, row in readers.iter_csv(path, delimiter=delimiter, skip=skip, limits=limits):
         if types is None:
             yield {k: tables.parse_csv_value(v) for k, v in row.items()}
         else:
             yield {k: tables.convert_csv_value(v, types.get(k, "str")) for k, v in row.items()}
 
 
-def _columnar_size(source: Source) -> int | None:
+def _columnar_size(source: Source, limits: CatalogLimits) -> int | None:
     """The exact size of Parquet/Arrow data from its metadata; None for the text formats."""
     if source.kind == "parquet":
-        return readers.parquet_rows(source.path)
+        return readers.parquet_rows(source.path, limits)
     if source.kind == "hf" and source.options.get("format") in ("parquet", "arrow"):
         base = source.path if source.path.is_dir() else source.path.parent
         fmt = source.options["format"]
-        return sum(readers.count_data_file(base / rel, fmt) for rel in source.options["files"])
+        return sum(
+            readers.count_data_file(base / rel, fmt, limits) for rel in source.options["files"]
+        )
     return None
 
 
@@ -861,6 +959,7 @@ def profile_path(
     description: str | None = None,
     license: str | None = None,  # noqa: A002 - the card's own word
     max_profile_rows: int = MAX_PROFILE_ROWS,
+    limits: CatalogLimits | None = None,
 ) -> DatasetCard:
     """Profile local data into a dataset card (deterministic: same data, same card).
 
@@ -875,6 +974,10 @@ def profile_path(
         license: License; default: from the dataset's own card, else ``unknown``.
         max_profile_rows: Records that field statistics look at; all records are still read,
             validated and counted.
+        limits: Caps on file size, columns, line length and JSON depth (default: the
+            defaults of :class:`~benchsmith.catalog.limits.CatalogLimits`). Caps other than
+            the defaults are kept in the card's loader options, so its records read later
+            under the same caps.
 
     Returns:
         The card, with an absolute loader path.
@@ -882,13 +985,19 @@ def profile_path(
     Raises:
         CatalogError: The path is missing, unreadable, malformed (naming the line or row),
             or holds no records.
+        CatalogLimitError: The data is over one of ``limits`` (the message names the file,
+            the cap and the option that raises it).
     """
-    source = detect(path)
-    columnar = _columnar_size(source)
-    if columnar is None:
-        profile = collect(iter_source(source), max_profile_rows)
-    else:  # the size is in the files' metadata: decode only the rows that are profiled
-        profile = collect(itertools.islice(iter_source(source), max_profile_rows), max_profile_rows)
+    limits = limits or DEFAULT_LIMITS
+    source = detect(path, limits)
+    columnar = _columnar_size(source, limits)
+    records = iter_source(source, limits)
+    if columnar is not None:  # the size is in the files' metadata: decode only what is profiled
+        records = itertools.islice(records, max_profile_rows)
+    profile = collect(
+        records, max_profile_rows, max_fields=limits.max_columns, where=str(source.path)
+    )
+    if columnar is not None:
         profile.size = columnar
     if profile.size == 0:
         raise CatalogError(f"{source.path}: holds no records")
@@ -897,8 +1006,10 @@ def profile_path(
         for p, stats in profile.stats.items()
     ]
     options = dict(source.options)
+    if limits.overrides():
+        options[LIMITS_OPTION] = limits.overrides()
     if source.kind == "csv":
-        columns = readers.csv_header(source.path, options.get("delimiter", ","))
+        columns = readers.csv_header(source.path, options.get("delimiter", ","), limits)
         options["types"] = _csv_types(profile.stats, columns)
         for info in fields:
             if options["types"].get(info.path) == "str" and info.modality in ("number", "boolean"):

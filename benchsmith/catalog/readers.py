@@ -1,8 +1,12 @@
 """Streaming readers of the data formats the catalog understands.
 
 Every reader yields one record (a ``dict``) at a time and never holds a whole large file in
-memory (a plain ``.json`` file is the one exception: JSON has no streaming form, so it is
-capped at :data:`MAX_JSON_BYTES`). Malformed input raises
+memory (a plain ``.json`` file is the one exception: JSON has no streaming form, so it has
+its own, lower cap). Every reader takes the caps of
+:class:`~benchsmith.catalog.limits.CatalogLimits` (the defaults when none are given): a file
+over the size cap is refused before it is read, a line is read in bounded pieces and
+refused over the line cap, a CSV header over the column cap is refused before any row, and a
+JSON record nested too deep is refused without a ``RecursionError``. Malformed input raises
 :class:`~benchsmith.catalog.errors.CatalogError` naming the file, the line or row, and what
 is wrong. Profiling (:mod:`~benchsmith.catalog.profile`) and loading
 (:mod:`~benchsmith.catalog.loaders`) share these readers, so a file that profiled cleanly
@@ -29,9 +33,9 @@ from typing import IO, Any
 
 from benchsmith import tables
 from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.limits import DEFAULT_LIMITS, CatalogLimits, over
 from benchsmith.tables import data_suffix, parse_csv_value
 
-MAX_JSON_BYTES = 512 * 1024 * 1024
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
 AUDIO_EXTS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff"})
 MANIFEST_NAMES = ("metadata.jsonl", "metadata.csv", "manifest.jsonl", "manifest.csv")
@@ -45,9 +49,15 @@ def display(path: str | os.PathLike[str]) -> str:
 
 @contextlib.contextmanager
 def _as_catalog_error() -> Iterator[None]:
-    """Re-raise a :class:`~benchsmith.tables.TableError` as a :class:`CatalogError`."""
+    """Re-raise a :class:`~benchsmith.tables.TableError` as a :class:`CatalogError`.
+
+    A cap that was hit (:class:`~benchsmith.tables.TableLimitError`) becomes a
+    :class:`~benchsmith.catalog.errors.CatalogLimitError` saying how to raise it.
+    """
     try:
         yield
+    except tables.TableLimitError as exc:
+        raise over(str(exc), exc.limit) from exc
     except tables.TableError as exc:
         raise CatalogError(str(exc)) from exc
 
@@ -86,27 +96,52 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
         return tables.open_binary(path, name=display(path))
 
 
-def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+def read_lines(
+    path: str | os.PathLike[str], limits: CatalogLimits | None = None
+) -> Iterator[tuple[int, str]]:
     """(line number, line) pairs of a UTF-8 text file, line endings kept, a BOM dropped.
 
     Lines are decoded one by one, so a byte that is not UTF-8 is reported on its own line
-    (the one line reader of :mod:`benchsmith.tables`).
+    (the one line reader of :mod:`benchsmith.tables`), and read in bounded pieces.
 
     Raises:
         CatalogError: A line is not valid UTF-8, or a ``.gz`` file is truncated.
+        CatalogLimitError: The file is too large, or a line too long.
     """
-    lines = tables.read_lines(path, name=display(path))
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
+    lines = tables.read_lines(
+        path,
+        name=display(path),
+        max_line_bytes=limits.max_line_bytes,
+        max_bytes=limits.max_file_bytes,
+    )
     with _as_catalog_error(), contextlib.closing(lines):
         yield from lines
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """A whole UTF-8 text file (a BOM dropped); a bad byte is reported with its line."""
+def read_text(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> str:
+    """A whole UTF-8 text file (a BOM dropped); a bad byte is reported with its line.
+
+    It is for a plain ``.json`` file, so ``max_json_bytes`` caps it (also uncompressed).
+
+    Raises:
+        CatalogLimitError: The file is over ``max_json_bytes``.
+    """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path, json_whole=True)
+    cap = limits.max_json_bytes
     with open_binary(path) as handle:
         try:
-            raw = handle.read()
+            raw = handle.read(cap + 1)
         except (OSError, EOFError) as exc:
             raise CatalogError(f"{display(path)}: cannot be read ({exc})") from exc
+    if len(raw) > cap:
+        raise over(
+            f"{display(path)}: more than {cap} bytes uncompressed, over the limit for a "
+            "plain JSON file (it is parsed whole)",
+            "max_json_bytes",
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -118,30 +153,74 @@ def read_text(path: str | os.PathLike[str]) -> str:
 
 
 # -- JSON Lines ---------------------------------------------------------------------------------
-def iter_jsonl(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple[int, dict]]:
+def json_depth_over(value: Any, max_depth: int) -> bool:
+    """Whether objects and arrays nest in ``value`` more than ``max_depth`` levels.
+
+    A scalar is level 0, ``{"a": 1}`` level 1, ``{"a": [1]}`` level 2. The walk is
+    iterative (no recursion, whatever the depth) and stops at the first level too deep.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth > max_depth:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _too_deep(where: str, max_depth: int) -> CatalogError:
+    return over(f"{where}: a record nested more than {max_depth} levels deep", "max_json_depth")
+
+
+def parse_json_line(path: str | os.PathLike[str], line_no: int, line: str, max_depth: int) -> Any:
+    """One JSON value from a line, refused cleanly when nested over ``max_depth`` levels.
+
+    Raises:
+        CatalogError: Bad JSON.
+        CatalogLimitError: Nested too deep (also where the parser itself would give up).
+    """
+    where = f"{display(path)}: line {line_no}"
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(
+            f"{where}: bad JSON ({exc.msg} at column {exc.colno}); each line must hold one "
+            "JSON object"
+        ) from exc
+    except RecursionError as exc:  # deeper than the parser goes (max_json_depth is below it)
+        raise _too_deep(where, max_depth) from exc
+    # Only a line with more brackets than the cap can nest past it: skip the walk otherwise.
+    if line.count("{") + line.count("[") > max_depth and json_depth_over(value, max_depth):
+        raise _too_deep(where, max_depth)
+    return value
+
+
+def iter_jsonl(
+    path: str | os.PathLike[str], *, skip: int = 0, limits: CatalogLimits | None = None
+) -> Iterator[tuple[int, dict]]:
     """(line number, record) for every non-blank line of a JSON Lines file.
 
     Args:
         path: The ``.jsonl`` (or ``.jsonl.gz``) file.
         skip: Records to pass over first; they are counted, not parsed.
+        limits: The caps (file size, line length, nesting depth); default: the defaults.
 
     Raises:
         CatalogError: A line is not valid JSON, or is JSON but not an object.
+        CatalogLimitError: The file is too large, a line too long or a record too deep.
     """
+    limits = limits or DEFAULT_LIMITS
     seen = 0
-    for line_no, line in read_lines(path):
+    for line_no, line in read_lines(path, limits):
         if not line.strip():
             continue
         seen += 1
         if seen <= skip:
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CatalogError(
-                f"{display(path)}: line {line_no}: bad JSON ({exc.msg} at column {exc.colno}); "
-                "each line must hold one JSON object"
-            ) from exc
+        record = parse_json_line(path, line_no, line, limits.max_json_depth)
         if not isinstance(record, dict):
             raise CatalogError(
                 f"{display(path)}: line {line_no}: {_kind(record)}, not a JSON object; each line "
@@ -150,11 +229,22 @@ def iter_jsonl(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple
         yield line_no, record
 
 
-def count_jsonl(path: str | os.PathLike[str]) -> int:
-    """The number of non-blank lines of a JSON Lines file (read in binary, fast)."""
+def count_jsonl(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> int:
+    """The number of non-blank lines of a JSON Lines file (read in binary, fast, bounded).
+
+    Raises:
+        CatalogLimitError: The file is too large, or a line too long.
+    """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
     total = 0
-    with open_binary(path) as handle:
-        for line in handle:
+    with open_binary(path) as handle, _as_catalog_error():
+        for line in tables.binary_lines(
+            handle,
+            display(path),
+            max_line_bytes=limits.max_line_bytes,
+            max_bytes=limits.max_file_bytes,
+        ):
             if line.strip():
                 total += 1
     return total
@@ -165,7 +255,7 @@ _LIST_KEYS = ("data", "records", "rows", "items", "examples", "instances", "resu
 
 
 def load_json_records(
-    path: str | os.PathLike[str], key: str | None = None
+    path: str | os.PathLike[str], key: str | None = None, limits: CatalogLimits | None = None
 ) -> tuple[list[Any], str | None]:
     """The list of records in a JSON file, and the key that holds it (None: the top level).
 
@@ -173,23 +263,22 @@ def load_json_records(
     there are several; else ``data``, ``records``, ``rows``, ... are preferred).
 
     Raises:
-        CatalogError: Bad JSON (with its line), no list found, or the file is too large.
+        CatalogError: Bad JSON (with its line), or no list found.
+        CatalogLimitError: The file is over ``max_json_bytes``, or a record nested deeper
+            than ``max_json_depth``.
     """
-    size = os.path.getsize(path) if os.path.exists(path) else 0
-    if size > MAX_JSON_BYTES:
-        raise CatalogError(
-            f"{display(path)}: {size // 2**20} MiB is too large for a plain JSON file; "
-            "convert it to JSON Lines (one object a line), which the catalog streams"
-        )
-    text = read_text(path)
+    limits = limits or DEFAULT_LIMITS
+    text = read_text(path, limits)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CatalogError(
             f"{display(path)}: line {exc.lineno}: bad JSON ({exc.msg} at column {exc.colno})"
         ) from exc
+    except RecursionError as exc:  # deeper than the parser goes (max_json_depth is below it)
+        raise _too_deep(display(path), limits.max_json_depth) from exc
     if isinstance(data, list):
-        _check_objects(path, text, data, None)
+        _check_objects(path, text, data, None, limits.max_json_depth)
         return data, None
     if not isinstance(data, dict):
         raise CatalogError(
@@ -199,7 +288,7 @@ def load_json_records(
     if key is not None:
         if not isinstance(data.get(key), list):
             raise CatalogError(f"{display(path)}: no list of records under the key {key!r}")
-        _check_objects(path, text, data[key], key)
+        _check_objects(path, text, data[key], key, limits.max_json_depth)
         return data[key], key
     lists = [k for k, v in data.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
     if not lists:
@@ -208,22 +297,26 @@ def load_json_records(
             '{"data": [{...}, ...]}'
         )
     chosen = next((k for k in _LIST_KEYS if k in lists), lists[0])
-    _check_objects(path, text, data[chosen], chosen)
+    _check_objects(path, text, data[chosen], chosen, limits.max_json_depth)
     return data[chosen], chosen
 
 
 def _check_objects(
-    path: str | os.PathLike[str], text: str, items: list[Any], key: str | None
+    path: str | os.PathLike[str], text: str, items: list[Any], key: str | None, max_depth: int
 ) -> None:
+    where = f"the list under {key!r}" if key else "the list"
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            where = f"the list under {key!r}" if key else "the list"
             line = _element_line(text, key, index)
             at = f"line {line}: " if line else ""
             raise CatalogError(
                 f"{display(path)}: {at}element {index + 1} of {where} is {_kind(item)}, "
                 "not an object"
             )
+        if json_depth_over(item, max_depth):
+            line = _element_line(text, key, index)
+            at = f"line {line}: " if line else ""
+            raise _too_deep(f"{display(path)}: {at}element {index + 1} of {where}", max_depth)
 
 
 def _element_line(text: str, key: str | None, index: int) -> int | None:
@@ -264,18 +357,27 @@ def _element_line(text: str, key: str | None, index: int) -> int | None:
 
 # -- CSV ----------------------------------------------------------------------------------------
 # One reader and one cell grammar with the tools: see :mod:`benchsmith.tables`.
-def sniff_delimiter(path: str | os.PathLike[str]) -> str:
+def sniff_delimiter(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> str:
     """The delimiter of a CSV/TSV file (:func:`benchsmith.tables.sniff_delimiter`).
 
     Raises:
         CatalogError: The file cannot be opened or read.
+        CatalogLimitError: The file is too large, or its first line too long.
     """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
     with _as_catalog_error():
-        return tables.sniff_delimiter(path, name=display(path))
+        return tables.sniff_delimiter(
+            path, name=display(path), max_line_bytes=limits.max_line_bytes
+        )
 
 
 def iter_csv(
-    path: str | os.PathLike[str], *, delimiter: str = ",", skip: int = 0
+    path: str | os.PathLike[str],
+    *,
+    delimiter: str = ",",
+    skip: int = 0,
+    limits: CatalogLimits | None = None,
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """(row number, {column: text}) for every data row of a CSV file (row 1 = first data row).
 
@@ -284,22 +386,45 @@ def iter_csv(
     Raises:
         CatalogError: No header, an empty or repeated column name, a row with more or fewer
             fields than the header, or a CSV syntax error - each naming the row and line.
+        CatalogLimitError: The file is too large, the header too wide (before any row is
+            read), or a row too long.
     """
-    rows = tables.iter_csv(path, delimiter=delimiter, skip=skip, name=display(path))
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
+    rows = tables.iter_csv(
+        path,
+        delimiter=delimiter,
+        skip=skip,
+        name=display(path),
+        max_line_bytes=limits.max_line_bytes,
+        max_columns=limits.max_columns,
+        max_bytes=limits.max_file_bytes,
+    )
     with _as_catalog_error(), contextlib.closing(rows):
         _, _, header = next(rows)
         for row_no, _, cells in rows:
             yield row_no, dict(zip(header, cells, strict=True))
 
 
-def csv_header(path: str | os.PathLike[str], delimiter: str = ",") -> list[str]:
+def csv_header(
+    path: str | os.PathLike[str], delimiter: str = ",", limits: CatalogLimits | None = None
+) -> list[str]:
     """The header of a CSV file.
 
     Raises:
         CatalogError: The file cannot be read or has no valid header.
+        CatalogLimitError: The file is too large, or the header too long or too wide.
     """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
     with _as_catalog_error():
-        return tables.csv_header(path, delimiter, name=display(path))
+        return tables.csv_header(
+            path,
+            delimiter,
+            name=display(path),
+            max_line_bytes=limits.max_line_bytes,
+            max_columns=limits.max_columns,
+        )
 
 
 # -- Arrow and Parquet --------------------------------------------------------------------------
@@ -328,8 +453,22 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def parquet_rows(path: str | os.PathLike[str]) -> int:
-    """The exact number of rows of a Parquet file, from its footer."""
+def _check_schema(path: str | os.PathLike[str], names: list[str], limits: CatalogLimits) -> None:
+    if len(names) > limits.max_columns:
+        raise over(
+            f"{display(path)}: {len(names)} columns, more than the {limits.max_columns}-column "
+            "limit",
+            "max_columns",
+        )
+
+
+def parquet_rows(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> int:
+    """The exact number of rows of a Parquet file, from its footer.
+
+    Raises:
+        CatalogLimitError: The file is too large.
+    """
+    (limits or DEFAULT_LIMITS).check_file(path)
     pa = _pyarrow()
     try:
         return int(pa.parquet.ParquetFile(path).metadata.num_rows)
@@ -338,15 +477,26 @@ def parquet_rows(path: str | os.PathLike[str]) -> int:
 
 
 def iter_parquet(
-    path: str | os.PathLike[str], *, skip: int = 0, batch_size: int = 2048
+    path: str | os.PathLike[str],
+    *,
+    skip: int = 0,
+    batch_size: int = 2048,
+    limits: CatalogLimits | None = None,
 ) -> Iterator[tuple[int, dict]]:
     """(row number, record) for the rows of a Parquet file, row group by row group.
 
     Whole row groups before ``skip`` are never decoded.
+
+    Raises:
+        CatalogLimitError: The file is too large, or has too many columns (from its schema,
+            before any row is decoded).
     """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
     pa = _pyarrow()
     try:
         pfile = pa.parquet.ParquetFile(path)
+        _check_schema(path, pfile.schema_arrow.names, limits)
         meta = pfile.metadata
         row = 0
         groups: list[int] = []
@@ -384,8 +534,13 @@ def _arrow_batches(reader: Any) -> Iterator[Any]:
     return iter(reader)
 
 
-def arrow_rows(path: str | os.PathLike[str]) -> int:
-    """The exact number of rows of an Arrow IPC (stream or file) file."""
+def arrow_rows(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> int:
+    """The exact number of rows of an Arrow IPC (stream or file) file.
+
+    Raises:
+        CatalogLimitError: The file is too large.
+    """
+    (limits or DEFAULT_LIMITS).check_file(path)
     pa = _pyarrow()
     try:
         return sum(batch.num_rows for batch in _arrow_batches(_arrow_reader(pa, path)))
@@ -393,12 +548,22 @@ def arrow_rows(path: str | os.PathLike[str]) -> int:
         raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
 
 
-def iter_arrow(path: str | os.PathLike[str], *, skip: int = 0) -> Iterator[tuple[int, dict]]:
-    """(row number, record) for the rows of an Arrow IPC file (memory-mapped, batch by batch)."""
+def iter_arrow(
+    path: str | os.PathLike[str], *, skip: int = 0, limits: CatalogLimits | None = None
+) -> Iterator[tuple[int, dict]]:
+    """(row number, record) for the rows of an Arrow IPC file (memory-mapped, batch by batch).
+
+    Raises:
+        CatalogLimitError: The file is too large, or has too many columns (from its schema).
+    """
+    limits = limits or DEFAULT_LIMITS
+    limits.check_file(path)
     pa = _pyarrow()
     try:
         row = 0
-        for batch in _arrow_batches(_arrow_reader(pa, path)):
+        reader = _arrow_reader(pa, path)
+        _check_schema(path, reader.schema.names, limits)
+        for batch in _arrow_batches(reader):
             if row + batch.num_rows <= skip:
                 row += batch.num_rows
                 continue
@@ -418,33 +583,43 @@ def iter_data_file(
     skip: int = 0,
     delimiter: str | None = None,
     key: str | None = None,
+    limits: CatalogLimits | None = None,
 ) -> Iterator[tuple[int, dict]]:
-    """(row or line number, record) of one data file of format ``fmt`` (CSV cells parsed)."""
+    """(row or line number, record) of one data file of format ``fmt`` (CSV cells parsed).
+
+    Raises:
+        CatalogError: Malformed data (naming the line or row), or an unknown format.
+        CatalogLimitError: The data is over one of ``limits`` (default: the defaults).
+    """
+    limits = limits or DEFAULT_LIMITS
     if fmt == "jsonl":
-        yield from iter_jsonl(path, skip=skip)
+        yield from iter_jsonl(path, skip=skip, limits=limits)
     elif fmt == "json":
-        records, _ = load_json_records(path, key)
+        records, _ = load_json_records(path, key, limits)
         yield from enumerate(records[skip:], start=skip + 1)
     elif fmt == "csv":
-        for row_no, row in iter_csv(path, delimiter=delimiter or sniff_delimiter(path), skip=skip):
+        delimiter = delimiter or sniff_delimiter(path, limits)
+        for row_no, row in iter_csv(path, delimiter=delimiter, skip=skip, limits=limits):
             yield row_no, {k: parse_csv_value(v) for k, v in row.items()}
     elif fmt == "parquet":
-        yield from iter_parquet(path, skip=skip)
+        yield from iter_parquet(path, skip=skip, limits=limits)
     elif fmt == "arrow":
-        yield from iter_arrow(path, skip=skip)
+        yield from iter_arrow(path, skip=skip, limits=limits)
     else:
         raise CatalogError(f"{display(path)}: unknown data format {fmt!r}")
 
 
-def count_data_file(path: str | os.PathLike[str], fmt: str) -> int:
-    """The exact number of records of one data file."""
+def count_data_file(
+    path: str | os.PathLike[str], fmt: str, limits: CatalogLimits | None = None
+) -> int:
+    """The exact number of records of one data file (under ``limits``, as it is read)."""
     if fmt == "jsonl":
-        return count_jsonl(path)
+        return count_jsonl(path, limits)
     if fmt == "parquet":
-        return parquet_rows(path)
+        return parquet_rows(path, limits)
     if fmt == "arrow":
-        return arrow_rows(path)
-    return sum(1 for _ in iter_data_file(path, fmt))
+        return arrow_rows(path, limits)
+    return sum(1 for _ in iter_data_file(path, fmt, limits=limits))
 
 
 # -- folders of media ----------------------------------------------------------------------------
@@ -487,6 +662,7 @@ def iter_media_folder(
     *,
     manifest: str | None = None,
     skip: int = 0,
+    limits: CatalogLimits | None = None,
 ) -> Iterator[tuple[str, dict]]:
     """(location, record) for a folder of images or audio files.
 
@@ -497,6 +673,7 @@ def iter_media_folder(
 
     Raises:
         CatalogError: A manifest row names a file that does not exist (naming the row).
+        CatalogLimitError: The manifest is over one of ``limits``.
     """
     root = Path(folder)
     exts = IMAGE_EXTS if media == "image" else AUDIO_EXTS
@@ -512,15 +689,15 @@ def iter_media_folder(
         return
     mpath = root / manifest
     if data_suffix(mpath) == ".csv":
-        delimiter = sniff_delimiter(mpath)
-        column = manifest_file_column(mpath, csv_header(mpath, delimiter))
+        delimiter = sniff_delimiter(mpath, limits)
+        column = manifest_file_column(mpath, csv_header(mpath, delimiter, limits))
         rows: Iterator[tuple[int, dict]] = (
             (n, {k: parse_csv_value(v) if k != column else v for k, v in row.items()})
-            for n, row in iter_csv(mpath, delimiter=delimiter, skip=skip)
+            for n, row in iter_csv(mpath, delimiter=delimiter, skip=skip, limits=limits)
         )
         where = "row"
     else:
-        rows = iter_jsonl(mpath, skip=skip)
+        rows = iter_jsonl(mpath, skip=skip, limits=limits)
         column = ""
         where = "line"
     for n, row in rows:

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from benchsmith.catalog.cards import MODALITIES, DatasetCard, LoaderSpec, Provenance, is_valid_id
 from benchsmith.catalog.cards import slugify as _slugify
 from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.limits import CatalogLimits
 from benchsmith.catalog.loaders import data_path, iter_records
 from benchsmith.catalog.profile import REFERENCE_SUFFIXES, profile_path
 from benchsmith.catalog.readers import data_suffix, strip_suffixes
@@ -235,6 +236,7 @@ class Catalog:
         description: str | None = None,
         license: str | None = None,  # noqa: A002
         replace: bool = False,
+        limits: CatalogLimits | None = None,
     ) -> DatasetCard:
         """Profile local data and add its card.
 
@@ -248,6 +250,8 @@ class Catalog:
             description: Description (default: from the data's own card, else a summary).
             license: License (default: from the data's own card, else ``unknown``).
             replace: Overwrite a card with the same id.
+            limits: Caps on what is read (file size, columns, line length, JSON depth);
+                default: :class:`~benchsmith.catalog.limits.CatalogLimits` defaults.
 
         Returns:
             The card added.
@@ -255,16 +259,21 @@ class Catalog:
         Raises:
             CatalogError: The id exists (without ``replace``), the data is malformed or
                 missing; the catalog is then left as it was.
+            CatalogLimitError: The data is over one of ``limits`` (nothing is written: the
+                data is profiled before the catalog is touched).
         """
         source = Path(path).expanduser()
         if source.is_file() and data_suffix(source) in REFERENCE_SUFFIXES:
             return self.add_reference(
                 source, id=id, name=name, description=description, license=license,
-                replace=replace,
+                replace=replace, limits=limits,
             )  # fmt: skip
         card_id = id if id is not None else _slugify(strip_suffixes(source.absolute().name))
         self._check_new(card_id, replace)
-        card = profile_path(source, id=card_id, name=name, description=description, license=license)
+        card = profile_path(
+            source, id=card_id, name=name, description=description, license=license,
+            limits=limits,
+        )  # fmt: skip
         return self.add_card(card, replace=replace)
 
     def _check_new(self, card_id: str, replace: bool) -> None:
@@ -347,6 +356,7 @@ class Catalog:
         description: str | None = None,
         license: str | None = None,  # noqa: A002
         replace: bool = False,
+        limits: CatalogLimits | None = None,
     ) -> DatasetCard:
         """Add a reference document (``.md``, ``.txt``, ``.pdf``): its passages are records.
 
@@ -356,6 +366,8 @@ class Catalog:
         Raises:
             CatalogError: Unreadable document, no text in it, or the id exists (without
                 ``replace``); the catalog is then left as it was.
+            CatalogLimitError: The document is over ``limits.max_file_bytes`` (checked
+                before anything is read or written).
         """
         from benchsmith.catalog.references import (
             REFERENCE_TASKS,
@@ -366,6 +378,8 @@ class Catalog:
         source = Path(path).expanduser().absolute()
         card_id = id if id is not None else _slugify(strip_suffixes(source.name))
         self._check_new(card_id, replace)
+        limits = limits or CatalogLimits()
+        limits.check_file(source)  # the document is read whole
         with self.staged_data(card_id) as staging:
             target = staging / "passages.jsonl"
             with open(target, "w", encoding="utf-8") as handle:
@@ -375,7 +389,7 @@ class Catalog:
                     n += 1
             if n == 0:
                 raise CatalogError(f"{source}: no text found in the document")
-            card = profile_path(target, id=card_id)
+            card = profile_path(target, id=card_id, limits=limits)
             first = next((f for f in card.fields if f.path == "text"), None)
             text_field = [first] if first else []
             title = name or reference_title(source)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchsmith.errors import InputRejectedError, UnsafePathError
 from benchsmith.files import append_jsonl, canonical_json
+from benchsmith.tables import MAX_FILE_BYTES
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,7 +39,7 @@ class Limits(BaseModel):
         default=1800.0, gt=0, description="Longest audio input or output, in seconds."
     )
     max_file_bytes: int = Field(
-        default=500_000_000, ge=1, description="Largest input file, in bytes."
+        default=MAX_FILE_BYTES, ge=1, description="Largest input file, in bytes."
     )
     max_text_chars: int = Field(
         default=200_000, ge=1, description="Longest text a tool takes (e.g. speech input)."
