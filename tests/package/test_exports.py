@@ -237,6 +237,10 @@ def test_card_exports_section_counts_and_commands():
     assert 'load_dataset("chart-reading", split="test")' in body
     assert "inspect eval chart-reading/inspect_task.py --model" in body
     assert "inspect_task.py@benchsmith_x" in body
+    assert (
+        "inspect eval chart-reading/inspect_task.py --model openai/gpt-4o-mini -T modality=text"
+        in body
+    )
     assert "lm_eval --include_path chart-reading/lmeval --tasks benchsmith_x" in body
     assert "tokenizer_backend=None" in body
     no_lmeval = render_card(make_spec(), card_stats(ITEMS[3:4]), [])
