@@ -28,7 +28,11 @@ limit_option = click.option(
 def _progress(
     bench_dir: str, limit: int | None, desc: str, quiet: bool, *, per_item: int = 1
 ) -> Iterator[Callable[[Any], None] | None]:
-    """A progress bar over the items of ``bench_dir``; yields the ``on_done`` callback."""
+    """A progress bar over the items of ``bench_dir``; yields the ``on_done`` callback.
+
+    The bar is drawn only when stderr is a terminal, and cleared when the run fails, so that
+    a failure is one line on stderr.
+    """
     if quiet:
         yield None
         return
@@ -39,9 +43,12 @@ def _progress(
     n_items = len(load_items(bench_dir))
     if limit is not None:
         n_items = min(n_items, limit)
-    bar = tqdm(total=n_items * per_item, unit="answer", desc=desc, file=sys.stderr)
+    bar = tqdm(total=n_items * per_item, unit="answer", desc=desc, file=sys.stderr, disable=None)
     try:
         yield lambda _done: bar.update(1)
+    except BaseException:
+        bar.leave = False
+        raise
     finally:
         bar.close()
 

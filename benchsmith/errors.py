@@ -41,19 +41,40 @@ class ModelError(BenchsmithError):
 class ModelRequestError(ModelError):
     """The endpoint refused the request itself (400, 401, 403, 404, quota): retrying won't help."""
 
-    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+    def __init__(self, message: str, *, status_code: int | None = None, detail: str = "") -> None:
         """Create the error.
 
         Args:
             message: What went wrong and what to fix.
             status_code: The HTTP status the endpoint answered, when there was one.
+            detail: The endpoint's own error message, as it gave it.
         """
         super().__init__(message)
         self.status_code = status_code
+        self.detail = detail
 
 
 class ModelUnavailableError(ModelError):
     """The endpoint could not be reached, or kept failing after every transient retry."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, detail: str = "") -> None:
+        """Create the error.
+
+        Args:
+            message: What went wrong and what to check.
+            status_code: The HTTP status of the last failed attempt, when it got one.
+            detail: The endpoint's own error message (or the connection failure).
+        """
+        super().__init__(message)
+        self.status_code = status_code
+        self.detail = detail
+
+
+class ModelUnreachableError(ModelUnavailableError):
+    """Nothing answers at the endpoint's address: connection refused, unknown host, no route.
+
+    Every request to that endpoint would fail the same way, so a run that needs it stops.
+    """
 
 
 class LocalModelError(ModelError):

@@ -8,16 +8,24 @@ Each answered response keeps the facts of its call (tokens, cost, latency, sampl
 parameters; those of the original call when served from the records).
 Baselines (:mod:`benchsmith.evaluate.baselines`) answer without an endpoint.
 
-Images and audio go to the model as content parts. An endpoint that cannot take them is
-skipped per item, never failing the run: the embedded SmolLM2-135M is text only, so its
-media items are skipped without a request; for any other model, a request with media that
-fails is recorded as a skip ("model cannot take image/audio"), and later items with the
-same kind of media are skipped without a request. Other failures of one item are recorded
-as errors; budget exhaustion and replay misses stop the run.
+A failure that every item would meet ends the run with that typed error (the CLI prints it
+as one line and exits non-zero): nothing listens at the endpoint, its host is unknown
+(:class:`~benchsmith.errors.ModelUnreachableError`), it rejects the key or denies access
+(401, 403), has no such model (404), the quota is spent, or the embedded model cannot start;
+so do budget exhaustion and replay misses. Answers received before are in the run records.
+
+Images and audio go to the model as content parts. Only an explicit refusal counts as "model
+cannot take image/audio" and skips the item: the embedded SmolLM2-135M is text only, so its
+media items are skipped without a request; any other endpoint must say so in its error (an
+HTTP error whose message says the media is not supported, e.g. a 400 "image input is not
+supported"), and later items with the same kind of media are then skipped without a request.
+Any other failure of one item (a 500 after every retry, a timeout, a 400 that names no
+media) is recorded as an error of that item.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -27,7 +35,12 @@ from typing import Literal
 
 from langchain_core.messages import AIMessage
 
-from benchsmith.errors import ModelError
+from benchsmith.errors import (
+    LocalModelError,
+    ModelError,
+    ModelRequestError,
+    ModelUnreachableError,
+)
 from benchsmith.evaluate.baselines import baseline_answer, is_baseline
 from benchsmith.evaluate.messages import MediaPathError, item_messages
 from benchsmith.item import Item
@@ -74,6 +87,64 @@ def reply_text(message: AIMessage) -> str:
 def media_kinds(item: Item) -> set[str]:
     """The media kinds (``image``, ``audio``) of an item's input."""
     return {kind for kind, _path in item.media_paths()}
+
+
+FATAL_STATUSES = frozenset({401, 402, 403, 404, 429})
+"""HTTP statuses that no item can get past: bad key, no credit, no access, no such model,
+spent quota (a transient 429 is retried and never reaches here as a request error)."""
+
+
+def ends_the_run(exc: ModelError) -> bool:
+    """Whether a model's failure on one item means it cannot be evaluated on any.
+
+    Args:
+        exc: The error of one request (after the retry layer's retries).
+
+    Returns:
+        True for an unreachable endpoint, a 401/402/403/404 or spent quota, or an embedded
+        model that cannot start.
+    """
+    if isinstance(exc, ModelUnreachableError | LocalModelError):
+        return True
+    return isinstance(exc, ModelRequestError) and exc.status_code in FATAL_STATUSES
+
+
+_REFUSAL = re.compile(
+    r"not supported|unsupported|(?:does|do) not (?:support|accept)|"
+    r"(?:doesn't|don't) (?:support|accept)|no support|only supported|not enabled|"
+    r"not a multi-?modal",
+    re.IGNORECASE,
+)
+_KIND_WORDS = {
+    "image": re.compile(r"image|vision|picture|photo", re.IGNORECASE),
+    "audio": re.compile(r"audio|speech|sound", re.IGNORECASE),
+}
+_ANY_MEDIA = re.compile(r"multi-?modal|modalit|media|content (?:part|type)", re.IGNORECASE)
+
+
+def refused_kinds(exc: ModelError, kinds: set[str]) -> set[str]:
+    """The media kinds an endpoint's error explicitly refuses, among an item's.
+
+    An error counts when the endpoint answered with an HTTP status and a message that says
+    some input is not supported (``image input is not supported``, ``image_url is only
+    supported by certain models``, ``... is not a multimodal model``); it refuses the kinds
+    it names, or all the item's kinds when it names only multimodal input or content types.
+
+    Args:
+        exc: The error of a request that held media.
+        kinds: The item's media kinds.
+
+    Returns:
+        The refused kinds (empty when the error is no explicit refusal).
+    """
+    status = getattr(exc, "status_code", None)
+    detail = str(getattr(exc, "detail", "") or "")
+    if not kinds or status is None or status in FATAL_STATUSES or not _REFUSAL.search(detail):
+        return set()
+    named = {kind for kind in kinds if _KIND_WORDS[kind].search(detail)}
+    if named:
+        return named
+    return set(kinds) if _ANY_MEDIA.search(detail) else set()
 
 
 class ModelRunner:
@@ -132,16 +203,19 @@ class ModelRunner:
         try:
             reply, facts = self.model.call(messages, **self.params)
         except ModelError as exc:
-            if kinds:
+            if ends_the_run(exc):
+                raise
+            refused = refused_kinds(exc, kinds)
+            if refused:
+                why = f"the endpoint refused it: HTTP {exc.status_code}: {exc.detail}"
                 with self._lock:
-                    for kind in kinds:
-                        self._refused.setdefault(kind, f"the endpoint refused it: {exc}")
+                    for kind in refused:
+                        self._refused.setdefault(kind, why)
                 return Response(
                     self.spec,
                     item.id,
                     "skipped",
-                    reason=f"model cannot take {'/'.join(sorted(kinds))} (the endpoint refused "
-                    f"the request: {exc})",
+                    reason=f"model cannot take {'/'.join(sorted(refused))} ({why})",
                 )
             return Response(self.spec, item.id, "error", reason=str(exc))
         return Response(self.spec, item.id, "answered", reply_text(reply), call=facts.as_dict())
@@ -172,27 +246,42 @@ def run_models(
         Model spec to its responses, in item order.
 
     Raises:
+        ModelUnreachableError: Nothing answers at a model's endpoint.
+        ModelRequestError: An endpoint rejects the key, denies access, has no such model
+            or no quota left (see :func:`ends_the_run`).
+        LocalModelError: The embedded model cannot start.
         BudgetExceededError: The budget ran out.
         ReplayMissError: Replaying and a call is not in the records.
     """
     folder = Path(bench_dir)
     runners = {m: ModelRunner(m, runtime, seed=seed, bench_dir=folder) for m in models}
     out: dict[str, list[Response | None]] = {m: [None] * len(items) for m in models}
+    stop = threading.Event()
+
+    def ask(model: str, item: Item) -> Response | None:
+        if stop.is_set():  # a failure ends the run: a worker that is free asks nothing more
+            return None
+        try:
+            return runners[model].answer(item)
+        except BaseException:
+            stop.set()
+            raise
+
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = {
-            pool.submit(runners[m].answer, item): (m, i)
-            for m in models
-            for i, item in enumerate(items)
+            pool.submit(ask, m, item): (m, i) for m in models for i, item in enumerate(items)
         }
         try:
             for future in as_completed(futures):
                 model, index = futures[future]
                 response = future.result()
+                if response is None:
+                    continue
                 out[model][index] = response
                 if on_done is not None:
                     on_done(response)
         except BaseException:
-            for future in futures:
-                future.cancel()
+            # Stop at the first failure that ends the run: nothing not yet started starts.
+            pool.shutdown(wait=False, cancel_futures=True)
             raise
     return {m: [r for r in responses if r is not None] for m, responses in out.items()}

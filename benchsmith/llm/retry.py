@@ -3,24 +3,28 @@
 Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, refused
 or reset connections, and a reply body that is not JSON. Final at once: 400, 401, 403, 404,
 422 and an exhausted quota (429 ``insufficient_quota``), each with a message that says what
-to fix. The OpenAI client's own retries are switched off (``max_retries=0``) so that no
-other layer retries.
+to fix. When the retries run out on a refused connection, an unknown host or no route to it,
+the error is a :class:`~benchsmith.errors.ModelUnreachableError` that says which. The OpenAI
+client's own retries are switched off (``max_retries=0``) so that no other layer retries.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
+from urllib.parse import urlparse
 
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from benchsmith.errors import ModelRequestError, ModelUnavailableError
+from benchsmith.errors import ModelRequestError, ModelUnavailableError, ModelUnreachableError
 from benchsmith.llm.specs import ModelSpec
 
 T = TypeVar("T")
@@ -87,6 +91,17 @@ def _endpoint_name(spec: ModelSpec) -> str:
     return f"{spec.endpoint_key} ({spec.model})"
 
 
+def server_message(exc: BaseException) -> str:
+    """The endpoint's own error message (``{"error": {"message": ...}}``), else the error's."""
+    body = getattr(exc, "body", None)
+    err = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(err, dict) and err.get("message"):
+        return str(err["message"])
+    if isinstance(err, str) and err:
+        return err
+    return str(getattr(exc, "message", "") or exc)
+
+
 def request_error(exc: openai.APIStatusError, spec: ModelSpec) -> ModelRequestError:
     """Turn a final endpoint error into a message that says what to fix."""
     where = _endpoint_name(spec)
@@ -108,7 +123,44 @@ def request_error(exc: openai.APIStatusError, spec: ModelSpec) -> ModelRequestEr
         )
     else:
         text = f"{where} refused the request ({status}): {detail}"
-    return ModelRequestError(text, status_code=status)
+    return ModelRequestError(text, status_code=status, detail=server_message(exc))
+
+
+_NO_ROUTE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EADDRNOTAVAIL}
+
+
+def connection_failure(exc: BaseException) -> str | None:
+    """Why no connection could be made, when nothing answers at the endpoint's address.
+
+    Args:
+        exc: An error of a request (``openai.APIConnectionError`` wraps the socket's).
+
+    Returns:
+        ``"connection refused"``, ``"unknown host"`` or ``"no route to host"``; None for
+        anything else (timeouts, connections reset or closed by a server that is there).
+    """
+    if isinstance(exc, openai.APITimeoutError):
+        return None
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror):
+            return "unknown host"
+        if isinstance(current, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(current, OSError) and current.errno in _NO_ROUTE:
+            return "no route to host"
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _address(spec: ModelSpec) -> str:
+    url = urlparse(spec.endpoint_key if spec.provider != "local" else "")
+    if not url.hostname:
+        return spec.endpoint_key
+    port = url.port or (443 if url.scheme == "https" else 80)
+    return f"{url.hostname}:{port}"
 
 
 class RetryPolicy:
@@ -187,12 +239,32 @@ class RetryPolicy:
 
     @staticmethod
     def _unavailable(exc: BaseException, spec: ModelSpec, attempts: int) -> ModelUnavailableError:
+        failure = connection_failure(exc)
+        if failure is not None:
+            if failure == "unknown host":
+                what = f"unknown host {urlparse(spec.endpoint_key).hostname!r} (DNS lookup failed)"
+                todo = "fix the host in the model spec's URL, or check the network"
+            elif failure == "connection refused":
+                what = f"connection refused at {_address(spec)} (nothing listens there)"
+                todo = "start the server, or fix the URL in the model spec"
+            else:
+                what = f"no route to {_address(spec)}"
+                todo = "check the URL in the model spec and the network"
+            return ModelUnreachableError(
+                f"{_endpoint_name(spec)}: {what}, {attempts} attempt(s); {todo} "
+                "(benchsmith doctor checks endpoints)",
+                detail=failure,
+            )
         reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        status = None
         if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
             reason = f"HTTP {exc.status_code}: {reason}"
         elif isinstance(exc, json.JSONDecodeError):
             reason = f"reply was not JSON ({exc})"
         return ModelUnavailableError(
             f"{_endpoint_name(spec)} still failing after {attempts} attempt(s): {reason}; "
-            "check that the endpoint is running and reachable (benchsmith doctor)"
+            "check that the endpoint is running and reachable (benchsmith doctor)",
+            status_code=status,
+            detail=server_message(exc),
         )

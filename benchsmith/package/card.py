@@ -23,7 +23,7 @@ import yaml
 
 from benchsmith.catalog.cards import DatasetCard
 from benchsmith.item import NUMERIC_TOLERANCE, Item
-from benchsmith.package.inspect_export import INSPECT_TASK_FILE
+from benchsmith.package.inspect_export import INSPECT_TASK_FILE, MAX_RETRIES
 from benchsmith.spec import BenchmarkSpec
 
 if TYPE_CHECKING:
@@ -412,14 +412,22 @@ def _exports_section(stats: CardStats) -> str:
         "```bash",
         f"inspect eval {bench}/{INSPECT_TASK_FILE} --model openai/gpt-4o-mini",
         f"inspect eval {bench}/{INSPECT_TASK_FILE} --model openai/gpt-4o-mini -T subtask=ID",
+        f"inspect eval {bench}/{INSPECT_TASK_FILE} --model openai/gpt-4o-mini -T modality=text",
         "```",
+        "",
+        "`-T modality=text` runs only the items with no image or audio (for a text-only "
+        "model); `-T modality=text,image` adds the image items. A failed model call is "
+        f"retried at most {MAX_RETRIES} times unless `--max-retries` says otherwise.",
         "",
         "Inspect takes a task file by a path relative to the current directory; to give an "
         f"absolute path, name the task: `/abs/path/{INSPECT_TASK_FILE}@{task_ref}`.",
         "",
-        "Multiple-choice items use Inspect's `multiple_choice()` solver and `choice()` scorer; "
-        "short answers are scored by normalized exact match (NFKC, case-folded, whitespace "
-        "collapsed, surrounding punctuation stripped), numeric answers by their first number "
+        "Every item is asked with one user message, the same in Inspect, lm-eval and "
+        "`benchsmith eval`: the question and its answer-format instruction (multiple choice: "
+        "lettered choices, answer as `ANSWER: X`). Multiple-choice answers are scored by "
+        "their letter; short answers by normalized exact match (NFKC, case-folded, "
+        "whitespace collapsed, surrounding punctuation stripped), numeric answers by their "
+        "first number "
         f"within a relative tolerance (`metadata.tolerance`, default {NUMERIC_TOLERANCE}), "
         "open answers by "
         "finding the normalized target in the answer (or with `-T grader=MODEL`, by "
@@ -439,7 +447,7 @@ def _exports_section(stats: CardStats) -> str:
             "```",
             "",
             "Every item is a `generate_until` request (API chat models support nothing else). "
-            "Multiple-choice prompts list the lettered choices and ask for the letter; the "
+            "The prompt is the Inspect task's, sent as one user message; the "
             "metric `acc` applies the same per-format rules as the Inspect scorer.",
         ]
     return "\n".join(lines)

@@ -4,22 +4,26 @@ The written file imports only ``inspect_ai`` and the standard library, so anyone
 benchmark without benchsmith installed, from any working directory:
 
     inspect eval BENCH/inspect_task.py --model openai/gpt-4o-mini [-T subtask=ID]
+    inspect eval BENCH/inspect_task.py --model openai/gpt-4o-mini -T modality=text
 
-It reads ``data/test.jsonl`` next to itself, turns each line into an
-``inspect_ai.dataset.Sample`` (media paths resolved against the task file's folder), asks
-multiple-choice items through Inspect's ``multiple_choice()`` solver and the others through
-``generate()`` (with a one-line system instruction for short and numeric answers), and scores
-each sample by its ``metadata["answer_format"]``.
+It reads ``data/test.jsonl`` next to itself and turns each line into an
+``inspect_ai.dataset.Sample`` whose input is already the prompt the item is asked with
+(:func:`benchsmith.package.item_prompt.prompt_messages`, copied in: the same messages
+``benchsmith eval`` and the lm-eval task send), media paths resolved against the task file's
+folder; the solver is ``generate()``, and each sample is scored by its
+``metadata["answer_format"]``. ``-T modality=...`` keeps only the items whose input needs no
+other modality (``text``: no image or audio). Model calls are retried at most
+:data:`MAX_RETRIES` times unless ``--max-retries`` says otherwise (Inspect's own default is to
+retry an HTTP 500 forever, which is what a text-only server answers to an image).
 
 The per-format scoring rules live here as plain, standard-library functions
 (:func:`score_answer` and its helpers). Their source is copied verbatim into the generated
 Inspect task file and into the lm-eval ``utils.py`` (:mod:`benchsmith.package.lmeval_export`),
 so the two exports and benchsmith's own tests score an answer the same way:
 
-- ``multiple_choice``: the answer's letter (:func:`choice_letter`) equals the target letter.
-  In Inspect the letter comes from Inspect's own ``multiple_choice()``/``choice()`` pair (which
-  wants ``ANSWER: X``); :func:`choice_letter` also accepts ``ANSWER: X``, plus a bare
-  leading letter (``B``, ``(B)``, ``B) Paris``, ``B. Paris``).
+- ``multiple_choice``: the answer's letter (:func:`choice_letter`) equals the target letter:
+  the letter after the last ``ANSWER:`` (what the prompt asks for), else a bare leading
+  letter (``B``, ``(B)``, ``B) Paris``, ``B. Paris``).
 - ``short_answer``: normalized exact match (:func:`normalize_answer`) of the target with the
   whole answer, its first non-empty line, or the text after its last ``ANSWER:``.
 - ``numeric``: the first number of the answer (after its last ``ANSWER:`` when there is one)
@@ -33,7 +37,6 @@ so the two exports and benchsmith's own tests score an answer the same way:
 from __future__ import annotations
 
 import inspect
-import json
 import math
 import re
 import unicodedata
@@ -42,18 +45,13 @@ from pathlib import Path
 
 from benchsmith.item import NUMERIC_TOLERANCE
 from benchsmith.naming import slugify
+from benchsmith.package.item_prompt import prompt_source
 from benchsmith.spec import BenchmarkSpec
 
 INSPECT_TASK_FILE = "inspect_task.py"
 
-INSTRUCTIONS: dict[str, str] = {
-    "short_answer": "Answer with only the answer: a word or a short phrase, no explanation.",
-    "numeric": "Answer with only the number, no units and no explanation.",
-}
-"""The one-line instruction each answer format gets (none for multiple choice and open)."""
-
-MC_INSTRUCTION = "Answer with the letter of the correct choice."
-"""What lm-eval's multiple-choice prompts end with (Inspect uses its own template)."""
+MAX_RETRIES = 3
+"""Retries of a failed model call in the Inspect task, unless ``--max-retries`` is given."""
 
 
 # -- scoring rules (standard library only: copied into the generated files) ----------------------
@@ -323,15 +321,26 @@ Benchmark: __TITLE__
 Runs every item of data/test.jsonl next to this file, as it is; needs only inspect_ai:
 
     inspect eval path/to/inspect_task.py --model openai/gpt-4o-mini
+    inspect eval path/to/inspect_task.py --model openai/gpt-4o-mini -T modality=text
 
 Task options (-T NAME=VALUE):
     subtask: only the items of these subtasks (ids, comma-separated).
     answer_format: only the items of these answer formats (comma-separated).
+    modality: only the items whose input needs no other modality than these
+        (comma-separated): text (no image or audio), image, audio. For a text-only
+        model, modality=text; for one that reads text and images, modality=text,image.
     grader: grade open-ended items with model_graded_fact() using this model (default:
         the normalized target must occur in the answer as whole words).
 
+Each sample's input is the prompt the item is asked with (prompt_messages below), the
+same messages benchsmith eval and the lm-eval task send: one user message holding the
+question and its format instruction (multiple choice: answer as "ANSWER: X", choices as
+"A) ..." lines). The solver is generate(). A failed model call is retried at most
+__RETRIES__ times unless --max-retries says otherwise.
+
 Scoring, by metadata["answer_format"]:
-    multiple_choice: Inspect's multiple_choice() solver and choice() scorer (ANSWER: X).
+    multiple_choice: the letter after the last "ANSWER:" (else a bare leading letter)
+        equals the target letter.
     short_answer: normalized exact match (NFKC, case-folded, whitespace collapsed,
         surrounding punctuation stripped) with the whole answer, its first line, or the
         text after its last "ANSWER:".
@@ -361,6 +370,7 @@ from inspect_ai.model import (
     ContentAudio,
     ContentImage,
     ContentText,
+    GenerateConfig,
 )
 from inspect_ai.scorer import (
     CORRECT,
@@ -369,17 +379,17 @@ from inspect_ai.scorer import (
     Scorer,
     Target,
     accuracy,
-    choice,
     model_graded_fact,
     scorer,
     stderr,
 )
-from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
+from inspect_ai.solver import TaskState, generate
 
 TASK_NAME = "__TASK__"
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "test.jsonl"
-INSTRUCTIONS: dict[str, str] = __INSTRUCTIONS__
+MODALITIES = ("text", "image", "audio")
+MAX_RETRIES = __RETRIES__
 
 '''
 
@@ -428,16 +438,12 @@ def _message(message: dict[str, Any], item_id: str) -> ChatMessage:
 
 
 def record_to_sample(record: dict[str, Any]) -> Sample:
-    """One line of data/test.jsonl as an Inspect sample (metadata passed through)."""
+    """One line of data/test.jsonl as an Inspect sample: its input is the item's prompt."""
     item_id = str(record["id"])
-    raw = record["input"]
-    value: str | list[ChatMessage]
-    if isinstance(raw, str):
-        value = raw
-    else:
-        value = [_message(m, item_id) for m in raw]
-        if len(value) == 1 and value[0].role == "user" and isinstance(value[0].content, str):
-            value = value[0].content
+    messages = [_message(m, item_id) for m in prompt_messages(record)]
+    value: str | list[ChatMessage] = messages
+    if len(messages) == 1 and messages[0].role == "user" and isinstance(messages[0].content, str):
+        value = messages[0].content
     return Sample(
         id=item_id,
         input=value,
@@ -455,13 +461,27 @@ def _wanted(value: str | list[str] | None) -> set[str] | None:
     return {v.strip() for v in values if v.strip()} or None
 
 
+def input_modalities(record: dict[str, Any]) -> set[str]:
+    """What an item's input needs: its media kinds, or {"text"} when it has none."""
+    return set(media_kinds(record)) or {"text"}
+
+
 def load_samples(
-    subtask: str | list[str] | None = None, answer_format: str | list[str] | None = None
+    subtask: str | list[str] | None = None,
+    answer_format: str | list[str] | None = None,
+    modality: str | list[str] | None = None,
 ) -> list[Sample]:
-    """The samples of data/test.jsonl, optionally only some subtasks or answer formats."""
-    subtasks, formats = _wanted(subtask), _wanted(answer_format)
+    """The samples of data/test.jsonl, optionally only some subtasks, formats or modalities."""
+    subtasks, formats, modalities = _wanted(subtask), _wanted(answer_format), _wanted(modality)
+    unknown = sorted((modalities or set()) - set(MODALITIES))
+    if unknown:
+        raise ValueError(
+            f"modality={modality!r}: unknown modality {', '.join(unknown)}; "
+            f"use {', '.join(MODALITIES)} (comma-separated)"
+        )
     samples: list[Sample] = []
     seen: set[str] = set()
+    seen_modalities: set[str] = set()
     with DATA.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
@@ -471,51 +491,45 @@ def load_samples(
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{DATA}:{number}: not a JSON line ({exc})") from exc
             meta = record.get("metadata") or {}
+            needs = input_modalities(record)
             seen.add(str(meta.get("subtask")))
+            seen_modalities.add("+".join(sorted(needs)))
             if subtasks is not None and meta.get("subtask") not in subtasks:
                 continue
             if formats is not None and meta.get("answer_format") not in formats:
                 continue
+            if modalities is not None and not needs <= modalities:
+                continue
             samples.append(record_to_sample(record))
     if not samples:
         raise ValueError(
-            f"no item of {DATA} matches subtask={subtask!r} answer_format={answer_format!r}; "
-            f"subtasks: {', '.join(sorted(seen))}"
+            f"no item of {DATA} matches subtask={subtask!r} answer_format={answer_format!r} "
+            f"modality={modality!r}; subtasks: {', '.join(sorted(seen))}; "
+            f"modalities: {', '.join(sorted(seen_modalities))}"
         )
     return samples
 
 
-# -- solving and scoring -------------------------------------------------------------------------
-@solver
-def benchsmith_solver() -> Solver:
-    """multiple_choice() for items with choices; else generate(), after a format instruction."""
-    ask_choice = multiple_choice()
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if len(state.choices) > 0:
-            return await ask_choice(state, generate)
-        instruction = INSTRUCTIONS.get(str(state.metadata.get("answer_format")))
-        if instruction:
-            state.messages.insert(0, ChatMessageSystem(content=instruction))
-        return await generate(state)
-
-    return solve
-
-
+# -- scoring -------------------------------------------------------------------------------------
 @scorer(metrics=[accuracy(), stderr()])
 def benchsmith_scorer(grader: str | None = None) -> Scorer:
     """Score each sample by the rule of its metadata["answer_format"] (see the docstring)."""
-    by_letter = choice()
     by_grader = model_graded_fact(model=grader) if grader else None
 
     async def score(state: TaskState, target: Target) -> Score:
-        if len(state.choices) > 0:
-            return await by_letter(state, target)
-        fmt = str(state.metadata.get("answer_format") or "short_answer")
+        n_choices = len(state.choices)
+        fmt = "multiple_choice" if n_choices else state.metadata.get("answer_format")
+        fmt = str(fmt or "short_answer")
         if fmt == "open" and by_grader is not None:
             return await by_grader(state, target)
         answer = state.output.completion
-        right = score_answer(answer, target.text, fmt, tolerance=state.metadata.get("tolerance"))
+        right = score_answer(
+            answer,
+            target.text,
+            fmt,
+            n_choices=n_choices,
+            tolerance=state.metadata.get("tolerance"),
+        )
         return Score(
             value=CORRECT if right else INCORRECT,
             answer=answer,
@@ -529,24 +543,17 @@ def benchsmith_scorer(grader: str | None = None) -> Scorer:
 def __TASK__(
     subtask: str | list[str] | None = None,
     answer_format: str | list[str] | None = None,
+    modality: str | list[str] | None = None,
     grader: str | None = None,
 ) -> Task:
-    """Every item of this benchmark (or those of some subtasks or answer formats)."""
+    """Every item of this benchmark (or those of some subtasks, formats or modalities)."""
     return Task(
-        dataset=MemoryDataset(load_samples(subtask, answer_format), name=TASK_NAME),
-        solver=benchsmith_solver(),
+        dataset=MemoryDataset(load_samples(subtask, answer_format, modality), name=TASK_NAME),
+        solver=generate(),
         scorer=benchsmith_scorer(grader=grader),
+        config=GenerateConfig(max_retries=MAX_RETRIES),
     )
 '''
-
-
-def python_dict(values: dict[str, str]) -> str:
-    """A dict of strings as formatted Python source (double quotes, one entry a line)."""
-    entries = "".join(
-        f"    {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)},\n"
-        for k, v in values.items()
-    )
-    return "{\n" + entries + "}"
 
 
 def render_inspect_task(name: str, title: str) -> str:
@@ -567,13 +574,13 @@ def render_inspect_task(name: str, title: str) -> str:
         raise ValueError(f"task name {name!r} is not a Python identifier")
     printable = "".join(c if c.isprintable() else " " for c in title)
     safe_title = " ".join(printable.split()).replace("\\", "/").replace('"', "'")[:80]
-    instructions = python_dict(INSTRUCTIONS)
     header = (
         _HEADER.replace("__TITLE__", safe_title or name)
-        .replace("__INSTRUCTIONS__", instructions)
+        .replace("__RETRIES__", str(MAX_RETRIES))
         .replace("__TASK__", name)
     )
-    return header + "\n" + scoring_source() + _BODY.replace("__TASK__", name)
+    body = _BODY.replace("__TASK__", name)
+    return header + "\n" + prompt_source() + "\n\n" + scoring_source() + body
 
 
 def write_inspect_task(bench_dir: Path, spec: BenchmarkSpec) -> Path:

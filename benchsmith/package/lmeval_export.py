@@ -13,10 +13,13 @@ counted, by reason). ``write_lmeval_task`` writes ``BENCH/lmeval/``:
   as the Inspect task (:func:`benchsmith.package.inspect_export.score_answer`, whose source is
   copied in).
 
-Multiple-choice items get their lettered choices in the prompt and end with "Answer with the
-letter of the correct choice."; the target is the letter. Short and numeric items end with
-the same one-line instruction Inspect sends as a system message. The metric is ``acc``, the
-mean of the per-item 0/1 scores. ``--metadata '{"subtask": "ID"}'`` restricts the task to
+Each document's ``prompt`` (the YAML's ``doc_to_text``) is the text of the one user message the
+item is asked with everywhere (:func:`benchsmith.package.item_prompt.prompt_messages`, copied
+in): the Inspect task and ``benchsmith eval`` send the same message. The task has no
+``description``, so lm-eval sends that message alone with ``--apply_chat_template`` (no system
+message) and the same text without it. Multiple-choice prompts list the lettered choices and
+ask for ``ANSWER: X``; the target is the letter. The metric is ``acc``, the mean of the
+per-item 0/1 scores. ``--metadata '{"subtask": "ID"}'`` restricts the task to
 some subtasks (ids, comma-separated).
 """
 
@@ -31,13 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.errors import BenchsmithError
-from benchsmith.package.inspect_export import (
-    INSTRUCTIONS,
-    MC_INSTRUCTION,
-    python_dict,
-    scoring_source,
-    task_name,
-)
+from benchsmith.package.inspect_export import scoring_source, task_name
+from benchsmith.package.item_prompt import media_kinds, prompt_messages, prompt_source
 from benchsmith.spec import BenchmarkSpec
 
 LMEVAL_DIR = "lmeval"
@@ -84,24 +82,18 @@ def skip_reason(record: dict) -> str | None:
     Returns:
         ``"has image"``, ``"has audio"``, ``"has image and audio"`` or None.
     """
-    kinds = set()
-    raw = record.get("input")
-    for message in raw if isinstance(raw, list) else []:
-        content = message.get("content") if isinstance(message, dict) else None
-        for part in content if isinstance(content, list) else []:
-            if isinstance(part, dict) and part.get("type") in ("image", "audio"):
-                kinds.add(part["type"])
-    if kinds == {"image", "audio"}:
+    kinds = media_kinds(record)
+    if len(kinds) > 1:
         return "has image and audio"
-    return f"has {kinds.pop()}" if kinds else None
+    return f"has {kinds[0]}" if kinds else None
 
 
-def prompt_text(record: dict) -> str:
-    """The text prompt lm-eval sends for a text-only item.
+def doc_prompt(record: dict) -> str:
+    """The text lm-eval sends for a text-only item: its prompt message's text.
 
-    The input's text (messages' text joined by blank lines); for an item with choices, the
-    choices as ``A) ...`` lines and the multiple-choice instruction; for a short or numeric
-    answer, that format's one-line instruction.
+    The item's prompt (:func:`prompt_messages`) is one user message for every item
+    benchsmith builds; an input of several text messages (which lm-eval cannot send as
+    separate roles) gives their texts joined by blank lines.
 
     Args:
         record: One text-only line of ``data/test.jsonl``, parsed.
@@ -109,26 +101,8 @@ def prompt_text(record: dict) -> str:
     Returns:
         The prompt.
     """
-    raw = record.get("input")
-    if isinstance(raw, str):
-        question = raw
-    else:
-        texts = []
-        for message in raw or []:
-            content = message.get("content", "")
-            if isinstance(content, str):
-                texts.append(content)
-            else:
-                texts.extend(p.get("text", "") for p in content if p.get("type") == "text")
-        question = "\n\n".join(t for t in texts if t)
-    choices = record.get("choices") or []
-    if choices:
-        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        options = "\n".join(f"{letters[i]}) {c}" for i, c in enumerate(choices))
-        return f"{question.strip()}\n\n{options}\n\n{MC_INSTRUCTION}"
-    meta = record.get("metadata") or {}
-    instruction = INSTRUCTIONS.get(str(meta.get("answer_format")))
-    return f"{question.strip()}\n\n{instruction}" if instruction else question.strip()
+    texts = [str(m["content"]) for m in prompt_messages(record)]
+    return "\n\n".join(t for t in texts if t)
 
 
 def to_doc(record: dict) -> dict:
@@ -147,7 +121,7 @@ def to_doc(record: dict) -> dict:
     fmt = "multiple_choice" if choices else str(meta.get("answer_format") or "short_answer")
     return {
         "id": str(record["id"]),
-        "prompt": prompt_text(record),
+        "prompt": doc_prompt(record),
         "target": str(record["target"]),
         "answer_format": fmt,
         "tolerance": float(tolerance) if isinstance(tolerance, (int, float)) else None,
@@ -156,7 +130,7 @@ def to_doc(record: dict) -> dict:
     }
 
 
-ITEM_FUNCTIONS: tuple[Callable[..., object], ...] = (skip_reason, prompt_text, to_doc)
+ITEM_FUNCTIONS: tuple[Callable[..., object], ...] = (skip_reason, doc_prompt, to_doc)
 """The item rules, as copied into the generated ``utils.py``."""
 
 
@@ -165,7 +139,9 @@ _UTILS_HEADER = '''\
 """lm-evaluation-harness helpers of the benchsmith benchmark in the parent folder (generated).
 
 load() streams ../data/test.jsonl (relative to this file) into the task's documents, keeping
-only text-only items (lm-eval takes no image or audio). process_results() scores an answer
+only text-only items (lm-eval takes no image or audio). A document's prompt is the text of the
+one user message the item is asked with (prompt_messages below), the same message the Inspect
+task (inspect_task.py) and benchsmith eval send. process_results() scores an answer
 with the same per-format rules as the Inspect task (inspect_task.py):
 multiple_choice: the answer's letter; short_answer: normalized exact match; numeric: first
 number within relative tolerance (default 0.01); open: normalized target found in the answer.
@@ -183,8 +159,6 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "test.jsonl"
-MC_INSTRUCTION = __MC__
-INSTRUCTIONS: dict[str, str] = __INSTRUCTIONS__
 
 '''
 
@@ -263,6 +237,8 @@ _YAML = """\
 #   lm_eval --include_path path/to/BENCH/lmeval --tasks __TASK__ --model local-chat-completions \\
 #     --model_args model=NAME,base_url=URL/v1/chat/completions,num_concurrent=1,\\
 #       tokenized_requests=False,tokenizer_backend=None --apply_chat_template
+# doc_to_text is the item's whole prompt, sent as one user message (no description, so no
+# system message): the same message inspect_task.py and `benchsmith eval` send.
 task: __TASK__
 dataset_path: ""
 dataset_name: null
@@ -289,11 +265,17 @@ metadata:
 
 def render_utils() -> str:
     """The text of the generated ``utils.py`` (standard library and ``datasets`` only)."""
-    header = _UTILS_HEADER.replace("__MC__", json.dumps(MC_INSTRUCTION)).replace(
-        "__INSTRUCTIONS__", python_dict(INSTRUCTIONS)
-    )
     items = "\n\n".join(inspect.getsource(fn).rstrip() + "\n" for fn in ITEM_FUNCTIONS)
-    return header + "\n" + scoring_source() + "\n\n" + items + _UTILS_BODY
+    return (
+        _UTILS_HEADER
+        + "\n"
+        + prompt_source()
+        + "\n\n"
+        + scoring_source()
+        + "\n\n"
+        + items
+        + _UTILS_BODY
+    )
 
 
 def render_yaml(name: str, n_items: int, n_skipped: int) -> str:

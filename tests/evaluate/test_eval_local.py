@@ -6,12 +6,10 @@ offline; the report is checked; then the folder's ``inspect_task.py`` runs with 
 eval`` against the same llama.cpp server at temperature 0 with the same token cap (512, the
 embedded model's default) and its accuracy is compared with ``benchsmith eval``'s.
 
-Observed (3 items): both harnesses got the same completions item by item (e.g. ``C) Santiago``,
-``The answer is D) Madrid``) and the same accuracy (0/3 for ``local``). The two can still
-differ in one known way: benchsmith's ``choice_letter`` also accepts a bare leading letter
-(``C) Santiago``) while Inspect's ``choice()`` scorer needs ``ANSWER: C``; an item whose
-bare letter is the right one would count for benchsmith and not for Inspect. The test asserts
-equal completions first, so such a case would show up in the printed per-item table.
+Both harnesses send the same one user message per item (benchsmith.package.item_prompt) and
+score a multiple-choice answer by the same rule (``choice_letter``: ``ANSWER: C`` or a bare
+leading letter such as ``C) Santiago``), so equal completions give equal scores. The test
+asserts equal completions first, so a difference shows up in the printed per-item table.
 """
 
 from __future__ import annotations

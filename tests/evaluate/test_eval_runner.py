@@ -8,33 +8,34 @@ from eval_helpers import CAPITALS, free, image_item, install_fake, last_user_tex
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.evaluate.api import evaluate_benchmark
 from benchsmith.evaluate.baselines import baseline_answer
-from benchsmith.evaluate.messages import choice_prompt, item_messages
+from benchsmith.evaluate.messages import item_messages
 from benchsmith.evaluate.scoring import OpenAnswerVerdict, score_item
 from benchsmith.item import Item
 from benchsmith.llm.registry import register_runtime
-from benchsmith.package.inspect_export import INSTRUCTIONS
+from benchsmith.package.item_prompt import INSTRUCTIONS, prompt_text
 from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
 from benchsmith.testing.runtime import endpoint_runtime
 
 
-def test_choice_prompt_is_inspects_multiple_choice_template():
+def test_choice_prompt_keeps_the_wording_of_inspects_multiple_choice_template():
     from inspect_ai.solver._multiple_choice import SINGLE_ANSWER_TEMPLATE, prompt
     from inspect_ai.solver._task_state import Choices
 
-    ours = choice_prompt("Capital of France?", ["Paris", "Rome"])
+    ours = prompt_text("Capital of France?", ["Paris", "Rome"], "multiple_choice")
     theirs = prompt("Capital of France?", Choices(["Paris", "Rome"]), SINGLE_ANSWER_TEMPLATE)
     assert ours == theirs
 
 
-def test_messages_follow_the_inspect_task(tmp_path):
+def test_messages_are_one_user_message(tmp_path):
     bench = write_bench(tmp_path, [image_item("img1")])
     mc_item = Item.model_validate(CAPITALS[0])
     (message,) = item_messages(mc_item, bench)
     assert message.type == "human" and message.content.startswith("Answer the following")
     assert "A) Paris\nB) Rome\nC) Oslo" in message.content
     short = Item.model_validate(free("s1", "Capital of Peru?", "Lima", "short_answer"))
-    system, user = item_messages(short, bench)
-    assert system.content == INSTRUCTIONS["short_answer"] and user.content == "Capital of Peru?"
+    (user,) = item_messages(short, bench)
+    assert user.type == "human"
+    assert user.content == f"Capital of Peru?\n\n{INSTRUCTIONS['short_answer']}"
     (open_message,) = item_messages(Item.model_validate(free("o1", "Why?", "x", "open")), bench)
     assert open_message.content == "Why?"
     (media,) = item_messages(Item.model_validate(image_item("img1")), bench)

@@ -295,6 +295,47 @@ def test_inspect_runs_every_item_and_sends_the_media(bench, base_url, tmp_path):
         assert reason in event.error
 
 
+def test_inspect_modality_filter_runs_only_the_text_items(bench, base_url, tmp_path):
+    """``-T modality=text`` runs the three text items of the mixed folder, nothing else.
+
+    A text-only server (the embedded model) can then run a mixed benchmark to the end with
+    no sample error; each request is the message ``benchsmith eval`` sends for the item.
+    """
+    from langchain_core.messages import convert_to_openai_messages
+
+    from benchsmith.evaluate.messages import item_messages
+
+    bench_dir, spec, _ = bench
+    log_dir = tmp_path / "logs"
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    task_file = os.path.relpath(bench_dir / "inspect_task.py", cwd)
+    env = _env(tmp_path, LOCAL_API_KEY="x", LOCAL_BASE_URL=base_url, INSPECT_LOG_DIR=str(log_dir))
+    # fmt: off
+    _run([
+        str(BIN / "inspect"), "eval", task_file, "-T", "modality=text",
+        "--model", f"openai-api/local/{MODEL}", "--max-tokens", "8", "--temperature", "0",
+        "--log-format", "json", "--display", "none",
+    ], cwd, env)
+    # fmt: on
+    from inspect_ai.log import read_eval_log
+
+    (log_file,) = log_dir.glob("*.json")
+    log = read_eval_log(str(log_file), resolve_attachments=True)
+    assert log.status == "success"
+    assert log.eval.task_args.get("modality") == "text"
+    assert log.eval.dataset.samples == len(TEXT_IDS)
+    assert log.plan.config.max_retries == 3  # the task's default (Inspect's own: forever)
+    assert sorted(str(s.id) for s in log.samples) == sorted(TEXT_IDS)
+    items = {i.id: i for i in build_items()}
+    for sample in log.samples:
+        assert sample.error is None, sample.error
+        assert "benchsmith_scorer" in sample.scores
+        (event,) = [e for e in sample.events if e.event == "model"]
+        ours = convert_to_openai_messages(item_messages(items[str(sample.id)], bench_dir))
+        assert event.call.request["messages"] == ours
+
+
 def test_lmeval_runs_exactly_the_text_only_items(bench, base_url, tmp_path):
     bench_dir, _, export = bench
     assert export.n_items == len(TEXT_IDS) and export.n_skipped == len(MEDIA_IDS)

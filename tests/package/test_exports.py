@@ -237,6 +237,10 @@ def test_card_exports_section_counts_and_commands():
     assert 'load_dataset("chart-reading", split="test")' in body
     assert "inspect eval chart-reading/inspect_task.py --model" in body
     assert "inspect_task.py@benchsmith_x" in body
+    assert (
+        "inspect eval chart-reading/inspect_task.py --model openai/gpt-4o-mini -T modality=text"
+        in body
+    )
     assert "lm_eval --include_path chart-reading/lmeval --tasks benchsmith_x" in body
     assert "tokenizer_backend=None" in body
     no_lmeval = render_card(make_spec(), card_stats(ITEMS[3:4]), [])
@@ -368,7 +372,9 @@ def test_lmeval_export_writes_the_task_and_counts_skips(tmp_path):
     assert docs[0]["prompt"] == "2+2?\n\nAnswer with only the number, no units and no explanation."
     assert docs[1]["prompt"].startswith("Capital of France?\n\n")
     assert docs[2]["prompt"] == (
-        "Largest planet?\n\nA) Mars\nB) Jupiter\n\nAnswer with the letter of the correct choice."
+        "Answer the following multiple choice question. The entire content of your response "
+        "should be of the following format: 'ANSWER: $LETTER' (without quotes) where LETTER is "
+        "one of A,B.\n\nLargest planet?\n\nA) Mars\nB) Jupiter"
     )
     assert (docs[2]["answer_format"], docs[2]["n_choices"], docs[2]["target"]) == (
         "multiple_choice",
@@ -488,11 +494,16 @@ def test_inspect_task_reads_samples_with_absolute_media(tmp_path):
 
     samples = {s.id: s for s in module.load_samples()}
     assert list(samples) == ["t1", "t2", "m1", "i1", "a1", "b1"]
-    assert samples["t2"].input == "Capital of France?"  # text-only parts become a string
+    # The input is the item's prompt; text-only parts become a string.
+    assert samples["t2"].input == (
+        "Capital of France?\n\n"
+        "Answer with only the answer: a word or a short phrase, no explanation."
+    )
     assert samples["m1"].choices == ["Mars", "Jupiter"] and samples["m1"].target == "B"
     assert samples["i1"].metadata == ITEMS[3]["metadata"]
     (message,) = samples["b1"].input
-    image, audio, _ = message.content
+    image, audio, text = message.content
+    assert text.text.startswith("Answer the following multiple choice") and "Which?" in text.text
     assert isinstance(image, ContentImage) and image.image == str(bench / "media" / "a.png")
     assert isinstance(audio, ContentAudio) and audio.format == "wav"
     assert Path(audio.audio).is_absolute() and Path(audio.audio).is_file()
@@ -503,6 +514,33 @@ def test_inspect_task_reads_samples_with_absolute_media(tmp_path):
     ]
     with pytest.raises(ValueError, match="subtasks: charts, facts"):
         module.load_samples(subtask="nope")
+
+
+def test_inspect_task_modality_filter(tmp_path):
+    bench = write_bench(tmp_path)
+    module = load_module(write_inspect_task(bench, make_spec()), "bench_inspect_modality")
+    ids = {
+        option: [s.id for s in module.load_samples(modality=option)]
+        for option in ("text", "image", "audio", "text,image")
+    }
+    assert ids == {
+        "text": ["t1", "t2", "m1"],
+        "image": ["i1"],
+        "audio": ["a1"],
+        "text,image": ["t1", "t2", "m1", "i1"],
+    }
+    both = module.load_samples(modality=["image", "audio"])  # how -T modality=a,b arrives
+    assert [s.id for s in both] == ["i1", "a1", "b1"]
+    assert [s.id for s in module.load_samples(subtask="facts", modality="text")] == ["t2", "m1"]
+    with pytest.raises(ValueError, match="unknown modality video; use text, image, audio"):
+        module.load_samples(modality="video")
+    text_only = write_bench(tmp_path / "t", items=ITEMS[:3])
+    module = load_module(write_inspect_task(text_only, make_spec()), "bench_inspect_text_only")
+    with pytest.raises(ValueError, match="modality='image'.*modalities: text$"):
+        module.load_samples(modality="image")
+    task = getattr(module, task_name(text_only, make_spec()))(modality="text")
+    assert len(task.dataset) == 3
+    assert task.config.max_retries == 3  # Inspect's own default retries an HTTP 500 forever
 
 
 def test_inspect_task_refuses_media_outside_the_folder(tmp_path):
