@@ -301,6 +301,7 @@ def build_benchmark(
         BudgetExceededError: The budget ran out (what was accepted is packaged first).
     """
     from benchsmith.errors import BudgetExceededError
+    from benchsmith.stopping import StopRequested
 
     config = config or RunConfig()
     if model is not None:
@@ -375,6 +376,19 @@ def build_benchmark(
     except BudgetExceededError:
         _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
         raise
+    except StopRequested as exc:
+        # Ctrl-C / SIGTERM: what is finished is written, and the message says how to go on.
+        kept = _package_partial(
+            config, parsed_spec or _load_spec_if_any(existing_spec), status="interrupted"
+        )
+        where = (
+            f"{kept} finished item(s) written to {str(out_dir)!r}"
+            if kept is not None
+            else ("planning was not finished")
+        )
+        raise StopRequested(
+            f"{exc}; {where}; continue with: benchsmith build --resume --out {out_dir}"
+        ) from None
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     report = values.get("report") or {}
@@ -402,20 +416,27 @@ def _load_spec_if_any(path: Path) -> BenchmarkSpec | None:
     return _load_spec(path) if path.is_file() else None
 
 
-def _package_partial(config: RunConfig, spec: BenchmarkSpec | None) -> None:
-    """After the budget ran out: package what was accepted, marked as stopped."""
+def _package_partial(
+    config: RunConfig, spec: BenchmarkSpec | None, status: str = "budget_exhausted"
+) -> int | None:
+    """After the budget ran out or a stop: package what was accepted, marked ``status``.
+
+    Returns:
+        The number of items written, or None when there was no plan yet.
+    """
     import time
 
     from benchsmith.agents.packaging import package_build
 
     if spec is None:
-        return
-    package_build(
+        return None
+    report = package_build(
         config,
         spec,
         targets={a.grounding_id: a.quota for a in spec.allocations},
         shortfalls=[],
         models={},
         started_at=time.time(),
-        status="budget_exhausted",
+        status=status,
     )
+    return int(report.get("items") or 0)

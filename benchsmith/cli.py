@@ -33,6 +33,7 @@ from benchsmith.config import load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
 from benchsmith.naming import slugify
+from benchsmith.stopping import StopRequested
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -349,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except click.ClickException as exc:
         click.echo(f"benchsmith: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except StopRequested as exc:
+        click.echo(f"benchsmith: {exc}", err=True)
         return exc.exit_code
     except BenchsmithError as exc:
         click.echo(f"benchsmith: error: {exc}", err=True)

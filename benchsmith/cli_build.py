@@ -24,6 +24,7 @@ from benchsmith.cli_options import (
     size_option,
 )
 from benchsmith.naming import slugify
+from benchsmith.stopping import graceful_signals
 
 SHORTFALL_EXIT = 3
 """Exit code of a build that ended short of its size (the report says why)."""
@@ -169,21 +170,42 @@ def build(
     out_dir = out or _default_out(intent, spec_path)
     config = config_from_options(ctx)
     progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
-    try:
-        result = build_benchmark(
-            intent,
-            size=size or 100,
-            out=out_dir,
-            config=config,
-            datasets=datasets,
-            references=references,
-            spec=spec_path,
-            resume=resume,
-            reviewer=review_interactively if review else None,
-            progress=progress,
-        )
-    finally:
-        progress.close()
+    # Ctrl-C / SIGTERM: stop starting work, write what is finished, say how to resume.
+    with graceful_signals(on_first=_say_stopping, on_second=_stop_children):
+        try:
+            result = build_benchmark(
+                intent,
+                size=size or 100,
+                out=out_dir,
+                config=config,
+                datasets=datasets,
+                references=references,
+                spec=spec_path,
+                resume=resume,
+                reviewer=review_interactively if review else None,
+                progress=progress,
+            )
+        finally:
+            progress.close()
+    _summary(result)
+
+
+def _say_stopping(signal_name: str) -> None:
+    click.echo(
+        f"\nbenchsmith: {signal_name}: stopping; no new work starts, requests in flight finish "
+        "and what is finished is written (press Ctrl-C again to quit at once)",
+        err=True,
+    )
+
+
+def _stop_children() -> None:
+    from benchsmith.llm.local import stop_local_server
+
+    stop_local_server()
+
+
+def _summary(result: Any) -> None:
+    """Print the build's outcome, its quotas and how to use the folder."""
     report = result.report
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -36,6 +36,7 @@ from benchsmith.llm.roles import ResolvedModel, resolve_role_models
 from benchsmith.llm.specs import ModelSpec, Role, StructuredMethod
 from benchsmith.llm.structured import structured_call
 from benchsmith.llm.usage import UsageLedger, price_for
+from benchsmith.stopping import check_stop
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -299,6 +300,8 @@ class RoleModel:
                 f"(key {key[:12]}) in {where}; the run's inputs changed since it was recorded, "
                 "so run it without --replay"
             )
+        # Ctrl-C / SIGTERM: no new request once a stop is asked for (those in flight finish).
+        check_stop()
         price = price_for(self.spec, rt.prices)
         with rt.ledger.reserve(self.role, price):
             started = time.monotonic()
