@@ -56,6 +56,13 @@ class ModelUnavailableError(ModelError):
     """The endpoint could not be reached, or kept failing after every transient retry."""
 
 
+class EndpointUnreachableError(ModelUnavailableError):
+    """Nothing answers at the endpoint: connection refused, or its host name does not resolve.
+
+    Not worth retrying more than once: the build stops at once with this error.
+    """
+
+
 class LocalModelError(ModelError):
     """The embedded model is not installed or its server did not start."""
 

@@ -46,10 +46,15 @@ def stop_requested() -> bool:
     return _STOP.is_set()
 
 
+def reason_of() -> str:
+    """What asked for the stop ("Ctrl-C received", "SIGTERM received")."""
+    return _REASON[0] if _REASON else "interrupted"
+
+
 def check_stop() -> None:
     """Raise :class:`StopRequested` if a stop was asked for (call at safe points)."""
     if _STOP.is_set():
-        raise StopRequested(f"{_REASON[0] if _REASON else 'interrupted'}: stopped")
+        raise StopRequested(f"{reason_of()}: stopped")
 
 
 def reset() -> None:

@@ -117,6 +117,7 @@ class LLMRuntime:
             sleep=sleep,
         )
         self._chat_models: dict[str, BaseChatModel] = {}
+        self._timeout_scale = 1.0
         self._seed_ledger_from_records()
 
     @classmethod
@@ -234,6 +235,22 @@ class LLMRuntime:
         self._chat_models[spec.text] = model
         return model
 
+    def request_timeout(self, spec: ModelSpec) -> dict[str, float]:
+        """The timeout of the next request to the embedded model (none for other endpoints).
+
+        The embedded model shares the machine's cores with everything else: each timeout
+        doubles the next one (up to 8x ``timeout_s``), so a loaded machine slows the build
+        down rather than aborting it.
+        """
+        if spec.provider != "local":
+            return {}
+        return {"timeout": self.settings.timeout_s * self._timeout_scale}
+
+    def timed_out(self, spec: ModelSpec) -> None:
+        """Note a timeout of the embedded model (the next request waits twice as long)."""
+        if spec.provider == "local":
+            self._timeout_scale = min(8.0, self._timeout_scale * 2)
+
     def concurrency_limit(self, spec: ModelSpec) -> int:
         """Requests allowed in flight at once to the spec's endpoint."""
         if spec.provider == "local":
@@ -314,9 +331,12 @@ class RoleModel:
                 def one_request() -> AIMessage:
                     with semaphore:
                         try:
-                            reply = chat.invoke(msgs, **params)
+                            reply = chat.invoke(msgs, **params, **rt.request_timeout(self.spec))
                         except openai.LengthFinishReasonError as exc:
                             reply = _finish_error_message(exc.completion, "length")
+                        except openai.APITimeoutError:
+                            rt.timed_out(self.spec)
+                            raise
                         except openai.ContentFilterFinishReasonError:
                             reply = AIMessage(
                                 content="",

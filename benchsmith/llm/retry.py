@@ -1,16 +1,20 @@
 """The one retry layer: transient endpoint errors, with backoff and a cap.
 
-Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, refused
-or reset connections, and a reply body that is not JSON. Final at once: 400, 401, 403, 404,
-422 and an exhausted quota (429 ``insufficient_quota``), each with a message that says what
-to fix. The OpenAI client's own retries are switched off (``max_retries=0``) so that no
-other layer retries.
+Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, reset
+connections, and a reply body that is not JSON. Unreachable (connection refused, a host
+name that does not resolve): one quick retry, then :class:`EndpointUnreachableError`; once
+an endpoint is known to be down, later calls to it fail at once instead of each retrying.
+Final at once: 400, 401, 403, 404, 422 and an exhausted quota (429 ``insufficient_quota``),
+each with a message that says what to fix. The OpenAI client's own retries are switched
+off (``max_retries=0``) so that no other layer retries.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +24,7 @@ from typing import TypeVar
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from benchsmith.errors import ModelRequestError, ModelUnavailableError
+from benchsmith.errors import EndpointUnreachableError, ModelRequestError, ModelUnavailableError
 from benchsmith.llm.specs import ModelSpec
 
 T = TypeVar("T")
@@ -56,6 +60,35 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(
         exc, openai.APIConnectionError | openai.APIResponseValidationError | json.JSONDecodeError
     )
+
+
+UNREACHABLE_RETRY_WAIT_S = 0.25
+
+
+def unreachable_reason(exc: BaseException) -> str | None:
+    """Why nothing answers at the endpoint (refused, unresolvable), or None for other errors.
+
+    Walks the exception's causes down to the socket error that httpx wrapped.
+    """
+    if not isinstance(exc, openai.APIConnectionError) or isinstance(exc, openai.APITimeoutError):
+        return None
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, socket.gaierror):
+            return "its host name does not resolve"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused (nothing listens there)"
+        text = str(cause)
+        if "Name or service not known" in text or "nodename nor servname" in text:
+            return "its host name does not resolve"
+        if "Temporary failure in name resolution" in text:
+            return "its host name does not resolve"
+        if "Connection refused" in text or "[Errno 111]" in text:
+            return "connection refused (nothing listens there)"
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def retry_after_seconds(exc: BaseException) -> float | None:
@@ -135,9 +168,12 @@ class RetryPolicy:
         self.base_wait_s = base_wait_s
         self.sleep = sleep
         self._rng = random.Random()
+        self._down: dict[str, str] = {}  # endpoint -> why nothing answers there
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        if exc is not None and unreachable_reason(exc):
+            return UNREACHABLE_RETRY_WAIT_S
         asked = retry_after_seconds(exc) if exc else None
         if asked is not None:
             return min(asked, self.max_wait_s)
@@ -158,6 +194,8 @@ class RetryPolicy:
             ModelRequestError: The endpoint refused the request (400, 401, ..., quota).
             ModelUnavailableError: Transient failures outlasted every retry.
         """
+        if spec.endpoint_key in self._down:
+            raise EndpointUnreachableError(self._down[spec.endpoint_key])
         attempts = 0
 
         def attempt() -> T:
@@ -165,8 +203,13 @@ class RetryPolicy:
             attempts += 1
             return fn()
 
+        def worth_retrying(exc: BaseException) -> bool:
+            if unreachable_reason(exc):
+                return attempts < 2  # one quick retry: a server may be just starting
+            return is_transient(exc)
+
         retrying = Retrying(
-            retry=retry_if_exception(is_transient),
+            retry=retry_if_exception(worth_retrying),
             wait=self._wait,
             stop=stop_after_attempt(self.max_retries + 1),
             sleep=self.sleep,
@@ -183,11 +226,17 @@ class RetryPolicy:
             openai.APIResponseValidationError,
             json.JSONDecodeError,
         ) as exc:
+            if reason := unreachable_reason(exc):
+                message = unreachable_message(spec, reason)
+                self._down[spec.endpoint_key] = message
+                raise EndpointUnreachableError(message) from exc
             raise self._unavailable(exc, spec, attempts) from exc
 
     @staticmethod
     def _unavailable(exc: BaseException, spec: ModelSpec, attempts: int) -> ModelUnavailableError:
         reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError) and spec.provider == "local":
+            return ModelUnavailableError(local_timeout_message(attempts))
         if isinstance(exc, openai.APIStatusError):
             reason = f"HTTP {exc.status_code}: {reason}"
         elif isinstance(exc, json.JSONDecodeError):
@@ -196,3 +245,31 @@ class RetryPolicy:
             f"{_endpoint_name(spec)} still failing after {attempts} attempt(s): {reason}; "
             "check that the endpoint is running and reachable (benchsmith doctor)"
         )
+
+
+def unreachable_message(spec: ModelSpec, reason: str) -> str:
+    """One line for an endpoint nothing answers at, naming it and what to do."""
+    if spec.provider == "local":
+        return (
+            f"the embedded model's server stopped answering: {reason}; run 'benchsmith doctor "
+            "--probe' to check it, then continue with --resume"
+        )
+    where = spec.base_url or spec.endpoint_key
+    return (
+        f"cannot reach {where} for model {spec.text!r}: {reason}; start the server or fix the "
+        "URL in --model (benchsmith doctor checks it)"
+    )
+
+
+def local_timeout_message(attempts: int) -> str:
+    """Why the embedded model timed out: the machine is busy, not the endpoint down."""
+    cores = os.cpu_count() or 1
+    try:
+        load = f"load average {os.getloadavg()[0]:.1f} on {cores} core(s)"
+    except OSError:
+        load = f"{cores} core(s)"
+    return (
+        f"the embedded model did not answer in time ({attempts} attempt(s), each with a longer "
+        f"timeout; {load}): the machine is too busy for it; run one build at a time, lower "
+        "--concurrency, or raise [llm] timeout_s in benchsmith.toml"
+    )
