@@ -421,7 +421,7 @@ def _build_into(
     except BudgetExceededError:
         _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
         raise
-    except StopRequested as exc:
+    except StopRequested:
         # Ctrl-C / SIGTERM: what is finished is written, and the message says how to go on.
         kept = _package_partial(
             config, parsed_spec or _load_spec_if_any(existing_spec), status="interrupted"
