@@ -209,6 +209,8 @@ Progress = Callable[[str, dict[str, Any]], None]
 class BuildError(BenchsmithError):
     """A build cannot start or continue: the message says why and what to do."""
 
+    exit_code = 2  # a usage or input error: the folder, the spec file, the settings
+
 
 @dataclass
 class BuildResult:
@@ -369,6 +371,8 @@ def build_benchmark(
                     f"{reason_of()}: stopped before any work was finished; nothing was kept"
                 ) from None
         raise
+    finally:
+        _mark_part(run_dir, "end")  # a resume counts this part's time up to here
 
 
 def _build_into(
@@ -479,12 +483,14 @@ def _remove_build(out_dir: Path, *, keep_folder: bool) -> None:
             child.unlink(missing_ok=True)
 
 
-def _mark_part(run_dir: Path) -> None:
-    """Note when this part of the build started (the report sums the parts' wall time)."""
+def _mark_part(run_dir: Path, what: str = "start") -> None:
+    """Note when this part of the build started or ended (the report sums the parts)."""
     import time
 
+    if not run_dir.is_dir():
+        return
     with open(run_dir / "parts.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"start": round(time.time(), 3)}) + "\n")
+        fh.write(json.dumps({what: round(time.time(), 3)}) + "\n")
 
 
 def _load_spec_if_any(path: Path) -> BenchmarkSpec | None:

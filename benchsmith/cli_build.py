@@ -149,8 +149,9 @@ def build(
     lm-evaluation-harness task. A killed build continues with --resume.
 
     Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
-    report.md say why); 1 a build or model error; 2 a usage or input error; 130
-    interrupted.
+    report.md say why); 1 a build or model error; 2 a usage or input error; 4 the budget
+    ran out; 130 interrupted (the first Ctrl-C writes what is finished and prints how to
+    resume; a second one quits at once).
 
     \b
     Examples:
@@ -163,6 +164,11 @@ def build(
         raise click.UsageError("give an INTENT, or --spec FILE, or --resume with --out")
     if spec_path and intent:
         raise click.UsageError("give an INTENT or --spec, not both")
+    if spec_path and size is not None:
+        raise click.UsageError(
+            "--size does not apply with --spec: an approved plan's size and quotas are its "
+            "own; change 'size' and the allocations' quotas in the spec file, or plan anew"
+        )
     if replay and not resume:
         raise click.UsageError("--replay replays the records of a build: use it with --resume")
     if resume and not out:

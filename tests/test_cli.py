@@ -183,7 +183,7 @@ def test_tools_run_prints_provenance_and_refuses_bad_input(tmp_path):
         "--out",
         str(out),
     )
-    assert bad.returncode == 1
+    assert bad.returncode == 2  # an input error (see benchsmith --help)
     (line,) = bad.stderr.strip().splitlines()
     assert line.startswith("benchsmith: error: ") and "random.mp3" in line
 

@@ -203,3 +203,51 @@ def test_local_timeouts_grow_and_say_the_machine_is_busy():
     assert runtime.request_timeout(remote) == {}
     text = local_timeout_message(3)
     assert "too busy" in text and "check that the endpoint is running" not in text
+
+
+def test_identical_requests_in_flight_are_paid_once(fake_server):
+    fake_server.script(Reply.text("ok", latency=0.5))
+    runtime = make_runtime(fake_server.base_url)
+    model = runtime.for_role("judge")
+    replies: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: replies.append(model.invoke(PROMPT).content))
+        for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert replies == ["ok", "ok", "ok"]
+    assert fake_server.request_count == 1  # one paid call; the other two waited for it
+    usage = runtime.ledger.by_role["judge"]
+    assert usage.calls == 1 and usage.cached_calls == 2
+
+
+def test_a_waiter_tries_itself_when_the_request_it_waited_on_failed(fake_server):
+    fake_server.script(Reply.status(401), Reply.text("ok"))
+    model = make_runtime(fake_server.base_url).for_role("judge")
+    outcomes: list[str] = []
+
+    def call() -> None:
+        try:
+            outcomes.append(model.invoke(PROMPT).content)
+        except ModelRequestError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["ok", "refused"]
+    assert fake_server.request_count == 2
+
+
+def test_replay_without_records_says_so(tmp_path):
+    from benchsmith.errors import ReplayMissError
+
+    runtime = make_runtime("http://127.0.0.1:9/v1", run_dir=tmp_path, replay=True)
+    with pytest.raises(ReplayMissError, match="holds no recorded model calls") as info:
+        runtime.for_role("design").invoke(PROMPT)
+    assert "inputs changed" not in str(info.value)

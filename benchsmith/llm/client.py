@@ -11,6 +11,7 @@ with transient retries, usage and cost accounting, and the record.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
@@ -118,6 +119,8 @@ class LLMRuntime:
         )
         self._chat_models: dict[str, BaseChatModel] = {}
         self._timeout_scale = 1.0
+        self.inflight: dict[str, threading.Event] = {}  # request key -> its reply is coming
+        self.inflight_lock = threading.Lock()
         self._seed_ledger_from_records()
 
     @classmethod
@@ -311,12 +314,48 @@ class RoleModel:
             rt.ledger.add(self.role, input_tokens=0, output_tokens=0, price=None, cached=True)
             return _message_from_record(recorded)
         if rt.replay:
-            where = rt.records.path or "memory"
-            raise ReplayMissError(
-                f"replay: no recorded reply for a {self.role} call to {self.spec.text} "
-                f"(key {key[:12]}) in {where}; the run's inputs changed since it was recorded, "
-                "so run it without --replay"
+            raise ReplayMissError(self._replay_miss(key))
+        # Single flight: the same request already in flight is paid once; the others wait
+        # for its reply and are served from the records (or try themselves if it failed).
+        with rt.inflight_lock:
+            pending = rt.inflight.get(key)
+            if pending is None:
+                rt.inflight[key] = threading.Event()
+        if pending is not None:
+            pending.wait()
+            return self.invoke(messages, **params)
+        try:
+            return self._send(key, msgs, wire_messages, key_params, params)
+        finally:
+            with rt.inflight_lock:
+                rt.inflight.pop(key).set()
+
+    def _replay_miss(self, key: str) -> str:
+        """Why a replayed call has no record: no records at all, or not this call."""
+        rt = self.runtime
+        where = rt.records.path or "memory"
+        held = len(rt.records)
+        if held == 0:
+            return (
+                f"replay: {where} holds no recorded model calls (missing, empty or from "
+                "another folder), so nothing can be replayed; run it without --replay"
             )
+        return (
+            f"replay: no recorded reply for a {self.role} call to {self.spec.text} "
+            f"(key {key[:12]}) among the {held} call(s) in {where}: the run was stopped before "
+            "this call was answered, or its inputs changed since; run it without --replay"
+        )
+
+    def _send(
+        self,
+        key: str,
+        msgs: list[BaseMessage],
+        wire_messages: list,
+        key_params: dict[str, Any],
+        params: dict[str, Any],
+    ) -> AIMessage:
+        """Send one request (with retries), charge it and record it."""
+        rt = self.runtime
         # Ctrl-C / SIGTERM: no new request once a stop is asked for (those in flight finish).
         check_stop()
         price = price_for(self.spec, rt.prices)
