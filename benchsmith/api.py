@@ -209,6 +209,8 @@ Progress = Callable[[str, dict[str, Any]], None]
 class BuildError(BenchsmithError):
     """A build cannot start or continue: the message says why and what to do."""
 
+    exit_code = 2  # a usage or input error: the folder, the spec file, the settings
+
 
 @dataclass
 class BuildResult:
@@ -300,8 +302,6 @@ def build_benchmark(
         PlanError: No feasible plan.
         BudgetExceededError: The budget ran out (what was accepted is packaged first).
     """
-    from benchsmith.errors import BudgetExceededError
-
     config = config or RunConfig()
     if model is not None:
         config = config.model_copy(update={"model": model})
@@ -343,6 +343,56 @@ def build_benchmark(
             parsed_spec = _load_spec(existing_spec)
     if not intent:
         raise BuildError("give an intent (what the benchmark should measure) or --spec")
+    from benchsmith.stopping import StopRequested, reason_of
+
+    fresh = not resume and not occupied  # nothing of a build is in out_dir before this one
+    existed = out_dir.is_dir()
+    try:
+        return _build_into(
+            out_dir,
+            run_dir,
+            intent,
+            size,
+            config,
+            datasets,
+            references,
+            parsed_spec,
+            resume,
+            reviewer,
+            progress,
+        )
+    except BaseException as exc:
+        if fresh and not _work_done(run_dir):
+            # A build that failed before any finished slot or paid model call leaves
+            # nothing behind, so the same command works again without --resume.
+            _remove_build(out_dir, keep_folder=existed)
+            if isinstance(exc, StopRequested):
+                raise StopRequested(
+                    f"{reason_of()}: stopped before any work was finished; nothing was kept"
+                ) from None
+        raise
+    finally:
+        _mark_part(run_dir, "end")  # a resume counts this part's time up to here
+
+
+def _build_into(
+    out_dir: Path,
+    run_dir: Path,
+    intent: str,
+    size: int,
+    config: RunConfig,
+    datasets: Sequence[str],
+    references: Sequence[str],
+    parsed_spec: BenchmarkSpec | None,
+    resume: bool,
+    reviewer: Reviewer | None,
+    progress: Progress | None,
+) -> BuildResult:
+    from benchsmith.errors import BudgetExceededError
+    from benchsmith.stopping import StopRequested, reason_of
+
+    settings_path = run_dir / BUILD_FILE
+    existing_spec = out_dir / "spec.json"
     out_dir.mkdir(parents=True, exist_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
     config = config.with_paths(out_dir=str(out_dir), run_dir=str(run_dir)).model_copy(
@@ -375,6 +425,20 @@ def build_benchmark(
     except BudgetExceededError:
         _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
         raise
+    except StopRequested:
+        # Ctrl-C / SIGTERM: what is finished is written, and the message says how to go on.
+        kept = _package_partial(
+            config, parsed_spec or _load_spec_if_any(existing_spec), status="interrupted"
+        )
+        where = (
+            f"{kept} finished item(s) written to {str(out_dir)!r}"
+            if kept is not None
+            else ("planning was not finished")
+        )
+        raise StopRequested(
+            f"{reason_of()}: stopped; {where}; continue with: "
+            f"benchsmith build --resume --out {out_dir}"
+        ) from None
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     report = values.get("report") or {}
@@ -390,32 +454,70 @@ def build_benchmark(
     )
 
 
-def _mark_part(run_dir: Path) -> None:
-    """Note when this part of the build started (the report sums the parts' wall time)."""
+def _work_done(run_dir: Path) -> bool:
+    """Whether the build in ``run_dir`` finished a slot or made a model call worth keeping."""
+    from benchsmith.ledger import LEDGER_FILE
+    from benchsmith.llm.records import RECORDS_FILE
+
+    ledger = run_dir / LEDGER_FILE
+    if ledger.is_file() and b"\n" in ledger.read_bytes():
+        return True
+    records = run_dir / RECORDS_FILE
+    if records.is_file():
+        with open(records, encoding="utf-8", errors="replace") as fh:
+            return any('"kind": "call"' in line or '"kind":"call"' in line for line in fh)
+    return False
+
+
+def _remove_build(out_dir: Path, *, keep_folder: bool) -> None:
+    """Remove what a build that did no work wrote (``out_dir`` was new or empty before)."""
+    import shutil
+
+    if not keep_folder:
+        shutil.rmtree(out_dir, ignore_errors=True)
+        return
+    for child in out_dir.iterdir() if out_dir.is_dir() else ():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+def _mark_part(run_dir: Path, what: str = "start") -> None:
+    """Note when this part of the build started or ended (the report sums the parts)."""
     import time
 
+    if not run_dir.is_dir():
+        return
     with open(run_dir / "parts.jsonl", "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"start": round(time.time(), 3)}) + "\n")
+        fh.write(json.dumps({what: round(time.time(), 3)}) + "\n")
 
 
 def _load_spec_if_any(path: Path) -> BenchmarkSpec | None:
     return _load_spec(path) if path.is_file() else None
 
 
-def _package_partial(config: RunConfig, spec: BenchmarkSpec | None) -> None:
-    """After the budget ran out: package what was accepted, marked as stopped."""
+def _package_partial(
+    config: RunConfig, spec: BenchmarkSpec | None, status: str = "budget_exhausted"
+) -> int | None:
+    """After the budget ran out or a stop: package what was accepted, marked ``status``.
+
+    Returns:
+        The number of items written, or None when there was no plan yet.
+    """
     import time
 
     from benchsmith.agents.packaging import package_build
 
     if spec is None:
-        return
-    package_build(
+        return None
+    report = package_build(
         config,
         spec,
         targets={a.grounding_id: a.quota for a in spec.allocations},
         shortfalls=[],
         models={},
         started_at=time.time(),
-        status="budget_exhausted",
+        status=status,
     )
+    return int(report.get("items") or 0)

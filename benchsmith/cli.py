@@ -33,6 +33,7 @@ from benchsmith.config import load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
 from benchsmith.naming import slugify
+from benchsmith.stopping import StopRequested
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -51,7 +52,16 @@ def cli(ctx: click.Context, config_file: str | None) -> None:
     Models default to the embedded SmolLM2-135M (offline, for proving the plumbing); point
     any role at a capable model with --model or benchsmith.toml. Run `benchsmith doctor`
     to see what is installed and reachable.
-    """
+
+    \b
+    Exit codes (every command):
+      0    success (for a build: every quota met)
+      1    a model, tool or build failure (an endpoint, the plan)
+      2    a usage or input error (a flag, a file, a folder, the configuration)
+      3    the build ended short of its size (the summary and report.md say why)
+      4    the budget ran out (what was accepted is written)
+      130  interrupted (Ctrl-C or SIGTERM; a build says how to resume)
+    """  # noqa: D301 - click's no-rewrap marker is the backspace character \b itself
     ctx.ensure_object(dict)
     ctx.obj["config_file"] = config_file
 
@@ -349,6 +359,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except click.ClickException as exc:
         click.echo(f"benchsmith: error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except StopRequested as exc:
+        click.echo(f"benchsmith: {exc}", err=True)
         return exc.exit_code
     except BenchsmithError as exc:
         click.echo(f"benchsmith: error: {exc}", err=True)

@@ -24,6 +24,7 @@ from benchsmith.cli_options import (
     size_option,
 )
 from benchsmith.naming import slugify
+from benchsmith.stopping import graceful_signals
 
 SHORTFALL_EXIT = 3
 """Exit code of a build that ended short of its size (the report says why)."""
@@ -148,8 +149,9 @@ def build(
     lm-evaluation-harness task. A killed build continues with --resume.
 
     Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
-    report.md say why); 1 a build or model error; 2 a usage or input error; 130
-    interrupted.
+    report.md say why); 1 a build or model error; 2 a usage or input error; 4 the budget
+    ran out; 130 interrupted (the first Ctrl-C writes what is finished and prints how to
+    resume; a second one quits at once).
 
     \b
     Examples:
@@ -162,6 +164,11 @@ def build(
         raise click.UsageError("give an INTENT, or --spec FILE, or --resume with --out")
     if spec_path and intent:
         raise click.UsageError("give an INTENT or --spec, not both")
+    if spec_path and size is not None:
+        raise click.UsageError(
+            "--size does not apply with --spec: an approved plan's size and quotas are its "
+            "own; change 'size' and the allocations' quotas in the spec file, or plan anew"
+        )
     if replay and not resume:
         raise click.UsageError("--replay replays the records of a build: use it with --resume")
     if resume and not out:
@@ -169,21 +176,42 @@ def build(
     out_dir = out or _default_out(intent, spec_path)
     config = config_from_options(ctx)
     progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
-    try:
-        result = build_benchmark(
-            intent,
-            size=size or 100,
-            out=out_dir,
-            config=config,
-            datasets=datasets,
-            references=references,
-            spec=spec_path,
-            resume=resume,
-            reviewer=review_interactively if review else None,
-            progress=progress,
-        )
-    finally:
-        progress.close()
+    # Ctrl-C / SIGTERM: stop starting work, write what is finished, say how to resume.
+    with graceful_signals(on_first=_say_stopping, on_second=_stop_children):
+        try:
+            result = build_benchmark(
+                intent,
+                size=size or 100,
+                out=out_dir,
+                config=config,
+                datasets=datasets,
+                references=references,
+                spec=spec_path,
+                resume=resume,
+                reviewer=review_interactively if review else None,
+                progress=progress,
+            )
+        finally:
+            progress.close()
+    _summary(result)
+
+
+def _say_stopping(signal_name: str) -> None:
+    click.echo(
+        f"\nbenchsmith: {signal_name}: stopping; no new work starts, requests in flight finish "
+        "and what is finished is written (press Ctrl-C again to quit at once)",
+        err=True,
+    )
+
+
+def _stop_children() -> None:
+    from benchsmith.llm.local import stop_local_server
+
+    stop_local_server()
+
+
+def _summary(result: Any) -> None:
+    """Print the build's outcome, its quotas and how to use the folder."""
     report = result.report
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

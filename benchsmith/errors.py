@@ -18,6 +18,22 @@ def describe_validation_error(exc: ValidationError, *, limit: int | None = None)
     )
 
 
+EXIT_CODES: dict[int, str] = {
+    0: "success (for a build: every quota met)",
+    1: "a model, tool or build failure (an endpoint, the plan)",
+    2: "a usage or input error (a flag, a file, a folder, the configuration)",
+    3: "the build ended short of its size (the summary and report.md say why)",
+    4: "the budget ran out (what was accepted is written)",
+    130: "interrupted (Ctrl-C or SIGTERM; a build says how to resume)",
+}
+"""One exit code per failure family; every command's errors use these (``benchsmith --help``)."""
+
+
+def exit_codes_help() -> str:
+    """The exit-code table as ``--help`` text."""
+    return "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items())
+
+
 class BenchsmithError(Exception):
     """Base class of every error benchsmith raises on purpose."""
 
@@ -98,6 +114,8 @@ class StructuredOutputError(ModelError):
 class BudgetExceededError(BenchsmithError):
     """The run's budget (USD or tokens) is spent; no further model call is made."""
 
+    exit_code = 4
+
 
 class ReplayMissError(BenchsmithError):
     """A replayed run asked for a model call that is not in the run records."""
@@ -105,6 +123,8 @@ class ReplayMissError(BenchsmithError):
 
 class SystemDependencyError(BenchsmithError):
     """A system program benchsmith needs (espeak-ng, ffmpeg) is missing."""
+
+    exit_code = 2
 
 
 class ToolError(BenchsmithError):
@@ -131,6 +151,8 @@ class UnsafePathError(ToolError):
 
 class InputRejectedError(ToolError):
     """An input file is refused: missing, empty, too large, undecodable or truncated."""
+
+    exit_code = 2
 
 
 class ToolTimeoutError(ToolError):

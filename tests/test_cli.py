@@ -183,7 +183,7 @@ def test_tools_run_prints_provenance_and_refuses_bad_input(tmp_path):
         "--out",
         str(out),
     )
-    assert bad.returncode == 1
+    assert bad.returncode == 2  # an input error (see benchsmith --help)
     (line,) = bad.stderr.strip().splitlines()
     assert line.startswith("benchsmith: error: ") and "random.mp3" in line
 
@@ -214,7 +214,7 @@ def test_build_usage_errors_are_one_line(tmp_path, capsys):
     (taken / "mine.txt").write_text("keep")
     code = main(["build", "capitals", "--out", str(taken), "--quiet"])
     err = capsys.readouterr().err
-    assert code == 1 and err.count("\n") == 1
+    assert code == 2 and err.count("\n") == 1  # a usage error (see benchsmith --help)
     assert "is not empty; pass --resume" in err
     assert (taken / "mine.txt").read_text() == "keep"
 

@@ -135,3 +135,120 @@ def test_concurrency_limit_per_endpoint():
             t.join()
         assert server.request_count == 6
     assert state["peak"] == 2
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "url,why",
+    [
+        (f"http://127.0.0.1:{closed_port()}/v1", "connection refused"),
+        ("http://no-such-host.invalid/v1", "unknown host"),
+    ],
+    ids=["refused", "dns"],
+)
+def test_unreachable_endpoint_fails_fast_with_one_quick_retry(url, why):
+    from benchsmith.errors import ModelUnreachableError
+
+    runtime = make_runtime(url)  # the default 4 retries would take 7 s of backoff
+    sleeps: list[float] = []
+    runtime.retry.sleep = sleeps.append
+    model = runtime.for_role("design")
+    started = time.monotonic()
+    with pytest.raises(ModelUnreachableError, match=why) as info:
+        model.invoke(PROMPT)
+    assert time.monotonic() - started < 5.0
+    assert sleeps == [0.25]  # one quick retry, not the backoff ladder
+    assert str(info.value).startswith(f"{url} (fake-model): ")
+    assert "2 attempt(s)" in str(info.value)
+    # The endpoint is known to be down: the next call fails at once, without a request.
+    sleeps.clear()
+    with pytest.raises(ModelUnreachableError):
+        model.invoke([("user", "another prompt")])
+    assert sleeps == []
+
+
+def test_a_reset_connection_is_still_retried_with_backoff(fake_server):
+    from benchsmith.llm.retry import connection_failure
+
+    fake_server.script(Reply.disconnect(), Reply.disconnect(), Reply.text("ok"))
+    runtime = make_runtime(fake_server.base_url)
+    sleeps: list[float] = []
+    runtime.retry.sleep = sleeps.append
+    assert runtime.for_role("design").invoke(PROMPT).content == "ok"
+    assert len(sleeps) == 2 and 0.25 not in sleeps
+    assert connection_failure(ValueError("Connection refused")) is None
+
+
+def test_local_timeouts_grow_and_say_the_machine_is_busy():
+    from benchsmith.llm.retry import local_timeout_message
+    from benchsmith.llm.specs import parse_model_spec as parse
+
+    runtime = make_runtime("http://127.0.0.1:9/v1", timeout_s=10.0)
+    local = parse("local", env={})
+    assert runtime.request_timeout(local) == {"timeout": 10.0}
+    runtime.timed_out(local)
+    runtime.timed_out(local)
+    assert runtime.request_timeout(local) == {"timeout": 40.0}
+    for _ in range(5):
+        runtime.timed_out(local)
+    assert runtime.request_timeout(local) == {"timeout": 80.0}  # capped at 8x
+    remote = parse("fake@http://127.0.0.1:9/v1", env={})
+    assert runtime.request_timeout(remote) == {}
+    text = local_timeout_message(3)
+    assert "too busy" in text and "check that the endpoint is running" not in text
+
+
+def test_identical_requests_in_flight_are_paid_once(fake_server):
+    fake_server.script(Reply.text("ok", latency=0.5))
+    runtime = make_runtime(fake_server.base_url)
+    model = runtime.for_role("judge")
+    replies: list[str] = []
+    threads = [
+        threading.Thread(target=lambda: replies.append(model.invoke(PROMPT).content))
+        for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert replies == ["ok", "ok", "ok"]
+    assert fake_server.request_count == 1  # one paid call; the other two waited for it
+    usage = runtime.ledger.by_role["judge"]
+    assert usage.calls == 1 and usage.cached_calls == 2
+
+
+def test_a_waiter_tries_itself_when_the_request_it_waited_on_failed(fake_server):
+    fake_server.script(Reply.status(401), Reply.text("ok"))
+    model = make_runtime(fake_server.base_url).for_role("judge")
+    outcomes: list[str] = []
+
+    def call() -> None:
+        try:
+            outcomes.append(model.invoke(PROMPT).content)
+        except ModelRequestError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=call) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["ok", "refused"]
+    assert fake_server.request_count == 2
+
+
+def test_replay_without_records_says_so(tmp_path):
+    from benchsmith.errors import ReplayMissError
+
+    runtime = make_runtime("http://127.0.0.1:9/v1", run_dir=tmp_path, replay=True)
+    with pytest.raises(ReplayMissError, match="holds no recorded model calls") as info:
+        runtime.for_role("design").invoke(PROMPT)
+    assert "inputs changed" not in str(info.value)

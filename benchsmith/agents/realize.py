@@ -33,6 +33,7 @@ from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolPa
 from benchsmith.graph.state import Failure, Slot, SlotState, SlotStatus
 from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
+from benchsmith.stopping import check_stop
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.verify.duplicates import DuplicateIndex
 
@@ -553,6 +554,7 @@ def _failed(
 
 def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Take a solution-graph slot's computed problem as the draft."""
+    check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
     slot = state["slot"]
@@ -564,6 +566,7 @@ def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, An
 
 def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """The orchestration role decides the question's wording and the tools' parameters."""
+    check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
     slot = state["slot"]
@@ -582,6 +585,7 @@ def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str,
 
 def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Run the decision's tools (speech, image, audio, conversion) into a draft."""
+    check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
     done = ws.run_tools(state["slot"], state["decision"])
@@ -592,6 +596,7 @@ def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
 
 def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Check the draft; a failed draft's media leave the folder."""
+    check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
     draft = state["draft"]

@@ -11,6 +11,7 @@ with transient retries, usage and cost accounting, and the record.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -37,6 +38,7 @@ from benchsmith.llm.roles import ResolvedModel, resolve_role_models
 from benchsmith.llm.specs import ModelSpec, Role, StructuredMethod
 from benchsmith.llm.structured import structured_call
 from benchsmith.llm.usage import UsageLedger, price_for
+from benchsmith.stopping import check_stop
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -154,6 +156,9 @@ class LLMRuntime:
             sleep=sleep,
         )
         self._chat_models: dict[str, BaseChatModel] = {}
+        self._timeout_scale = 1.0
+        self.inflight: dict[str, threading.Event] = {}  # request key -> its reply is coming
+        self.inflight_lock = threading.Lock()
         self._seed_ledger_from_records()
 
     @classmethod
@@ -271,6 +276,22 @@ class LLMRuntime:
         self._chat_models[spec.text] = model
         return model
 
+    def request_timeout(self, spec: ModelSpec) -> dict[str, float]:
+        """The timeout of the next request to the embedded model (none for other endpoints).
+
+        The embedded model shares the machine's cores with everything else: each timeout
+        doubles the next one (up to 8x ``timeout_s``), so a loaded machine slows the build
+        down rather than aborting it.
+        """
+        if spec.provider != "local":
+            return {}
+        return {"timeout": self.settings.timeout_s * self._timeout_scale}
+
+    def timed_out(self, spec: ModelSpec) -> None:
+        """Note a timeout of the embedded model (the next request waits twice as long)."""
+        if spec.provider == "local":
+            self._timeout_scale = min(8.0, self._timeout_scale * 2)
+
     def concurrency_limit(self, spec: ModelSpec) -> int:
         """Requests allowed in flight at once to the spec's endpoint."""
         if spec.provider == "local":
@@ -339,12 +360,50 @@ class RoleModel:
             rt.ledger.add(self.role, input_tokens=0, output_tokens=0, price=None, cached=True)
             return _message_from_record(recorded), CallFacts.from_record(recorded, key_params)
         if rt.replay:
-            where = rt.records.path or "memory"
-            raise ReplayMissError(
-                f"replay: no recorded reply for a {self.role} call to {self.spec.text} "
-                f"(key {key[:12]}) in {where}; the run's inputs changed since it was recorded, "
-                "so run it without --replay"
+            raise ReplayMissError(self._replay_miss(key))
+        # Single flight: the same request already in flight is paid once; the others wait
+        # for its reply and are served from the records (or try themselves if it failed).
+        with rt.inflight_lock:
+            pending = rt.inflight.get(key)
+            if pending is None:
+                rt.inflight[key] = threading.Event()
+        if pending is not None:
+            pending.wait()
+            return self.invoke(messages, **params)
+        try:
+            return self._send(key, msgs, wire_messages, key_params, params)
+        finally:
+            with rt.inflight_lock:
+                rt.inflight.pop(key).set()
+
+    def _replay_miss(self, key: str) -> str:
+        """Why a replayed call has no record: no records at all, or not this call."""
+        rt = self.runtime
+        where = rt.records.path or "memory"
+        held = len(rt.records)
+        if held == 0:
+            return (
+                f"replay: {where} holds no recorded model calls (missing, empty or from "
+                "another folder), so nothing can be replayed; run it without --replay"
             )
+        return (
+            f"replay: no recorded reply for a {self.role} call to {self.spec.text} "
+            f"(key {key[:12]}) among the {held} call(s) in {where}: the run was stopped before "
+            "this call was answered, or its inputs changed since; run it without --replay"
+        )
+
+    def _send(
+        self,
+        key: str,
+        msgs: list[BaseMessage],
+        wire_messages: list,
+        key_params: dict[str, Any],
+        params: dict[str, Any],
+    ) -> AIMessage:
+        """Send one request (with retries), charge it and record it."""
+        rt = self.runtime
+        # Ctrl-C / SIGTERM: no new request once a stop is asked for (those in flight finish).
+        check_stop()
         price = price_for(self.spec, rt.prices)
         with rt.ledger.reserve(self.role, price):
             started = time.monotonic()
@@ -357,9 +416,12 @@ class RoleModel:
                 def one_request() -> AIMessage:
                     with semaphore:
                         try:
-                            reply = chat.invoke(msgs, **params)
+                            reply = chat.invoke(msgs, **params, **rt.request_timeout(self.spec))
                         except openai.LengthFinishReasonError as exc:
                             reply = _finish_error_message(exc.completion, "length")
+                        except openai.APITimeoutError:
+                            rt.timed_out(self.spec)
+                            raise
                         except openai.ContentFilterFinishReasonError:
                             reply = AIMessage(
                                 content="",

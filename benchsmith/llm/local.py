@@ -20,6 +20,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -62,14 +64,36 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    """Ask Linux to SIGTERM the server when benchsmith dies, even by SIGKILL."""
+    """Ask Linux to SIGKILL the server when benchsmith dies, even by SIGKILL.
+
+    SIGKILL, not SIGTERM: on SIGTERM the server's uvicorn first waits for the requests in
+    flight, which on a loaded machine took minutes; the server keeps nothing worth saving.
+    """
     try:
         import ctypes
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+_OWNER: ThreadPoolExecutor | None = None
+
+
+def _spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Run ``start`` (a ``Popen``) on one thread that lives as long as the process.
+
+    Linux sends the parent-death signal when the *thread* that forked the child ends, not
+    the process: a server started from a graph worker thread would be killed when that
+    worker's pool shuts down, and one started elsewhere would outlive nothing. The owner
+    thread idles until the process exits, so the server dies with benchsmith, and only then.
+    """
+    global _OWNER
+    with _SERVER_LOCK:
+        if _OWNER is None:
+            _OWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="benchsmith-server")
+    return _OWNER.submit(start).result()
 
 
 class LocalServer:
@@ -137,12 +161,15 @@ class LocalServer:
                 "False",
             ]
             started = time.monotonic()
-            self.process = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=self._log,
-                stderr=subprocess.STDOUT,
-                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            log = self._log
+            self.process = _spawn(
+                lambda: subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                )
             )
             _register_cleanup()
             self._wait_ready(started, timeout)
@@ -176,12 +203,16 @@ class LocalServer:
         return " | ".join(text[-limit:].splitlines()[-6:]) or "(empty log)"
 
     def stop(self) -> None:
-        """Stop the server (idempotent): SIGTERM, then SIGKILL after 5 s."""
+        """Stop the server (idempotent): SIGTERM, then SIGKILL after 1.5 s.
+
+        The wait is short on purpose: the server's graceful shutdown would wait for the
+        requests in flight, and benchsmith is leaving.
+        """
         proc, self.process = self.process, None
         if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
-                proc.wait(timeout=5)
+                proc.wait(timeout=1.5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)

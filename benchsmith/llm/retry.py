@@ -1,17 +1,20 @@
 """The one retry layer: transient endpoint errors, with backoff and a cap.
 
-Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, refused
-or reset connections, and a reply body that is not JSON. Final at once: 400, 401, 403, 404,
-422 and an exhausted quota (429 ``insufficient_quota``), each with a message that says what
-to fix. When the retries run out on a refused connection, an unknown host or no route to it,
-the error is a :class:`~benchsmith.errors.ModelUnreachableError` that says which. The OpenAI
-client's own retries are switched off (``max_retries=0``) so that no other layer retries.
+Transient: 429 (waiting as long as ``Retry-After`` asks), 408, 409, 5xx, timeouts, reset
+connections, and a reply body that is not JSON. Final at once: 400, 401, 403, 404, 422 and
+an exhausted quota (429 ``insufficient_quota``), each with a message that says what to fix.
+Unreachable (a refused connection, an unknown host, no route to it): one quick retry, then
+a :class:`~benchsmith.errors.ModelUnreachableError` that says which; once an endpoint is
+known to be down, later calls to it fail at once instead of each running the backoff
+ladder. The OpenAI client's own retries are switched off (``max_retries=0``) so that no
+other layer retries.
 """
 
 from __future__ import annotations
 
 import errno
 import json
+import os
 import random
 import socket
 import threading
@@ -126,6 +129,9 @@ def request_error(exc: openai.APIStatusError, spec: ModelSpec) -> ModelRequestEr
     return ModelRequestError(text, status_code=status, detail=server_message(exc))
 
 
+UNREACHABLE_RETRY_WAIT_S = 0.25
+"""The one wait before retrying an endpoint nothing answers at."""
+
 _NO_ROUTE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EADDRNOTAVAIL}
 
 
@@ -187,9 +193,12 @@ class RetryPolicy:
         self.base_wait_s = base_wait_s
         self.sleep = sleep
         self._rng = random.Random()
+        self._down: dict[str, str] = {}  # endpoint -> why nothing answers there
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
+        if exc is not None and connection_failure(exc):
+            return UNREACHABLE_RETRY_WAIT_S
         asked = retry_after_seconds(exc) if exc else None
         if asked is not None:
             return min(asked, self.max_wait_s)
@@ -210,6 +219,8 @@ class RetryPolicy:
             ModelRequestError: The endpoint refused the request (400, 401, ..., quota).
             ModelUnavailableError: Transient failures outlasted every retry.
         """
+        if spec.endpoint_key in self._down:
+            raise ModelUnreachableError(self._down[spec.endpoint_key])
         attempts = 0
 
         def attempt() -> T:
@@ -217,8 +228,13 @@ class RetryPolicy:
             attempts += 1
             return fn()
 
+        def worth_retrying(exc: BaseException) -> bool:
+            if connection_failure(exc):
+                return attempts < 2  # one quick retry: a server may be just starting
+            return is_transient(exc)
+
         retrying = Retrying(
-            retry=retry_if_exception(is_transient),
+            retry=retry_if_exception(worth_retrying),
             wait=self._wait,
             stop=stop_after_attempt(self.max_retries + 1),
             sleep=self.sleep,
@@ -235,7 +251,10 @@ class RetryPolicy:
             openai.APIResponseValidationError,
             json.JSONDecodeError,
         ) as exc:
-            raise self._unavailable(exc, spec, attempts) from exc
+            error = self._unavailable(exc, spec, attempts)
+            if isinstance(error, ModelUnreachableError):
+                self._down[spec.endpoint_key] = str(error)
+            raise error from exc
 
     @staticmethod
     def _unavailable(exc: BaseException, spec: ModelSpec, attempts: int) -> ModelUnavailableError:
@@ -256,6 +275,8 @@ class RetryPolicy:
                 detail=failure,
             )
         reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+        if isinstance(exc, openai.APITimeoutError) and spec.provider == "local":
+            return ModelUnavailableError(local_timeout_message(attempts))
         status = None
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
@@ -268,3 +289,17 @@ class RetryPolicy:
             status_code=status,
             detail=server_message(exc),
         )
+
+
+def local_timeout_message(attempts: int) -> str:
+    """Why the embedded model timed out: the machine is busy, not the endpoint down."""
+    cores = os.cpu_count() or 1
+    try:
+        load = f"load average {os.getloadavg()[0]:.1f} on {cores} core(s)"
+    except OSError:
+        load = f"{cores} core(s)"
+    return (
+        f"the embedded model did not answer in time ({attempts} attempt(s), each with a longer "
+        f"timeout; {load}): the machine is too busy for it; run one build at a time, lower "
+        "--concurrency, or raise [llm] timeout_s in benchsmith.toml"
+    )

@@ -229,22 +229,31 @@ def reviewer_view(item: Any) -> dict[str, Any]:
 
 
 def wall_time(run_dir: Path, started_at: float, ledger_times: list[float]) -> float:
-    """Seconds of work over every part of a build (a killed part ends at its last ledger line).
+    """Seconds of work over every part of a build; the current part runs to now.
 
-    ``run_dir/parts.jsonl`` holds the start of each part; the current part runs to now.
+    ``run_dir/parts.jsonl`` holds the start of each part and, when the part ended by
+    itself (finished, failed, Ctrl-C), its end. A part killed with no end line ends at its
+    last ledger line (or counts nothing when it finished no slot).
     """
     starts: list[float] = []
+    ends: list[float] = []
     path = Path(run_dir) / "parts.jsonl"
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
-                starts.append(float(json.loads(line)["start"]))
+            with contextlib.suppress(json.JSONDecodeError, TypeError, ValueError, AttributeError):
+                entry = json.loads(line)
+                if "start" in entry:
+                    starts.append(float(entry["start"]))
+                elif "end" in entry:
+                    ends.append(float(entry["end"]))
     starts = sorted(t for t in starts if t < started_at - 1e-6)
     total = time.time() - started_at
     bounds = [*starts, started_at]
     for begin, nxt in zip(bounds, bounds[1:], strict=False):
-        ends = [t for t in ledger_times if begin <= t < nxt]
-        total += (max(ends) - begin) if ends else 0.0
+        marked = [t for t in ends if begin <= t <= nxt]
+        last = [t for t in ledger_times if begin <= t < nxt]
+        end = max(marked) if marked else (max(last) if last else begin)
+        total += end - begin
     return round(total, 3)
 
 

@@ -518,17 +518,27 @@ def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):
         "run_dir": str(out / ".run"),
         "catalog_dir": str(tmp_path / "catalog"),
     }
-    # The build dies in preflight, before any graph node could write the plan.
+    # The build dies in preflight, before any graph node could write the plan: the plan
+    # is on disk from the start (so a build killed at once resumes from it) ...
+    seen: dict[str, object] = {}
+
+    def spy(node: str, update: dict) -> None:
+        seen.setdefault("spec_on_disk", (out / "spec.json").is_file())
+
     with pytest.raises(ModelSpecError):
         build_benchmark(
             out=out,
             config=RunConfig(model="gpt4", paths=RunPaths(**paths)),
             spec=spec,
+            progress=spy,
         )
-    assert json.loads((out / "spec.json").read_text()) == spec.model_dump(mode="json")
+    # ... and a build that failed before any work leaves nothing behind, so the same call
+    # works again without resume.
+    assert not out.exists()
     config = RunConfig(paths=RunPaths(**paths))
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
     install(config, router)
-    result = build_benchmark(out=out, config=config, resume=True)  # no --spec: from disk
+    result = build_benchmark(out=out, config=config, spec=spec, progress=spy)
     register_runtime(config, None)
+    assert seen["spec_on_disk"] is True  # before the first node finished
     assert result.items == 2 and "SubtaskProposal" not in router.prompts

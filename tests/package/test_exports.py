@@ -712,3 +712,19 @@ def test_wall_time_sums_every_part_of_a_resumed_build(tmp_path):
     total = wall_time(run, started_at=now - 100, ledger_times=ledger_times)
     assert 699 <= total <= 705  # 600 s of the killed part + the 100 s of this one
     assert wall_time(tmp_path / "none", started_at=now - 10, ledger_times=[]) < 12
+
+
+def test_wall_time_counts_a_part_that_ended_by_itself_in_full(tmp_path):
+    import json as _json
+    import time as _time
+
+    from benchsmith.package.writer import wall_time
+
+    now = _time.time()
+    run = tmp_path / ".run"
+    run.mkdir()
+    # 40 minutes of planning stopped by Ctrl-C (an end line, no ledger line), then a resume.
+    lines = [{"start": now - 3000}, {"end": now - 600}, {"start": now - 60}]
+    (run / "parts.jsonl").write_text("".join(_json.dumps(x) + "\n" for x in lines))
+    total = wall_time(run, started_at=now - 60, ledger_times=[now - 30])
+    assert 2459 <= total <= 2465  # 2400 s of the stopped part + the 60 s of this one
