@@ -369,7 +369,7 @@ class RoleModel:
                 rt.inflight[key] = threading.Event()
         if pending is not None:
             pending.wait()
-            return self.invoke(messages, **params)
+            return self.call(messages, **params)
         try:
             return self._send(key, msgs, wire_messages, key_params, params)
         finally:
@@ -399,8 +399,8 @@ class RoleModel:
         wire_messages: list,
         key_params: dict[str, Any],
         params: dict[str, Any],
-    ) -> AIMessage:
-        """Send one request (with retries), charge it and record it."""
+    ) -> tuple[AIMessage, CallFacts]:
+        """Send one request (with retries), charge it and record it; the reply and its facts."""
         rt = self.runtime
         # Ctrl-C / SIGTERM: no new request once a stop is asked for (those in flight finish).
         check_stop()
