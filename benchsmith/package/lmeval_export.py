@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.errors import ExportError
 from benchsmith.package.inspect_export import (
     INSTRUCTIONS,
     MC_INSTRUCTION,
@@ -42,10 +42,6 @@ from benchsmith.spec import BenchmarkSpec
 
 LMEVAL_DIR = "lmeval"
 DEFAULT_MAX_GEN_TOKS = 256
-
-
-class ExportError(BenchsmithError):
-    """A benchmark folder cannot be exported (missing or malformed ``data/test.jsonl``)."""
 
 
 @dataclass
