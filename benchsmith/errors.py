@@ -165,3 +165,7 @@ class ToolUnavailableError(ToolError):
 
 class PostconditionError(ToolError):
     """A tool's output missed its own post-condition (e.g. SNR off by more than 0.5 dB)."""
+
+
+class ExportError(BenchsmithError):
+    """A benchmark folder cannot be exported (missing or malformed ``data/test.jsonl``, media)."""

@@ -1,10 +1,10 @@
 """Writing files safely: canonical JSON, whole-line JSONL appends and atomic replacement.
 
 Every file benchsmith writes goes through here, so there is one answer to "can a reader
-see half a file?" (no: :func:`atomic_write`, :func:`atomic_lines`, :func:`atomic_path`
-write a temporary file in the target's folder, fsync it and rename it into place) and
-to "can a killed process leave half a line?" (at most the last, which readers drop:
-:func:`append_jsonl`). A leaf module: it imports nothing of benchsmith.
+see half a file?" (no: :func:`atomic_write`, :func:`atomic_lines`, :func:`atomic_path` and
+:func:`atomic_hashed_path` write a temporary file in the target's folder, fsync it and
+rename it into place) and to "can a killed process leave half a line?" (at most the last,
+which readers drop: :func:`append_jsonl`). A leaf module: it imports nothing of benchsmith.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,6 +83,44 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@dataclass
+class HashedPath:
+    """A file being written by :func:`atomic_hashed_path`: where to write it, where it went."""
+
+    tmp: Path
+    path: Path | None = None
+
+
+@contextlib.contextmanager
+def atomic_hashed_path(
+    folder: str | os.PathLike[str], stem: str, suffix: str, digits: int = 12
+) -> Iterator[HashedPath]:
+    """A temporary file in ``folder`` that becomes ``folder/STEM-DIGEST SUFFIX`` at the end.
+
+    ``DIGEST`` is the first ``digits`` hex digits of the finished file's SHA-256, so the name
+    changes exactly when the bytes do (a reader that caches by file name, as Hugging Face
+    ``datasets`` does for a local folder, never sees stale data), and the same bytes get the
+    same name. Like :func:`atomic_path`, the file is fsynced and renamed into place on
+    success and removed on failure; ``.path`` holds the final path afterwards.
+    """
+    target = Path(folder)
+    target.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target, prefix=f".{stem}.", suffix=".tmp")
+    os.close(fd)
+    out = HashedPath(tmp=Path(name))
+    try:
+        yield out
+        digest = hashlib.sha256()
+        with open(out.tmp, "rb+") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+            os.fsync(fh.fileno())
+        out.path = target / f"{stem}-{digest.hexdigest()[:digits]}{suffix}"
+        os.replace(out.tmp, out.path)
+    finally:
+        out.tmp.unlink(missing_ok=True)
 
 
 def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:

@@ -96,6 +96,32 @@ class Item(BaseModel):
                         found.append(("audio", p.audio))
         return found
 
+    def user_text(self) -> str:
+        """The text of the user's turns: the input string, or the user messages' text parts."""
+        if isinstance(self.input, str):
+            return self.input
+        out = []
+        for message in self.input:
+            if message.role != "user":
+                continue
+            if isinstance(message.content, str):
+                out.append(message.content)
+            else:
+                out.extend(p.text for p in message.content if isinstance(p, TextPart))
+        return "\n".join(out)
+
+    def modalities(self) -> list[str]:
+        """The input's modalities, in the order text, image, audio.
+
+        ``metadata.modalities`` when it declares them, else text plus the kinds of the
+        input's media parts.
+        """
+        declared = self.metadata.get("modalities")
+        if isinstance(declared, list) and declared and all(isinstance(m, str) for m in declared):
+            return [m for m in ("text", "image", "audio") if m in declared] or list(declared)
+        kinds = {kind for kind, _ in self.media_paths()}
+        return ["text", *[m for m in ("image", "audio") if m in kinds]]
+
     def answer_text(self) -> str:
         """The correct answer as text (the chosen choice for multiple choice)."""
         if self.choices:

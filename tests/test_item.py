@@ -46,3 +46,28 @@ def test_plain_text_item_and_unknown_fields():
                 "target": "a",
             }
         )
+
+
+def test_user_text_and_modalities():
+    item = Item(
+        id="x",
+        input=[
+            {"role": "system", "content": "Be brief."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "audio", "audio": "media/x.wav"},
+                    {"type": "text", "text": "Listen."},
+                    {"type": "image", "image": "media/x.png"},
+                ],
+            },
+        ],
+        target="y",
+    )
+    assert item.user_text() == "Listen."  # the system turn is not the user's text
+    assert item.input_text() == "Be brief.\nListen."
+    assert item.modalities() == ["text", "image", "audio"]  # from the parts, in this order
+    item.metadata["modalities"] = ["audio", "text"]
+    assert item.modalities() == ["text", "audio"]  # declared ones win, in the same order
+    plain = Item(id="p", input="Capital of France?", target="Paris")
+    assert (plain.user_text(), plain.modalities()) == ("Capital of France?", ["text"])

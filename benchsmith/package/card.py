@@ -1,9 +1,14 @@
 """The benchmark's Hugging Face dataset card (``BENCH/README.md``).
 
-:func:`render_card` writes YAML front matter (``configs:`` pointing at ``data/test.jsonl``,
-``pretty_name``, ``language``, ``size_categories``, ``task_categories``, ``license``,
-``tags``) and a Markdown body: the intent, a subtask table, counts, the source datasets with
-their licenses and provenance, the two exports and how to run them, and the item format.
+:func:`render_card` writes YAML front matter and a Markdown body. The front matter holds
+``configs:`` (the ``default`` config, which ``load_dataset(BENCH)`` loads, is the Hugging
+Face split ``data/hf/test-DIGEST.parquet``; the ``inspect`` config is the items of
+``data/test.jsonl`` in ``data/inspect/test-DIGEST.parquet``; see
+:mod:`benchsmith.package.hf_export`), ``dataset_info`` (the ``default`` config's features),
+``pretty_name``, ``language``, ``size_categories``, ``task_categories``, ``license`` and
+``tags``. The body: the intent, a subtask table, counts, the source datasets with their
+licenses and provenance, the exports and how to run them (audio decoding included), and the
+columns and item format.
 
 Free text (the intent, subtask and source descriptions, licenses) comes from users, models
 and dataset files, so it is treated as untrusted: the front matter is written by
@@ -23,6 +28,14 @@ import yaml
 
 from benchsmith.catalog.cards import DatasetCard
 from benchsmith.item import NUMERIC_TOLERANCE, Item
+from benchsmith.package.hf_export import (
+    HF_COLUMNS,
+    HF_CONFIG,
+    INSPECT_CONFIG,
+    SPLIT,
+    SPLIT_GLOBS,
+    features_yaml,
+)
 from benchsmith.package.inspect_export import INSPECT_TASK_FILE, MAX_RETRIES
 from benchsmith.spec import BenchmarkSpec
 
@@ -30,6 +43,11 @@ if TYPE_CHECKING:
     from benchsmith.package.lmeval_export import LmEvalExport
 
 DATA_FILE = "data/test.jsonl"
+_JSONL_NOTE = (
+    "(`datasets` reads every config of a folder with the file format of its first config, "
+    "huggingface/datasets#7101, so the jsonl itself cannot be a config beside the Parquet "
+    "default: the `inspect` config holds its items, row for row, in Parquet.)"
+)
 
 # License identifiers the Hub knows (a subset: the ones datasets mostly carry).
 HUB_LICENSES = frozenset(
@@ -79,6 +97,11 @@ class CardStats:
         title: A human title (``pretty_name``); None derives one from the intent.
         acceptance_rate: Share of candidates that passed verification, if known.
         summary: Other figures worth a line each (``{"LLM calls": 412}``).
+        extra_media: Items with more than one image or more than one audio clip (the
+            Hugging Face split's columns hold the first of each kind).
+        hf_files: The file of each config (``default``, ``inspect``) as written by
+            :func:`benchsmith.package.hf_export.write_hf_split`; a config missing here is
+            shown as a pattern.
     """
 
     n_items: int
@@ -92,14 +115,12 @@ class CardStats:
     title: str | None = None
     acceptance_rate: float | None = None
     summary: dict[str, str | int | float] = field(default_factory=dict)
+    extra_media: int = 0
+    hf_files: dict[str, str] = field(default_factory=dict)
 
-
-def _modalities(item: Item) -> list[str]:
-    declared = item.metadata.get("modalities")
-    if isinstance(declared, list) and declared and all(isinstance(m, str) for m in declared):
-        return [m for m in ("text", "image", "audio") if m in declared] or list(declared)
-    kinds = {kind for kind, _ in item.media_paths()}
-    return ["text", *[m for m in ("image", "audio") if m in kinds]]
+    def data_file(self, config: str) -> str:
+        """The file of a Hugging Face config (its pattern when it is not written yet)."""
+        return self.hf_files.get(config) or SPLIT_GLOBS[config]
 
 
 def card_stats(
@@ -111,6 +132,7 @@ def card_stats(
     title: str | None = None,
     acceptance_rate: float | None = None,
     summary: Mapping[str, str | int | float] | None = None,
+    hf_files: Mapping[str, str] | None = None,
 ) -> CardStats:
     """Count the items for the card (one pass; items may be a generator).
 
@@ -124,6 +146,7 @@ def card_stats(
         title: A human title.
         acceptance_rate: Share of candidates that passed verification.
         summary: Other figures to show.
+        hf_files: The file of each Hugging Face config, as written.
 
     Returns:
         The card's figures.
@@ -131,13 +154,15 @@ def card_stats(
     by_subtask: Counter[str] = Counter()
     by_modality: Counter[str] = Counter()
     by_language: Counter[str] = Counter()
-    n = 0
+    n = extra_media = 0
     for raw in items:
         item = raw if isinstance(raw, Item) else Item.model_validate(raw)
         n += 1
         by_subtask[str(item.metadata.get("subtask") or "unknown")] += 1
-        by_modality["+".join(_modalities(item))] += 1
+        by_modality["+".join(item.modalities())] += 1
         by_language[str(item.metadata.get("language") or "unknown")] += 1
+        kinds = [kind for kind, _ in item.media_paths()]
+        extra_media += kinds.count("image") > 1 or kinds.count("audio") > 1
     written = lmeval is not None and lmeval.yaml_path is not None
     return CardStats(
         n_items=n,
@@ -151,6 +176,8 @@ def card_stats(
         title=title,
         acceptance_rate=acceptance_rate,
         summary=dict(summary or {}),
+        extra_media=extra_media,
+        hf_files=dict(hf_files or {}),
     )
 
 
@@ -267,8 +294,22 @@ def front_matter(
     """The card's YAML metadata, as a dict."""
     license_id, _ = card_license(sources)
     meta: dict[str, Any] = {
+        # `default` comes first: datasets picks one builder for every config from the first
+        # config's files (both are Parquet), and loads `default` when no name is given.
         "configs": [
-            {"config_name": "default", "data_files": [{"split": "test", "path": DATA_FILE}]}
+            {
+                "config_name": config,
+                "data_files": [{"split": SPLIT, "path": stats.data_file(config)}],
+            }
+            for config in (HF_CONFIG, INSPECT_CONFIG)
+        ],
+        # Features of the default config only: the inspect config's Json() columns are
+        # described by its Parquet file, so a datasets without Json() can still read the card.
+        "dataset_info": [
+            {
+                "config_name": HF_CONFIG,
+                "features": features_yaml(),
+            }
         ],
         "pretty_name": pretty_name(spec, stats),
     }
@@ -380,7 +421,9 @@ def _exports_section(stats: CardStats) -> str:
     lines = [
         "## Exports",
         "",
-        f"- **Hugging Face datasets**: all {stats.n_items} items.",
+        f"- **Hugging Face datasets**: all {stats.n_items} items, in one schema for every "
+        "benchsmith benchmark with the images and audio embedded (config `default`), and as "
+        "Inspect-style items (config `inspect`).",
         f"- **Inspect AI task** (`{INSPECT_TASK_FILE}`): all {stats.n_items} items, as they "
         "are (text, image and audio input), scored per answer format.",
     ]
@@ -397,13 +440,7 @@ def _exports_section(stats: CardStats) -> str:
         )
     lines += [
         "",
-        "### Load with datasets",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "",
-        f'ds = load_dataset("{bench}", split="test")  # a local folder or a Hub repo id',
-        "```",
+        *_load_section(stats, bench),
         "",
         "### Run with Inspect AI",
         "",
@@ -453,16 +490,87 @@ def _exports_section(stats: CardStats) -> str:
     return "\n".join(lines)
 
 
-_FORMAT_SECTION = """\
-## Item format
+def _load_section(stats: CardStats, bench: str) -> list[str]:
+    """How to load the folder with ``datasets``, media and audio decoding included."""
+    audio = any("audio" in combo.split("+") for combo in stats.by_modality)
+    imports = (
+        "from datasets import Audio, load_dataset" if audio else "from datasets import load_dataset"
+    )
+    cast = (
+        ['ds = ds.cast_column("audio", Audio(decode=False))  # see "Audio" below'] if audio else []
+    )
+    lines = [
+        "### Load with datasets",
+        "",
+        f"`load_dataset` reads the `{HF_CONFIG}` config (`{stats.data_file(HF_CONFIG)}`): the "
+        "columns below, the same for every benchsmith benchmark (so `concatenate_datasets` "
+        "joins two of them), with each item's image and audio embedded:",
+        "",
+        "```python",
+        imports,
+        "",
+        f'ds = load_dataset("{bench}", split="test")  # a local folder or a Hub repo id',
+        *cast,
+        'ds[0]["image"]  # a PIL.Image.Image, or None for an item without an image',
+        "```",
+        "",
+        f'The Inspect-style items are the `{INSPECT_CONFIG}` config: `load_dataset("{bench}", '
+        f'"{INSPECT_CONFIG}", split="test")` gives the fields of `{DATA_FILE}` (`input` and '
+        f"`metadata` decoded from JSON). {_JSONL_NOTE} To read the jsonl itself: "
+        f'`load_dataset("json", data_files="{bench}/{DATA_FILE}", split="train")`.',
+        "",
+        "### Audio",
+        "",
+    ]
+    if not audio:
+        lines.append(
+            "No item has audio: the `audio` column is null throughout, so no audio decoder is "
+            "needed."
+        )
+        return lines
+    return [
+        *lines,
+        "`datasets` 4.0 and later (checked with 5.2.0) decode an `Audio` column with "
+        "`torchcodec`, which needs PyTorch and FFmpeg's shared libraries "
+        '(`pip install torch torchcodec`). With them, `ds[0]["audio"]` (without the cast above) '
+        'is a torchcodec `AudioDecoder`: `["array"]` and `["sampling_rate"]` give the samples '
+        "(mixed down to mono) and their rate, `.get_all_samples()` every channel. Without "
+        "torchcodec, reading a row whose audio is set raises `ImportError: To support decoding "
+        "audio data, please install 'torchcodec'.`, so cast the column as above and decode the "
+        "embedded bytes (the file as it is in `media/`) yourself, for instance with `soundfile` "
+        "(`pip install soundfile`; its wheels bundle libsndfile, which reads WAV, FLAC, OGG and "
+        "MP3):",
+        "",
+        "```python",
+        "import io",
+        "",
+        "import soundfile",
+        "",
+        "row = ds[0]",
+        'if row["audio"] is not None:',
+        '    samples, sampling_rate = soundfile.read(io.BytesIO(row["audio"]["bytes"]))',
+        "```",
+    ]
 
-`data/test.jsonl` holds one JSON object a line:
+
+_FEATURE_NAMES = {
+    "string": "string",
+    "strings": "list of string",
+    "image": "`Image()`",
+    "audio": "`Audio()`",
+    "json": "`Json()`",
+}
+
+_JSONL_FORMAT = f"""\
+### `{DATA_FILE}` (Inspect-style)
+
+One JSON object a line (Inspect AI, lm-evaluation-harness and `benchsmith eval` read it):
 
 - `id`: unique item id.
 - `input`: the prompt, a string or chat messages
-  (`{"role": "user", "content": [parts]}`) whose parts are `{"type": "text", "text": ...}`,
-  `{"type": "image", "image": "media/x.png"}` or
-  `{"type": "audio", "audio": "media/x.wav", "format": "wav"}`; media paths are relative to
+  (`{{"role": "user", "content": [parts]}}`) whose parts are `{{"type": "text", "text": ...}}`,
+  `{{"type": "image", "image": "media/x.png"}}` or
+  `{{"type": "audio", "audio": "media/x.wav", "format": "wav"}}`; media paths are relative to
   this folder and every file is in `media/`.
 - `choices`: the options of a multiple-choice item, else null.
 - `target`: the letter of the right choice (`A`, `B`, ...) when there are choices, else the
@@ -473,8 +581,53 @@ _FORMAT_SECTION = """\
   verdicts.
 
 `spec.json` is the plan the items were built from (subtasks, groundings, quotas), and
-`report.json` tells how the build went.
-"""
+`report.json` tells how the build went."""
+
+
+def _format_section(stats: CardStats) -> str:
+    """The data files, the ``default`` config's columns and the jsonl's item format."""
+    columns = _table(
+        ["column", "feature", "holds"],
+        [(f"`{c.name}`", _FEATURE_NAMES[c.kind], c.doc) for c in HF_COLUMNS],
+    )
+    files = _table(
+        ["config", "file", "holds"],
+        [
+            (
+                f"`{HF_CONFIG}`",
+                f"`{stats.data_file(HF_CONFIG)}`",
+                "the Hugging Face split (columns below)",
+            ),
+            (
+                f"`{INSPECT_CONFIG}`",
+                f"`{stats.data_file(INSPECT_CONFIG)}`",
+                f"the items of `{DATA_FILE}`, row for row, in its own fields",
+            ),
+            ("", f"`{DATA_FILE}`", "the items, Inspect-style (the source of both)"),
+            ("", "`media/`", "every image and audio file an item refers to"),
+        ],
+    )
+    media = (
+        "An item without an image or without audio has null in that column. benchsmith gives "
+        "an item at most one image and one audio clip (one per input modality); an item with "
+        "more (only a hand-written one can have them) keeps its first of each kind in these "
+        f"columns, and all of them in `input` (the `{INSPECT_CONFIG}` config and `{DATA_FILE}`)."
+    )
+    if stats.extra_media:
+        media += (
+            f" {stats.extra_media} item(s) here have more than one image or audio clip: "
+            f"their other media are only in `input`."
+        )
+    return "\n\n".join(
+        [
+            "## Data files and item format",
+            files,
+            f"### Columns of the `{HF_CONFIG}` config",
+            columns,
+            media,
+            _JSONL_FORMAT,
+        ]
+    )
 
 
 def render_card(spec: BenchmarkSpec, stats: CardStats, sources: Sequence[DatasetCard]) -> str:
@@ -504,6 +657,6 @@ def render_card(spec: BenchmarkSpec, stats: CardStats, sources: Sequence[Dataset
         _size_section(stats),
         _sources_section(spec, sources),
         _exports_section(stats),
-        _FORMAT_SECTION.rstrip(),
+        _format_section(stats),
     ]
     return f"---\n{meta}---\n\n" + "\n\n".join(sections) + "\n"

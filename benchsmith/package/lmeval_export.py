@@ -33,17 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.errors import BenchsmithError
+from benchsmith.errors import ExportError
 from benchsmith.package.inspect_export import scoring_source, task_name
 from benchsmith.package.item_prompt import media_kinds, prompt_messages, prompt_source
 from benchsmith.spec import BenchmarkSpec
 
 LMEVAL_DIR = "lmeval"
 DEFAULT_MAX_GEN_TOKS = 256
-
-
-class ExportError(BenchsmithError):
-    """A benchmark folder cannot be exported (missing or malformed ``data/test.jsonl``)."""
 
 
 @dataclass

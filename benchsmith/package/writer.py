@@ -3,8 +3,10 @@
 From the build ledger it writes, each file atomically (a temporary file, then
 ``os.replace``): ``data/test.jsonl`` (accepted items in id order), ``rejects.jsonl``,
 ``spec.json``, ``report.json`` and ``report.md``, the Hugging Face dataset card
-``README.md``, the Inspect AI task file and the lm-evaluation-harness task. Media files no
-accepted item refers to (left by a killed attempt) are removed from ``media/``.
+``README.md`` with its Parquet split (``data/hf/test-DIGEST.parquet``, media embedded, and
+the Inspect-style ``data/inspect/test-DIGEST.parquet``), the Inspect AI task file and the
+lm-evaluation-harness task. Media files no accepted item refers to (left by a killed
+attempt) are removed from ``media/``.
 Writing the same ledger again produces the same files, and a finished build whose ledger
 has not changed is left untouched.
 """
@@ -533,7 +535,11 @@ def write_package(
             old = json.loads(report_path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError):
             old = None
-        if isinstance(old, dict) and old.get("ledger_fingerprint") == fingerprint:
+        if (
+            isinstance(old, dict)
+            and old.get("ledger_fingerprint") == fingerprint
+            and _hf_split_in_place(bench_dir, old)
+        ):
             return old
     data = write_data(bench_dir, ledger, review)
     n_items = data.n_items
@@ -630,6 +636,20 @@ def write_package(
     return report
 
 
+def _hf_split_in_place(bench_dir: Path, report: dict[str, Any]) -> bool:
+    """Whether the Hugging Face split files the report names are there.
+
+    A folder packaged before the split existed (or whose split files were deleted) is
+    packaged again, to get them.
+    """
+    configs = ((report.get("exports") or {}).get("hf_datasets") or {}).get("configs")
+    return (
+        isinstance(configs, dict)
+        and bool(configs)
+        and all(isinstance(f, str) and (bench_dir / f).is_file() for f in configs.values())
+    )
+
+
 def human_section(pool: list[Any], review: HumanReview) -> dict[str, Any] | None:
     """Human acceptance of the reviewed items (rejected ones included), or None unreviewed."""
     if review.journal is None:
@@ -684,11 +704,17 @@ def write_exports(
     acceptance_rate: float | None,
     summary: dict[str, Any],
 ) -> dict[str, Any]:
-    """Write the lm-eval task, the Inspect task file and the dataset card; what each covers."""
+    """Write the exports and the dataset card; what each covers.
+
+    The exports: the Hugging Face split (and the Inspect-style config beside it), the lm-eval
+    task and the Inspect task file.
+    """
     from benchsmith.package.card import card_stats, render_card
+    from benchsmith.package.hf_export import remove_stale, write_hf_split
     from benchsmith.package.inspect_export import write_inspect_task
     from benchsmith.package.lmeval_export import write_lmeval_task
 
+    hf = write_hf_split(bench_dir)
     lmeval = write_lmeval_task(bench_dir, spec)
     inspect_path = write_inspect_task(bench_dir, spec)
     stats = card_stats(
@@ -697,8 +723,10 @@ def write_exports(
         bench_name=bench_dir.name,
         acceptance_rate=acceptance_rate,
         summary=summary,
+        hf_files=hf.files,
     )
     atomic_write(bench_dir / "README.md", render_card(spec, stats, sources))
+    remove_stale(bench_dir, hf.files)  # only now: the old card pointed at them
     return {
         "inspect": {
             "file": inspect_path.relative_to(bench_dir).as_posix(),
@@ -713,7 +741,13 @@ def write_exports(
             "skipped": lmeval.skip_reasons,
             "note": lmeval.message,
         },
-        "hf_datasets": {"card": "README.md", "data_files": DATA_FILE, "items": stats.n_items},
+        "hf_datasets": {
+            "card": "README.md",
+            "configs": hf.files,
+            "items": hf.n_items,
+            "images": hf.n_images,
+            "audio": hf.n_audio,
+        },
     }
 
 

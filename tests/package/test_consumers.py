@@ -6,7 +6,8 @@ audio short-answer item and one with both image and audio. Each consumer runs as
 subprocess from another working directory against the embedded model (SmolLM2-135M through
 llama.cpp's OpenAI-compatible server):
 
-- ``datasets.load_dataset(BENCH)`` reads every item through the card's ``configs:``;
+- ``datasets.load_dataset(BENCH)`` reads every item through the card's ``configs:``: the
+  Hugging Face split by default (media decoded), the Inspect-style items as ``inspect``;
 - ``inspect eval`` runs every item through ``inspect_task.py``;
 - ``lm_eval`` runs exactly the text-only items through ``lmeval/``.
 """
@@ -24,6 +25,7 @@ from PIL import Image
 from benchsmith.item import Item
 from benchsmith.llm.local import local_server, server_available
 from benchsmith.package.card import card_stats, render_card
+from benchsmith.package.hf_export import write_hf_split
 from benchsmith.package.inspect_export import task_name, write_inspect_task
 from benchsmith.package.lmeval_export import LmEvalExport, write_lmeval_task
 from benchsmith.spec import BenchmarkSpec
@@ -168,8 +170,13 @@ def build_bench(root: Path) -> tuple[Path, BenchmarkSpec, LmEvalExport]:
     (bench / "spec.json").write_text(spec.model_dump_json(indent=2), encoding="utf-8")
     write_inspect_task(bench, spec)
     export = write_lmeval_task(bench, spec)
+    hf = write_hf_split(bench)
     stats = card_stats(
-        items, lmeval=export, inspect_task=task_name(bench, spec), bench_name=bench.name
+        items,
+        lmeval=export,
+        inspect_task=task_name(bench, spec),
+        bench_name=bench.name,
+        hf_files=hf.files,
     )
     (bench / "README.md").write_text(render_card(spec, stats, []), encoding="utf-8")
     return bench, spec, export
@@ -195,7 +202,9 @@ _run = run_checked
 LOAD = """
 import json, sys
 import datasets
-ds = datasets.load_dataset(sys.argv[1], split="test")
+ds = datasets.load_dataset(sys.argv[1], "inspect", split="test")
+hf = datasets.load_dataset(sys.argv[1], split="test")
+hf = hf.cast_column("audio", datasets.Audio(decode=False))
 print(json.dumps({
     "ids": list(ds["id"]),
     "features": {k: type(v).__name__ for k, v in ds.features.items()},
@@ -203,6 +212,12 @@ print(json.dumps({
     "choices": [row["choices"] for row in ds],
     "targets": list(ds["target"]),
     "subtasks": [row["metadata"]["subtask"] for row in ds],
+    "hf_ids": list(hf["id"]),
+    "hf_features": {k: type(v).__name__ for k, v in hf.features.items()},
+    "images": [type(row["image"]).__name__ for row in hf],
+    "audio": [row["audio"]["path"] if row["audio"] else None for row in hf],
+    "hf_choices": list(hf["choices"]),
+    "answers": list(hf["answer"]),
 }))
 """
 
@@ -218,10 +233,20 @@ def test_datasets_loads_every_item_through_the_card(bench, tmp_path):
     assert loaded["targets"] == [i.target for i in items]
     assert loaded["subtasks"] == [i.metadata["subtask"] for i in items]
     assert loaded["choices"] == [i.choices for i in items]
-    # datasets 5.x stores the mixed str / chat-message `input` (and `metadata`) as Json and
-    # gives back the original values.
+    # The inspect config stores the mixed str / chat-message `input` (and `metadata`) as
+    # Json and gives back the original values.
     assert loaded["features"]["input"] == "Json"
     assert loaded["inputs"] == [i.model_dump(mode="json")["input"] for i in items]
+    # The default config: the same items, the media embedded and decoded.
+    assert loaded["hf_ids"] == loaded["ids"]
+    assert (loaded["hf_features"]["image"], loaded["hf_features"]["audio"]) == ("Image", "Audio")
+    with_image = {"img-1", "both-1"}
+    assert loaded["images"] == ["PngImageFile" if i.id in with_image else "NoneType" for i in items]
+    assert loaded["audio"] == [
+        {"aud-1": "media/q.wav", "both-1": "media/c.wav"}.get(i.id) for i in items
+    ]
+    assert loaded["hf_choices"] == [i.choices or [] for i in items]
+    assert loaded["answers"] == [i.answer_text() for i in items]
 
 
 def test_inspect_runs_every_item_and_sends_the_media(bench, base_url, tmp_path):

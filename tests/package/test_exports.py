@@ -28,6 +28,7 @@ from benchsmith.package.card import (
     render_card,
     size_category,
 )
+from benchsmith.package.hf_export import features_yaml
 from benchsmith.package.inspect_export import (
     choice_letter,
     first_number,
@@ -206,12 +207,27 @@ def table_rows(body: str, header_start: str) -> list[list[str]]:
 
 # -- the card ---------------------------------------------------------------------------------
 def test_card_front_matter_parses_and_holds_configs_and_license(tmp_path):
-    stats = card_stats(ITEMS, bench_name="chart-reading", acceptance_rate=0.8)
+    files = {"default": "data/hf/test-0123.parquet", "inspect": "data/inspect/test-4567.parquet"}
+    stats = card_stats(ITEMS, bench_name="chart-reading", acceptance_rate=0.8, hf_files=files)
     sources = [make_source("ds-charts", "CC BY 4.0"), make_source("ds-facts", "cc-by-4.0")]
     text = render_card(make_spec(), stats, sources)
     meta, body = split_card(text)
+    # The Hugging Face split is the default config; the Inspect-style items a named one.
     assert meta["configs"] == [
-        {"config_name": "default", "data_files": [{"split": "test", "path": "data/test.jsonl"}]}
+        {"config_name": "default", "data_files": [{"split": "test", "path": files["default"]}]},
+        {"config_name": "inspect", "data_files": [{"split": "test", "path": files["inspect"]}]},
+    ]
+    (info,) = meta["dataset_info"]
+    assert info == {"config_name": "default", "features": features_yaml()}
+    assert [f["name"] for f in info["features"]] == [
+        "id", "question", "choices", "target", "answer", "subtask", "language", "difficulty",
+        "modality", "image", "audio", "metadata",
+    ]  # fmt: skip
+    # Before the split is written, a card shows each config's file as a pattern.
+    unwritten, _ = split_card(render_card(make_spec(), card_stats(ITEMS), []))
+    assert [c["data_files"][0]["path"] for c in unwritten["configs"]] == [
+        "data/hf/test-*.parquet",
+        "data/inspect/test-*.parquet",
     ]
     assert meta["license"] == "cc-by-4.0"
     assert meta["language"] == ["en", "fr"]
@@ -281,6 +297,7 @@ def test_hostile_text_breaks_neither_yaml_nor_table(tmp_path):
     meta, body = split_card(text)
     assert set(meta) == {
         "configs",
+        "dataset_info",
         "pretty_name",
         "language",
         "license",
