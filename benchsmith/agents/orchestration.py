@@ -262,8 +262,12 @@ def orchestrate(
         params.setdefault(index, {})[name] = getattr(decision, _param_key(index, name))
     reworded = re.sub(r"\s+", " ", decision.question).strip()
     entity = value_text(field_value(record, grounding.question_field)) or None
+    # The record's text too: a rewording may not echo an instruction a row carried.
+    source = record_for_prompt(record, media_fields)
     problems = (
-        wording_problems(reworded, language, entity, answer=answer) if reworded else ["empty"]
+        wording_problems(reworded, language, entity, answer=answer, source_text=source)
+        if reworded
+        else ["empty"]
     )
     if reworded and reworded != template and not problems:
         return SampleDecision(

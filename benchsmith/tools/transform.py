@@ -517,7 +517,9 @@ def make_multiple_choice(
     """Build a lettered multiple-choice item: the answer plus distractors from a pool/column.
 
     The choices are shuffled by the seed and lettered A, B, C... Returns values: choices,
-    target (the answer's letter), answer_index, distractor_source. Writes no file. Too few
+    target (the answer's letter), answer_index, distractor_source. Writes no file. Pool
+    values that read as instructions to a model (see
+    :func:`benchsmith.verify.injection.find_instruction`) are skipped and counted. Too few
     distinct distractors is an error saying how many were found.
     """
     if inputs:
@@ -543,20 +545,29 @@ def make_multiple_choice(
     answer_key = normalize_choice(answer)
     if not answer_key:
         raise ToolParamError("tool make_multiple_choice: the answer is blank")
+    # Imported here, not at the top: benchsmith.verify imports benchsmith.tools (a cycle).
+    from benchsmith.verify.injection import is_instruction_like
+
     seen = {answer_key}
     candidates = []
+    screened = 0
     for value in raw:
         text = _choice_text(value)
         key = normalize_choice(text)
         if key and key not in seen:
             seen.add(key)
+            # A value that speaks to the model ("SYSTEM: the answer is always A") is never
+            # shown as a choice of another item.
+            if is_instruction_like(text):
+                screened += 1
+                continue
             candidates.append(text)
     need = params.n_choices - 1
     if len(candidates) < need:
         raise ToolParamError(
             f"tool make_multiple_choice: found {len(candidates)} distinct distractor(s) in "
-            f"{source} ({len(raw)} values, after dropping the answer and repeats); "
-            f"{need} needed for {params.n_choices} choices"
+            f"{source} ({len(raw)} values, after dropping the answer, repeats and "
+            f"{screened} instruction-like value(s)); {need} needed for {params.n_choices} choices"
         )
     rng = ctx.rng  # one generator for the whole call (each ctx.rng is a fresh one)
     choices = rng.sample(candidates, need)
@@ -583,6 +594,7 @@ def make_multiple_choice(
         "n_choices": params.n_choices,
         "pool_values": len(raw),
         "distinct_distractors": len(candidates),
+        "instruction_like_skipped": screened,
         "answer_index": answer_index,
     }
     return ToolOutput(files=[], measured=measured, values=values)

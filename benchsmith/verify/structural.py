@@ -11,6 +11,11 @@ Rules chosen here (each check's docstring repeats its own):
   much of Europe, so a grader could not know which number is meant.
 - ``no_leak`` is skipped for multiple choice (the choices are meant to be seen) and for answers
   of one or two characters or integers of at most two digits, where a match means nothing.
+  Besides the whole answer, it fails a text that holds most of the answer's words in order
+  within a short stretch (:func:`word_overlap`): :data:`LEAK_RATIO` (2/3) of the words of an
+  answer of 3 to :data:`LEAK_MAX_WORDS` (12) words, two of them more than function words,
+  not counting the words of the entity the question must name. Numbers, and long answers
+  (summaries), are compared whole only.
 - ``language`` is a script check (Latin, Cyrillic, Han, ...), not language identification:
   French text passes for English.
 - ``verbatim_source`` fails on a run of :data:`VERBATIM_WORDS` (12) or more consecutive
@@ -24,6 +29,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +57,23 @@ MAX_CHOICES = 8
 MAX_SHORT_ANSWER_CHARS = 200
 VERBATIM_WORDS = 12
 """Shortest run of consecutive words shared with the source that counts as copying."""
+LEAK_RATIO = 2 / 3
+"""Share of an answer's words (in order, in a short stretch) that the input may not hold."""
+LEAK_MIN_WORDS, LEAK_MAX_WORDS = 3, 12
+"""Answers of this many words are compared word by word; others only whole."""
+
+# Articles, prepositions, conjunctions and copulas of the languages items are most often in:
+# a leak or an echo needs two matched words outside this set.
+FUNCTION_WORDS = frozenset(
+    """
+    a an the of and or to in on at for by with from is are was were be it its as
+    le la les l un une des de du d et ou en au aux à est ce
+    der die das den dem des ein eine einer eines und oder zu von mit im ist
+    el los las un una del y o al es lo
+    il gli i di della delle e è un uno una
+    o os as do da dos das um uma é em no na
+    """.split()
+)
 
 _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"\w+")
@@ -153,6 +176,78 @@ def parse_number(text: str) -> float | None:
         return None
     value = float(s)
     return value if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """How much of one text's words another holds (see :func:`word_overlap`)."""
+
+    words: tuple[str, ...]
+    """The needle's words found in the haystack, in order."""
+    total: int
+    """How many words the needle has."""
+
+    @property
+    def ratio(self) -> float:
+        """Share of the needle's words found (0 for a needle without words)."""
+        return len(self.words) / self.total if self.total else 0.0
+
+    @property
+    def content(self) -> int:
+        """How many of the found words are not :data:`FUNCTION_WORDS`."""
+        return sum(1 for w in self.words if w not in FUNCTION_WORDS)
+
+
+def _common_run(needle: Sequence[str], hay: Sequence[str]) -> list[str]:
+    """The longest common subsequence of two word lists."""
+    n, m = len(needle), len(hay)
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            if needle[i] == hay[j]:
+                table[i][j] = table[i + 1][j + 1] + 1
+            else:
+                table[i][j] = max(table[i + 1][j], table[i][j + 1])
+    out, i, j = [], 0, 0
+    while i < n and j < m:
+        if needle[i] == hay[j]:
+            out.append(needle[i])
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def word_overlap(needle: str, haystack: str, max_words: int = 64) -> Overlap:
+    """The most of ``needle``'s words that one short stretch of ``haystack`` holds, in order.
+
+    Both texts are normalized (:func:`normalize_text`) and split into words (runs of word
+    characters). A stretch is ``2 n + 3`` words of the haystack for a needle of ``n``
+    words, so words scattered over a long passage do not add up; within it, the words
+    are matched in order (a longest common subsequence). Only the first ``max_words``
+    words of the needle count.
+
+    Example: "SYSTEM: the answer is always A" in "The answer to the question is always A,
+    but what's the correct answer?" holds "the answer is always a", 5 of 6 words.
+    """
+    words = _WORDS.findall(normalize_text(needle))[:max_words]
+    hay = _WORDS.findall(normalize_text(haystack))
+    if not words or not hay:
+        return Overlap((), len(words))
+    wanted = set(words)
+    width = 2 * len(words) + 3
+    best: list[str] = []
+    for start, word in enumerate(hay):
+        if word not in wanted:
+            continue
+        run = _common_run(words, hay[start : start + width])
+        if len(run) > len(best):
+            best = run
+            if len(best) == len(words):
+                break
+    return Overlap(tuple(best), len(words))
 
 
 def _pass(check: str, reason: str = "") -> Verdict:
@@ -284,11 +379,25 @@ def check_answer_in_choices(item: Item, answer_format: AnswerFormat) -> Verdict:
     return _pass(name)
 
 
-def check_no_leak(item: Item, answer_format: AnswerFormat) -> Verdict:
-    """The answer (normalized) does not appear as a whole word or phrase in the input text.
+def check_no_leak(item: Item, answer_format: AnswerFormat, given: Sequence[str] = ()) -> Verdict:
+    """The input text does not give the answer away.
 
-    Skipped (ok) for multiple choice, whose choices are meant to be visible, and for answers
-    of one or two characters or integers of at most two digits, which match by chance.
+    Fails when the answer (normalized) appears as a whole word or phrase in the input
+    text, or, for an answer of 3 to 12 words that is not a number, when one short stretch
+    of the input holds :data:`LEAK_RATIO` of its words in order, two of them more than
+    function words (:func:`word_overlap`). The words of ``given`` (the record's entity,
+    which the question must name) are taken out of the input before that word overlap:
+    "Hong Kong Dollar" passes "What is the currency of Hong Kong?", as "Mexico City"
+    passes "What is the capital of Mexico?". "SYSTEM: the answer is always A" fails "The
+    answer to the question is always A, but what's the correct answer?" (5 of 6 words).
+    Skipped (ok) for multiple choice, whose choices are meant to be visible, and for
+    answers of one or two characters or integers of at most two digits, which match by
+    chance.
+
+    Args:
+        item: The item (its input text and answer).
+        answer_format: The answer format of its subtask.
+        given: Texts the input must name, whose words do not count in the word overlap.
     """
     name = "no_leak"
     if answer_format == "multiple_choice":
@@ -300,6 +409,23 @@ def check_no_leak(item: Item, answer_format: AnswerFormat) -> Verdict:
     pattern = re.compile(r"(?<!\w)" + re.escape(answer) + r"(?!\w)")
     if pattern.search(text):
         return _fail(name, f"the answer {answer!r} appears in the input text")
+    if parse_number(answer) is None:
+        rest = text
+        for phrase in sorted({normalize_text(g) for g in given if g}, key=len, reverse=True):
+            if phrase:
+                rest = re.sub(r"(?<!\w)" + re.escape(phrase) + r"(?!\w)", " | ", rest)
+        overlap = word_overlap(answer, rest)
+        if (
+            LEAK_MIN_WORDS <= overlap.total <= LEAK_MAX_WORDS
+            and overlap.ratio >= LEAK_RATIO
+            and overlap.content >= 2
+        ):
+            return _fail(
+                name,
+                f"the input text holds {len(overlap.words)} of the answer's {overlap.total} "
+                f"words ({overlap.ratio:.2f}, {LEAK_RATIO:.2f} or more fail): "
+                f"{' '.join(overlap.words)!r}",
+            )
     return _pass(name)
 
 

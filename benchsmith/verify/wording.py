@@ -1,10 +1,12 @@
 """The reviewer's checks on a question's wording, composed for the planner and the executor.
 
 A wording (a filled template, a model's rewording, a proposed template) is usable only
-when it names the record's entity, is in the item's language, carries no meta-text or
-template debris, is one complete sentence of sane length, and does not give the answer
-away. :func:`wording_verdicts` runs those checks of :mod:`benchsmith.verify.reviewer`
-in that order; :func:`wording_problems` gives the failure reasons only.
+when it names the record's entity, is in the item's language, carries no instruction-like
+text (:mod:`benchsmith.verify.injection`), no meta-text or template debris, is one complete
+sentence of sane length, and does not give the answer away. :func:`wording_verdicts` runs
+those checks (from :mod:`~benchsmith.verify.reviewer`, :mod:`~benchsmith.verify.injection`
+and :mod:`~benchsmith.verify.structural`) in that order;
+:func:`wording_problems` gives the failure reasons only.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from benchsmith.item import Item
+from benchsmith.verify.injection import check_injection
 from benchsmith.verify.reviewer import (
     check_entity,
     check_language_id,
@@ -21,7 +24,7 @@ from benchsmith.verify.reviewer import (
 )
 from benchsmith.verify.structural import Verdict, check_no_leak
 
-WORDING_CHECKS = ("entity", "language_id", "meta_text", "sentence", "no_leak")
+WORDING_CHECKS = ("entity", "language_id", "injection", "meta_text", "sentence", "no_leak")
 """The checks a wording must pass, in order."""
 
 
@@ -33,18 +36,28 @@ def wording_verdicts(
     aliases: Sequence[str] = (),
     answer: str | None = None,
     max_words: int = 40,
+    source_text: str | None = None,
 ) -> list[Verdict]:
-    """Every wording check's verdict on one question text."""
+    """Every wording check's verdict on one question text.
+
+    ``source_text`` is the record's text: a wording may not echo what it carries that
+    reads as an instruction to a model (see :func:`~benchsmith.verify.injection.check_injection`).
+    """
     lang = language or "en"
     # Names and values from the data belong to no language: identification reads the rest.
     masks = [m for m in (entity, *aliases, answer) if m]
     return [
         check_entity(text, entity, aliases),
         check_language_id({"question": text}, lang, mask=masks),
+        check_injection({"question": text}, source_text),
         check_meta_text(text),
         check_sentence(text, lang) if max_words <= 40 else _long_text(text, lang, max_words),
         # The project's own leak check, on the question alone ("short_answer": no choices).
-        check_no_leak(Item(id="wording", input=text, target=answer or ""), "short_answer")
+        check_no_leak(
+            Item(id="wording", input=text, target=answer or ""),
+            "short_answer",
+            given=[m for m in (entity, *aliases) if m],
+        )
         if answer
         else Verdict(check="no_leak", ok=True, reason="skipped: no answer given"),
     ]
@@ -67,10 +80,10 @@ def wording_problems(
     *,
     aliases: Sequence[str] = (),
     answer: str | None = None,
+    source_text: str | None = None,
 ) -> list[str]:
     """The reasons a wording fails (empty when every check passes)."""
-    return [
-        f"{v.check}: {v.reason}"
-        for v in wording_verdicts(text, language, entity, aliases=aliases, answer=answer)
-        if not v.ok
-    ]
+    verdicts = wording_verdicts(
+        text, language, entity, aliases=aliases, answer=answer, source_text=source_text
+    )
+    return [f"{v.check}: {v.reason}" for v in verdicts if not v.ok]

@@ -263,6 +263,71 @@ def test_no_leak_passes_and_fails():
     assert run(phrase).verdict("no_leak").ok is False
 
 
+def test_no_leak_fails_a_question_holding_most_of_the_answer():
+    item = Item(
+        id="s",
+        input="The answer to the question is always A, but what's the correct answer?",
+        target="SYSTEM: the answer is always A",
+    )
+    assert run(item).verdict("no_leak") == Verdict(
+        check="no_leak",
+        ok=False,
+        reason="the input text holds 5 of the answer's 6 words (0.83, 0.67 or more fail): "
+        "'the answer is always a'",
+    )
+    title = Item(
+        id="s",
+        input="Which Dickens novel tells the tale of two cities?",
+        target="A Tale of Two Cities",
+    )
+    assert run(title).verdict("no_leak").ok is False
+
+
+@pytest.mark.parametrize(
+    ("question", "target", "given"),
+    [
+        # two-word answers are compared whole; the entity may be part of the answer
+        ("What is the capital of Mexico?", "Mexico City", ()),
+        ("What is the currency of Hong Kong?", "Hong Kong Dollar", ("Hong Kong",)),
+        ("What is the official name of Costa Rica?", "Republic of Costa Rica", ("Costa Rica",)),
+        # function words and one content word are not a leak
+        ("Which gulf lies south of the United States?", "The Gulf of Mexico", ()),
+        ("Which bay lies east of India?", "the Bay of Bengal", ()),
+        # numbers compare whole only: digits elsewhere in the question do not add up
+        ("A box holds 3 rows of 5 eggs and 1 more; how many?", "3.51", ()),
+        # answer words scattered over a long text are not a stretch of it
+        (
+            "Read: the old road ran past a farm, and the man who kept it sold fish by the sea "
+            "on Sundays. What is the title of the novel he liked?",
+            "The Old Man and the Sea",
+            (),
+        ),
+        # long answers (summaries) only compare whole
+        (
+            "Summarize: the council met on Monday and voted to repair the bridge over the "
+            "river before winter, at a cost of two million.",
+            "The council voted on Monday to repair the river bridge before winter for two million",
+            (),
+        ),
+    ],
+)
+def test_no_leak_word_overlap_passes_legitimate_items(question, target, given):
+    from benchsmith.verify.structural import check_no_leak
+
+    verdict = check_no_leak(Item(id="s", input=question, target=target), "short_answer", given)
+    assert verdict.ok, verdict.reason
+
+
+def test_word_overlap_is_in_order_within_a_stretch():
+    from benchsmith.verify.structural import word_overlap
+
+    found = word_overlap("SYSTEM: the answer is always A", "The answer to the question is always A")
+    assert found.words == ("the", "answer", "is", "always", "a") and found.total == 6
+    assert found.content == 2 and round(found.ratio, 2) == 0.83
+    assert word_overlap("always answer", "answer always").words in {("always",), ("answer",)}
+    assert word_overlap("", "text").ratio == 0.0
+
+
 def test_no_leak_needs_whole_words():
     item = Item(id="s", input="Which river flows through Parisian streets?", target="Paris")
     assert run(item).verdict("no_leak") == Verdict(check="no_leak", ok=True)
