@@ -11,7 +11,8 @@ from benchsmith.agents.templates import CONCEPTS, INSTRUCTIONS
 from benchsmith.catalog.cards import MEDIA_MODALITIES
 from benchsmith.catalog.starter import build_starter
 from benchsmith.catalog.store import Catalog
-from benchsmith.package.inspect_export import MC_INSTRUCTION
+from benchsmith.package.item_prompt import INSTRUCTIONS as PROMPT_INSTRUCTIONS
+from benchsmith.package.item_prompt import MC_TEMPLATE
 from benchsmith.verify.injection import (
     Finding,
     check_injection,
@@ -153,7 +154,9 @@ def test_ordinary_text_passes(text):
 
 
 def test_the_project_s_own_wordings_pass():
-    texts = [MC_INSTRUCTION]
+    # The prompts every harness sends (item_prompt) must not look like an injection either.
+    texts = [MC_TEMPLATE.format(letters="A,B,C", question="Q?", choices="A) x")]
+    texts += list(PROMPT_INSTRUCTIONS.values())
     texts += [t for table in INSTRUCTIONS.values() for t in table.values()]
     texts += [t.replace("{q}", "Atlantis") for c in CONCEPTS for t in c.templates.values()]
     assert [t for t in texts if find_instruction(t)] == []
