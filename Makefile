@@ -9,6 +9,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.benchsmith-installed
 # chromium: Debian's browser, driven by Playwright in the review page's browser tests.
+# The server image of langgraph.json installs the same packages but chromium, and builds
+# llama.cpp with the same CMAKE_ARGS (tests/test_deploy.py checks that they agree).
 SYSTEM_PACKAGES := espeak-ng ffmpeg tesseract-ocr tesseract-ocr-fra chromium
 
 # llama-cpp-python compiles llama.cpp from source (about 7 minutes; pip caches the wheel).

@@ -207,6 +207,11 @@ def plan(
 
     Prints a readable plan and writes spec.json. Nothing is generated yet: `benchsmith
     build` realizes the plan.
+
+    \b
+    Examples:
+      benchsmith plan "spoken questions about world capitals" --size 50 --review
+      benchsmith build --spec out/plan-spoken-questions-about-world-capitals/spec.json
     """
     from benchsmith.agents.review import summarize
     from benchsmith.api import plan_benchmark

@@ -1,15 +1,17 @@
 """``benchsmith build``: intent (or an approved spec) in, verified benchmark folder out.
 
 A thin wrapper over :func:`benchsmith.api.build_benchmark` with a progress bar (accepted /
-rejected / quota per subtask) and a final summary.
+rejected / quota per subtask, its clock kept running while a step takes minutes) and a final
+summary that names the folder and the commands to run next.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections import Counter
-from typing import Any
+from typing import IO, Any
 
 import click
 
@@ -23,6 +25,7 @@ from benchsmith.cli_options import (
     review_interactively,
     size_option,
 )
+from benchsmith.cli_progress import Ticker, refresh_seconds
 from benchsmith.naming import slugify
 from benchsmith.stopping import graceful_signals
 
@@ -31,13 +34,28 @@ SHORTFALL_EXIT = 3
 
 
 class BuildProgress:
-    """A tqdm bar over the accepted items, with per-subtask counts in its postfix."""
+    """A tqdm bar over the accepted items, with per-subtask counts in its postfix.
 
-    def __init__(self, enabled: bool, show_plan: bool = True) -> None:
+    A :class:`~benchsmith.cli_progress.Ticker` redraws the bar every ``refresh_every``
+    seconds (default: 1 s on a terminal, 30 s in a log), so its elapsed time keeps running
+    while a slot takes minutes.
+    """
+
+    def __init__(
+        self,
+        enabled: bool,
+        show_plan: bool = True,
+        *,
+        file: IO[str] | None = None,
+        refresh_every: float | None = None,
+    ) -> None:
         """Start without a bar (it appears when the quotas are known)."""
         self.enabled = enabled
         self.show_plan = show_plan
+        self.file = file if file is not None else sys.stderr
+        self.refresh_every = refresh_every or refresh_seconds(self.file)
         self.bar: Any = None
+        self.ticker: Ticker | None = None
         self.quota: Counter[str] = Counter()
         self.accepted: Counter[str] = Counter()
         self.rejected: Counter[str] = Counter()
@@ -68,8 +86,9 @@ class BuildProgress:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=sum(quota.values()), unit="item", desc="accepted", file=sys.stderr
+                total=sum(quota.values()), unit="item", desc="accepted", file=self.file
             )
+            self.ticker = Ticker(self.bar, self.refresh_every).start()
         elif self.bar is not None:
             self.bar.total = sum(quota.values())
             self.bar.refresh()
@@ -90,9 +109,39 @@ class BuildProgress:
             )
 
     def close(self) -> None:
-        """Close the bar."""
+        """Stop the ticker and close the bar."""
+        if self.ticker is not None:
+            self.ticker.stop()
         if self.bar is not None:
             self.bar.close()
+
+
+def next_steps(out: str, report: dict[str, Any]) -> list[str]:
+    """The summary's last lines: where the benchmark is and the commands to run on it."""
+    exports = report.get("exports") or {}
+    folder = shlex.quote(out)
+    lines = [
+        f"benchmark: {out} (report: {os.path.join(out, 'report.md')})",
+        "next:",
+        f"  benchsmith review {folder}",
+        f"  benchsmith eval {folder} --model SPEC  "
+        "# repeatable: local, openai:MODEL, MODEL@URL, baseline:random",
+    ]
+    inspect = (exports.get("inspect") or {}).get("file") or "inspect_task.py"
+    # Inspect takes task files by relative path.
+    task_file = shlex.quote(os.path.relpath(os.path.join(out, inspect)))
+    lines.append(f"  inspect eval {task_file} --model openai/gpt-4o-mini")
+    lm = exports.get("lm_eval") or {}
+    if lm.get("task") and lm.get("yaml"):
+        include = shlex.quote(os.path.dirname(os.path.join(out, lm["yaml"])))
+        lines.append(
+            f"  lm_eval --include_path {include} --tasks {lm['task']} "
+            "--model local-chat-completions "
+            "--model_args model=NAME,base_url=http://HOST/v1/chat/completions --apply_chat_template"
+        )
+    elif lm.get("note"):
+        lines.append(f"  (lm-eval: {lm['note']})")
+    return lines
 
 
 def _default_out(intent: str | None, spec: str | None) -> str:
@@ -140,7 +189,7 @@ def build(
     quiet: bool,
     **_config_options: Any,
 ) -> None:
-    r"""Build a verified benchmark for INTENT into --out.
+    """Build a verified benchmark for INTENT into --out.
 
     Plans subtasks, datasets and quotas (or takes --spec), realizes every item with the
     tools, verifies it (structure, media, leaks, language, an LLM judge, duplicates),
@@ -237,13 +286,8 @@ def _summary(result: Any) -> None:
             f"{short['reason']}",
             err=True,
         )
-    lm = report.get("exports", {}).get("lm_eval", {})
-    # Inspect takes task files by relative path.
-    task_file = os.path.relpath(os.path.join(str(result.out), "inspect_task.py"))
-    click.echo(
-        f"see {os.path.join(str(result.out), 'report.md')}; Inspect: inspect eval "
-        f"{task_file} --model ...; lm-eval: {lm.get('note', '')}"
-    )
+    for line in next_steps(str(result.out), report):
+        click.echo(line)
     if result.status != "complete":
         # A build short of its size is not a success: its own exit code (see --help).
         raise click.exceptions.Exit(SHORTFALL_EXIT)

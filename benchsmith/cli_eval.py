@@ -18,6 +18,7 @@ from benchsmith.cli_options import (
     model_option,
     quiet_option,
 )
+from benchsmith.cli_progress import Ticker, refresh_seconds
 
 limit_option = click.option(
     "--limit", type=click.IntRange(1), default=None, help="Only the first N items."
@@ -44,12 +45,15 @@ def _progress(
     if limit is not None:
         n_items = min(n_items, limit)
     bar = tqdm(total=n_items * per_item, unit="answer", desc=desc, file=sys.stderr, disable=None)
+    # The clock keeps running while a slow model answers (see benchsmith.cli_progress).
+    ticker = Ticker(bar, refresh_seconds(sys.stderr)).start()
     try:
         yield lambda _done: bar.update(1)
     except BaseException:
         bar.leave = False
         raise
     finally:
+        ticker.stop()
         bar.close()
 
 
@@ -96,6 +100,11 @@ def eval_command(
 
     Writes DIR/eval.json, DIR/eval_samples.jsonl and DIR/report.html. Replies are recorded
     in DIR/eval_runs, so rerunning the same command resumes (and makes no new call once done).
+
+    \b
+    Examples:
+      benchsmith eval out/capitals --model openai:gpt-4o-mini --model baseline:random
+      benchsmith eval out/capitals --model qwen2.5@http://localhost:8000/v1 --limit 20
     """
     from benchsmith.evaluate.api import check_models, evaluate_benchmark
 

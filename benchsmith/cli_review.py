@@ -36,7 +36,7 @@ def _default_reviewer() -> str:
 def review_command(
     bench_dir: str, host: str, port: int, reviewer: str | None, no_browser: bool
 ) -> None:
-    r"""Review the items of the benchmark in DIR in a local web page.
+    """Review the items of the benchmark in DIR in a local web page.
 
     Each item is shown as the evaluated model receives it (text, image, audio player,
     choices with the target marked), with its source record, tool trace and every check's

@@ -281,3 +281,158 @@ def test_config_from_options_keeps_only_what_the_user_gave(tmp_path):
     config = seen["config"]
     assert "seed" in config.model_fields_set
     assert config.role_models == {"judge": "openai:gpt-4o"}
+
+
+def walk_commands(command, path=()):
+    """Every command of the CLI with the arguments that reach it."""
+    import click
+
+    yield path, command
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from walk_commands(sub, (*path, name))
+
+
+def example_lines(doc):
+    """The lines of a docstring's Example(s) paragraph, stripped."""
+    out, inside = [], False
+    for line in (doc or "").splitlines():
+        text = line.strip()
+        if text in ("Example:", "Examples:"):
+            inside = True
+        elif inside and text:
+            out.append(text)
+        else:
+            inside = False
+    return out
+
+
+def test_every_help_shows_examples_as_written_one_a_line():
+    """click keeps a paragraph as written after a line holding only the \\b character; a
+    raw docstring turns that into a literal backslash-b and runs the examples together."""
+    from click.testing import CliRunner
+
+    from benchsmith.cli import cli
+
+    with_examples = []
+    for path, command in walk_commands(cli):
+        result = CliRunner().invoke(cli, [*path, "--help"], terminal_width=80)
+        assert result.exit_code == 0, (path, result.output)
+        assert "\\b" not in result.output and "\b" not in result.output, path
+        shown = [line.strip() for line in result.output.splitlines()]
+        examples = example_lines(command.help)
+        for example in examples:
+            assert example.startswith("benchsmith "), (path, example)
+            assert example in shown, (path, example, result.output)
+        if examples:
+            with_examples.append(" ".join(path))
+    assert {"build", "eval", "plan", "review"} <= set(with_examples)
+
+
+def test_the_progress_clock_runs_while_a_slow_step_finishes_nothing():
+    import io
+    import re
+    import time
+
+    from benchsmith.cli_build import BuildProgress
+
+    out = io.StringIO()
+    progress = BuildProgress(enabled=True, file=out, refresh_every=0.02)
+    progress("collect", {"targets": {"g": 3}, "subtask_targets": {"capitals": 3}})
+    assert progress.ticker is not None and progress.ticker.running
+
+    def clocks():
+        return re.findall(r"\[(\d\d:\d\d)<", out.getvalue())
+
+    # The slow step: no update reaches the bar until its clock has moved on (tqdm shows
+    # whole seconds); the deadline only stops a broken ticker from hanging the test.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and clocks()[-1] == clocks()[0]:
+        time.sleep(0.05)
+    assert clocks()[0] == "00:00" and clocks()[-1] != "00:00", out.getvalue()
+    assert progress.bar.n == 0  # no item finished meanwhile
+    progress("realize", {"tallies": {"capitals": {"accepted": 1}}})
+    assert progress.bar.n == 1
+    progress.close()
+    assert not progress.ticker.running
+    frames = len(clocks())
+    time.sleep(0.1)
+    assert len(clocks()) == frames  # nothing redraws a closed bar
+
+
+def test_ticker_interval_follows_the_stream():
+    import io
+
+    from benchsmith.cli_progress import (
+        LOG_REFRESH_SECONDS,
+        TTY_REFRESH_SECONDS,
+        Ticker,
+        refresh_seconds,
+    )
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    assert refresh_seconds(Tty()) == TTY_REFRESH_SECONDS
+    assert refresh_seconds(io.StringIO()) == LOG_REFRESH_SECONDS
+    with pytest.raises(ValueError, match="positive"):
+        Ticker(object(), 0)
+
+
+def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypatch):
+    """A real `benchsmith build --spec` through click, on the scripted fake model."""
+    import shlex
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    sys.path.insert(0, str(Path(__file__).parent / "agents"))  # the executor's fakes
+    from executor_fakes import Router, good_question, judge_yes, make_catalog, make_spec
+
+    from benchsmith.cli import cli
+    from benchsmith.llm.client import LLMRuntime
+    from benchsmith.testing.fake_chat import ScriptedChatModel
+
+    monkeypatch.chdir(tmp_path)
+    for name in list(os.environ):
+        if name.startswith(("BENCHSMITH_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    _catalog, card = make_catalog(tmp_path)
+    spec_path = tmp_path / "spec.json"
+    spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
+    spec_path.write_text(spec.model_dump_json())
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    fake = ScriptedChatModel(script=[router], repeat_last=True)
+    real = LLMRuntime.from_config.__func__
+
+    def scripted(cls, config, **kw):
+        return real(cls, config, **kw, env={}, chat_factory=lambda spec, **_: fake)
+
+    monkeypatch.setattr(LLMRuntime, "from_config", classmethod(scripted))
+    out = tmp_path / "my bench"
+    args = ["build", "--spec", str(spec_path), "--out", str(out), "--catalog"]
+    args += [str(tmp_path / "catalog"), "--judge", "enforce"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert router.prompts["SampleDecision"]  # the fake answered
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"complete: 3 of 3 items in {out} ")
+    folder = shlex.quote(str(out))
+    assert f"benchmark: {out} (report: {out / 'report.md'})" in lines
+    tail = lines[lines.index("next:") + 1 :]
+    assert tail[0] == f"  benchsmith review {folder}"
+    assert tail[1].startswith(f"  benchsmith eval {folder} --model SPEC  # ")
+    task = os.path.relpath(out / "inspect_task.py")
+    assert tail[2] == f"  inspect eval {shlex.quote(task)} --model openai/gpt-4o-mini"
+    report = json.loads((out / "report.json").read_text())
+    lm = report["exports"]["lm_eval"]
+    assert tail[3].startswith(
+        f"  lm_eval --include_path {shlex.quote(str(out / 'lmeval'))} --tasks {lm['task']} "
+    )
+    # Every path the summary names is there, and the commands it names exist.
+    assert (out / "report.md").is_file() and (out / "inspect_task.py").is_file()
+    assert (out / lm["yaml"]).is_file()
+    for words in (["review"], ["eval"]):
+        assert CliRunner().invoke(cli, [*words, "--help"]).exit_code == 0
+    assert len(tail) == 4

@@ -112,6 +112,9 @@ def test_exported_graph_schemas_and_edges():
         ("discard", "__end__"),
     }
     assert ("preflight", "collect") in edges  # a build from an approved spec skips planning
+    # A run that ends after the planner is marked planned on its way out.
+    assert {("planner:__end__", "finish_plan"), ("finish_plan", "__end__")} <= edges
+    assert ("planner:__end__", "__end__") not in edges
 
 
 def test_routers_are_pure_functions_of_the_state():
@@ -122,9 +125,12 @@ def test_routers_are_pure_functions_of_the_state():
     assert route_after_allocation({"plan_status": "infeasible"}) == "__end__"
     assert route_after_preflight({"build": True, "spec": {"x": 1}}) == "collect"
     assert route_after_preflight({"build": False, "spec": {"x": 1}}) == "planner"
-    assert route_after_planner({"build": True, "plan_status": "ok", "spec": {}}) == "__end__"
+    assert route_after_planner({"build": True, "plan_status": "ok", "spec": {}}) == "finish_plan"
     assert route_after_planner({"build": True, "plan_status": "ok", "spec": {"x": 1}}) == "collect"
-    assert route_after_planner({"build": False, "plan_status": "ok", "spec": {"x": 1}}) == "__end__"
+    plan_only = {"build": False, "plan_status": "ok", "spec": {"x": 1}}
+    assert route_after_planner(plan_only) == "finish_plan"
+    failed = {"build": True, "plan_status": "infeasible", "spec": None}
+    assert route_after_planner(failed) == "finish_plan"
     sends = route_after_collect({"pending_slots": ["a", "b"]})
     assert [(s.node, s.arg) for s in sends] == [
         ("realize", {"slot": "a"}),

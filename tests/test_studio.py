@@ -98,6 +98,7 @@ def test_studio_serves_the_graph_and_runs_the_planner(dev_server, tmp_path):
     assert result["intent"] == "spoken questions about world capitals"
     assert result["models"]["design"] == "local"
     assert result["plan_status"] == "ok", result.get("error")
+    assert result["build_status"] == "planned"  # a plan-only run, finished
     spec = result["spec"]
     assert sum(a["quota"] for a in spec["allocations"]) == 6
     assert spec["groundings"] and spec["groundings"][0]["plan"][0]["tool"] == "tts_speak"

@@ -45,11 +45,11 @@ def route_after_preflight(state: BuildState) -> Literal["planner", "collect"]:
     return "collect" if state.get("build") and state.get("spec") else "planner"
 
 
-def route_after_planner(state: BuildState) -> Literal["collect", "__end__"]:
-    """Realize a feasible plan when building; a plan-only run ends here."""
+def route_after_planner(state: BuildState) -> Literal["collect", "finish_plan"]:
+    """Realize a feasible plan when building; a plan-only run (or no plan) ends here."""
     if state.get("build") and state.get("plan_status") == "ok" and state.get("spec"):
         return "collect"
-    return END
+    return "finish_plan"
 
 
 def route_after_collect(state: BuildState) -> list[Send] | Literal["package"]:

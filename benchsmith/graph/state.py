@@ -111,7 +111,13 @@ class BuildInput(TypedDict):
 
 
 class BuildOutput(TypedDict):
-    """What a build returns."""
+    """What a build returns.
+
+    ``build_status`` says where the build stands: ``planning``, then ``planned`` when the
+    run ends after the planner (a plan-only run, or no feasible plan: ``plan_status`` says
+    how planning ended), or ``building`` and at the end the report's status (``complete``
+    or ``shortfall``).
+    """
 
     intent: str
     size: int

@@ -1,7 +1,8 @@
 """The workflow: the only module that wires nodes and edges.
 
 ``START -> preflight -> planner -> collect -> realize (Send per slot) -> collect ... ->
-package -> END``, where the planner and ``realize`` (one slot) are subgraphs::
+package -> END`` (or ``planner -> finish_plan -> END``), where the planner and ``realize``
+(one slot) are subgraphs::
 
     design -(uncovered intent)-> END
            -> grounding -(ungrounded, capped)-> design
@@ -16,7 +17,8 @@ package -> END``, where the planner and ``realize`` (one slot) are subgraphs::
                                               -(otherwise)-> discard -> END
     (orchestrate and execute fail to discard, or back to orchestrate while fixable)
 
-A plan-only run (``build`` false) ends after the planner; a build from an approved spec
+A plan-only run (``build`` false), or a build whose planning found no plan, ends after the
+planner in ``finish_plan`` (``build_status`` ``planned``); a build from an approved spec
 goes from preflight straight to ``collect``. ``collect`` is the quota monitor: it sends one
 ``realize`` per sample slot (bounded by the run's ``max_concurrency``) and loops until
 every quota is met or nothing more can be drawn, then ``package`` writes the folder.
@@ -36,6 +38,7 @@ from langgraph.graph import END, START, StateGraph
 from benchsmith.agents.allocation import allocation_node
 from benchsmith.agents.collect import collect_node
 from benchsmith.agents.design import design_node
+from benchsmith.agents.finish import finish_plan
 from benchsmith.agents.grounding import grounding_node
 from benchsmith.agents.packaging import package_node
 from benchsmith.agents.preflight import preflight
@@ -135,12 +138,14 @@ def make_builder(*, watch_slots: bool = False) -> StateGraph:
     builder.add_node("collect", collect_node)
     builder.add_node("realize", compile_slot_graph(watch=watch_slots))
     builder.add_node("package", package_node)
+    builder.add_node("finish_plan", finish_plan)
     builder.add_edge(START, "preflight")
     builder.add_conditional_edges("preflight", route_after_preflight)
     builder.add_conditional_edges("planner", route_after_planner)
     builder.add_conditional_edges("collect", route_after_collect, ["realize", "package"])
     builder.add_edge("realize", "collect")
     builder.add_edge("package", END)
+    builder.add_edge("finish_plan", END)
     return builder
 
 

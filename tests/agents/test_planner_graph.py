@@ -109,7 +109,17 @@ def capitals_and_digits():
 
 def test_happy_path_grounds_allocates_and_reviews(catalog):
     path, state, *_ = run(RunConfig(max_subtasks=2), capitals_and_digits())
-    assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
+    assert nodes(path) == [
+        "preflight",
+        "design",
+        "grounding",
+        "allocation",
+        "review_plan",
+        "finish_plan",
+    ]
+    # A plan-only run ends planned (no longer "planning"), with the plan it made.
+    assert state.values["plan_status"] == "ok" and state.values["build_status"] == "planned"
+    assert not state.next
     spec = BenchmarkSpec.model_validate(state.values["spec"])
     assert [s.id for s in spec.subtasks] == ["spoken-capitals", "noisy-digits"]
     assert {g.dataset_id for g in spec.groundings} == {"countries", "digits"}
@@ -139,6 +149,7 @@ def test_ungrounded_subtask_goes_back_to_design_and_is_replaced(catalog):
         "grounding",
         "allocation",
         "review_plan",
+        "finish_plan",
     ]
     spec = state.values["spec"]
     assert [s.id for s in spec.subtasks] == ["spoken-capitals", "noisy-digits"]
@@ -167,6 +178,7 @@ def test_subtask_that_stays_ungrounded_is_dropped_and_reported(catalog):
         "grounding",
         "allocation",
         "review_plan",
+        "finish_plan",
     ]
     spec = state.values["spec"]
     assert [s.id for s in spec.subtasks] == ["spoken-capitals"]
@@ -184,7 +196,14 @@ def test_loop_cap_zero_drops_at_once(catalog):
         TemplateChoice=OWN,
     )
     path, state, *_ = run(RunConfig(max_subtasks=2, max_regrounding=0), script)
-    assert nodes(path) == ["preflight", "design", "grounding", "allocation", "review_plan"]
+    assert nodes(path) == [
+        "preflight",
+        "design",
+        "grounding",
+        "allocation",
+        "review_plan",
+        "finish_plan",
+    ]
     assert [d.subtask_id for d in state.values["spec"].dropped] == ["exoplanet-orbits"]
 
 
@@ -206,8 +225,10 @@ def test_supply_shortfall_is_diagnosed_and_sent_back_then_stops_at_the_cap(catal
         "design",
         "grounding",
         "allocation",
+        "finish_plan",
     ]
     assert state.values["plan_status"] == "infeasible"
+    assert state.values["build_status"] == "planned"  # the run ended after the planner
     assert "no feasible allocation" in state.values["error"] and "160" in state.values["error"]
     assert state.values["allocation_trace"]
 
@@ -239,6 +260,7 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     config = RunConfig(max_subtasks=1, review=True)
     path, state, graph, thread, _ = run(config, script())
     assert state.next  # paused inside the planner
+    assert state.values["build_status"] == "planning"
     interrupt = (
         state.tasks[0].interrupts[0]
         if state.tasks[0].interrupts
@@ -248,6 +270,7 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     install_model(config, script())
     graph.invoke(Command(resume={"action": "approve"}), thread, context=config)
     assert graph.get_state(thread).values["plan_status"] == "ok"
+    assert graph.get_state(thread).values["build_status"] == "planned"
 
     path, state, graph, thread, _ = run(config, script())
     edited = dict(interrupt.value["spec"])
@@ -261,6 +284,7 @@ def test_review_interrupts_and_resumes_with_approve_edit_or_reject(catalog):
     graph.invoke(Command(resume={"action": "reject", "reason": "too easy"}), thread, context=config)
     final = graph.get_state(thread).values
     assert final["plan_status"] == "rejected" and "too easy" in final["error"]
+    assert final["build_status"] == "planned"
 
 
 def test_the_planner_state_holds_the_plan_models_not_dicts(catalog):
