@@ -85,9 +85,7 @@ class BuildProgress:
         if self.bar is None and self.enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(
-                total=sum(quota.values()), unit="item", desc="accepted", file=self.file
-            )
+            self.bar = tqdm(total=sum(quota.values()), unit="item", desc="accepted", file=self.file)
             self.ticker = Ticker(self.bar, self.refresh_every).start()
         elif self.bar is not None:
             self.bar.total = sum(quota.values())
