@@ -112,14 +112,18 @@ def ends_the_run(exc: ModelError) -> bool:
 _REFUSAL = re.compile(
     r"not supported|unsupported|(?:does|do) not (?:support|accept)|"
     r"(?:doesn't|don't) (?:support|accept)|no support|only supported|not enabled|"
-    r"not a multi-?modal",
+    r"not a multi-?modal|\btext[- ]only\b|only (?:takes|accepts|supports) text",
     re.IGNORECASE,
 )
 _KIND_WORDS = {
     "image": re.compile(r"image|vision|picture|photo", re.IGNORECASE),
     "audio": re.compile(r"audio|speech|sound", re.IGNORECASE),
 }
-_ANY_MEDIA = re.compile(r"multi-?modal|modalit|media|content (?:part|type)", re.IGNORECASE)
+_ANY_MEDIA = re.compile(
+    r"multi-?modal|modalit|media|content (?:part|type)|\btext[- ]only\b|only (?:takes|accepts|"
+    r"supports) text",
+    re.IGNORECASE,
+)
 
 
 def refused_kinds(exc: ModelError, kinds: set[str]) -> set[str]:

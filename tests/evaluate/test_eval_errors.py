@@ -168,3 +168,22 @@ def test_cli_rejected_key_is_one_line_and_a_non_zero_exit(tmp_path):
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"benchsmith: error: {server.base_url} (gpt) rejected the API key")
     assert "set BENCHSMITH_API_KEY to a valid key" in line
+
+
+@pytest.mark.parametrize(
+    "detail,kinds,refused",
+    [
+        ("image input is not supported", {"image"}, {"image"}),
+        ("this model takes text only", {"image", "audio"}, {"image", "audio"}),
+        ("This model only accepts text.", {"audio"}, {"audio"}),
+        ("model 'x' is not a multimodal model", {"image"}, {"image"}),
+        ("can only concatenate str (not list) to str", {"image"}, set()),  # a crash, no refusal
+        ("context length exceeded", {"audio"}, set()),
+    ],
+)
+def test_only_an_explicit_refusal_counts_as_cannot_take(detail, kinds, refused):
+    from benchsmith.errors import ModelRequestError
+    from benchsmith.evaluate.runner import refused_kinds
+
+    exc = ModelRequestError("refused", status_code=400, detail=detail)
+    assert refused_kinds(exc, kinds) == refused
