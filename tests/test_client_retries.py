@@ -7,7 +7,7 @@ import pytest
 
 from benchsmith.errors import ModelRequestError, ModelUnavailableError
 from benchsmith.llm.specs import parse_model_spec
-from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
+from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply, closed_port
 from benchsmith.testing.runtime import endpoint_runtime as make_runtime
 
 PROMPT = [("user", "Say ok.")]
@@ -135,15 +135,6 @@ def test_concurrency_limit_per_endpoint():
             t.join()
         assert server.request_count == 6
     assert state["peak"] == 2
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then closed)."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.mark.parametrize(

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 
 import pytest
 from test_signals import build_cmd, env_for, make_spec
 
+from benchsmith.testing.fake_openai import closed_port
+
 pytestmark = pytest.mark.integration
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_build_resume import COUNTRIES
 
 from benchsmith.spec import Subtask
 from benchsmith.testing.build_fakes import builder_reply, jsonl_dataset, one_grounding_spec
@@ -26,24 +27,6 @@ from benchsmith.testing.fake_openai import FakeOpenAIServer
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 SIZE = 12
-COUNTRIES = [
-    ("France", "Paris"),
-    ("Spain", "Madrid"),
-    ("Italy", "Rome"),
-    ("Japan", "Tokyo"),
-    ("Kenya", "Nairobi"),
-    ("Peru", "Lima"),
-    ("Chile", "Santiago"),
-    ("Egypt", "Cairo"),
-    ("India", "New Delhi"),
-    ("Norway", "Oslo"),
-    ("Ghana", "Accra"),
-    ("Cuba", "Havana"),
-    ("Mali", "Bamako"),
-    ("Laos", "Vientiane"),
-    ("Iran", "Tehran"),
-    ("Fiji", "Suva"),
-]
 
 
 def make_spec(tmp_path: Path) -> tuple[Path, Path]:

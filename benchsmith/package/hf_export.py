@@ -212,8 +212,12 @@ class HfExport:
     files: dict[str, str] = field(default_factory=dict)
 
 
-def _records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
-    """Each line of ``data/test.jsonl``: the record as written and the item it holds."""
+def data_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line of ``data/test.jsonl`` parsed: ``(line number, value)``.
+
+    Raises:
+        ExportError: The file is missing or a line is not JSON.
+    """
     if not path.is_file():
         raise ExportError(f"{path} does not exist; write the items before exporting them")
     with path.open(encoding="utf-8") as lines:
@@ -221,15 +225,20 @@ def _records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                yield number, json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ExportError(f"{path}:{number}: not a JSON line ({exc})") from exc
-            try:
-                item = Item.model_validate(record)
-            except ValidationError as exc:
-                why = describe_validation_error(exc, limit=3)
-                raise ExportError(f"{path}:{number}: not an item ({why})") from exc
-            yield record, item
+
+
+def _records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
+    """Each line of ``data/test.jsonl``: the record as written and the item it holds."""
+    for number, record in data_lines(path):
+        try:
+            item = Item.model_validate(record)
+        except ValidationError as exc:
+            why = describe_validation_error(exc, limit=3)
+            raise ExportError(f"{path}:{number}: not an item ({why})") from exc
+        yield record, item
 
 
 def _media(bench_dir: Path, item_id: str, relative: str) -> dict[str, Any]:

@@ -26,12 +26,10 @@ some subtasks (ids, comma-separated).
 from __future__ import annotations
 
 import inspect
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from benchsmith.errors import ExportError
 from benchsmith.package.inspect_export import scoring_source, task_name
@@ -307,24 +305,17 @@ def count_items(data_path: Path) -> tuple[int, Counter[str]]:
     Raises:
         ExportError: The file is missing or a line is not a JSON item.
     """
-    if not data_path.is_file():
-        raise ExportError(f"{data_path} does not exist; write the items before exporting them")
+    from benchsmith.package.hf_export import data_lines
+
     n_text, reasons = 0, Counter[str]()
-    with data_path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record: Any = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ExportError(f"{data_path}:{number}: not a JSON line ({exc})") from exc
-            if not isinstance(record, dict) or "id" not in record or "input" not in record:
-                raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
-            reason = skip_reason(record)
-            if reason is None:
-                n_text += 1
-            else:
-                reasons[reason] += 1
+    for number, record in data_lines(data_path):
+        if not isinstance(record, dict) or "id" not in record or "input" not in record:
+            raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
+        reason = skip_reason(record)
+        if reason is None:
+            n_text += 1
+        else:
+            reasons[reason] += 1
     return n_text, reasons
 
 

@@ -1171,3 +1171,12 @@ class FakeOpenAIServer:
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed): a real refused connection."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
