@@ -118,10 +118,11 @@ class FaultyBuilder:
     Each record falls into one class by its digest (the same class on every call, in any
     order): the judge answers no to a ``reject_share`` of records on every attempt (rejected
     once the fixes are spent, then refilled) and to a ``fix_share`` on the first judging only
-    (accepted after one fix). A fix is worded differently (the prompt carries the judge's
-    reason), so its judging is a new request, not a replay of the first. Duplicates come from
-    the data: records that repeat another's fields get the same question. A callable
-    ``default`` for the fake server; thread-safe.
+    (accepted after one fix; once per model name, so builds that share a server under
+    different model names each meet their fixes). A fix is worded differently (the prompt
+    carries the judge's reason), so its judging is a new request, not a replay of the first.
+    Duplicates come from the data: records that repeat another's fields get the same
+    question. A callable ``default`` for the fake server; thread-safe.
 
     Args:
         latency: Seconds each reply waits.
@@ -170,9 +171,11 @@ class FaultyBuilder:
             digest = _DIGEST.search(prompt)
             kind = self.kind(digest.group(1)) if digest else "pass"
             if digest and kind == "fix":
+                # Per model name: one server may serve several builds (one name each).
+                key = f"{body.get('model', '')}/{digest.group(1)}"
                 with self._lock:
-                    first = digest.group(1) not in self._judged
-                    self._judged.add(digest.group(1))
+                    first = key not in self._judged
+                    self._judged.add(key)
                 kind = "reject" if first else "pass"
             if kind == "reject":
                 args.update(answerable="no", reason=REJECTION_REASON)
