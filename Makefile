@@ -44,13 +44,12 @@ test: install catalog
 lint: install
 	$(BIN)/ruff check benchsmith tests benchmarks
 
+# Every script in benchmarks/ (each also runs alone), then one table of the figures of
+# issue 16 with their goals and the load average during the run.
+# `make benchmarks BENCH_ARGS=--quick` runs each script's quickest mode.
+BENCH_ARGS ?=
 benchmarks: install
-	$(BIN)/python benchmarks/llm_overhead.py
-	$(BIN)/python benchmarks/local_model.py
-	$(BIN)/python benchmarks/tools_overhead.py
-	$(BIN)/python benchmarks/catalog_speed.py
-	$(BIN)/python benchmarks/build_speed.py
-	$(BIN)/python benchmarks/solution_speed.py
+	$(BIN)/python benchmarks/run_all.py $(BENCH_ARGS)
 
 install: system $(STAMP)
 

@@ -1,17 +1,30 @@
 """Build speed and memory against the fake OpenAI-compatible server (200 ms a call).
 
-Measures, each build in its own process with the fake server in another:
+Each build runs in its own process, the fake server in another. The fake model
+(:class:`benchsmith.testing.build_fakes.FaultyBuilder`) makes the judge reject a set share of
+records once (a fix) or always (a rejection and a refill), and a share of the dataset's
+records are one same record (all but the first drawn are duplicates), so the calls per item
+are those of a build that meets trouble, not the floor of 2. Sizes are run interleaved
+(round 1 of every size, then round 2, ...).
 
-1. a 500-item build at concurrency 16: wall time against the ideal (model calls x latency /
-   concurrency), the target being at most 1.2x;
-2. peak memory (max RSS) of a 5,000-item build against a 500-item one, the target being
-   within 1.2x.
+Reported, median and range over the repeats:
 
-The dataset is synthetic (6,000 records), the items are text multiple choice (orchestration
+1. wall time / ideal, the ideal being model calls x latency / concurrency, at each size;
+2. time from ``build_benchmark()`` to the first model request the server sees (and from
+   the process start, imports included);
+3. the share of the build's CPU time spent inside ``make_multiple_choice``;
+4. memory growth per item: the slope (bytes/item) of a least-squares line over the sizes
+   of the resident memory at the build's end and of its peak during the build (sampled
+   every 50 ms from /proc over ``build_benchmark()`` alone; the intercept, the import
+   baseline, is reported apart). Resident memory is rarely given back, so the two are
+   often equal; two sizes on a loaded machine resolve the slope only to about +-10 KB/item
+   (use more sizes and repeats, e.g. ``--sizes 500 1000 2000 4000 --repeats 3``).
+
+The dataset is synthetic (6,000 records), the items text multiple choice (orchestration
 and judge calls, ``make_multiple_choice`` for the distractors, every structural check, the
 duplicate index), so the figures measure the executor, not espeak-ng.
 
-Run: ``python benchmarks/build_speed.py [--latency 0.2] [--concurrency 16] [--skip-memory]``
+Run: ``python benchmarks/build_speed.py [--sizes 500 2000] [--repeats 2] [--quick]``
 """
 
 from __future__ import annotations
@@ -27,27 +40,62 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import Summary, figure, load_average, ratios
+
 RECORDS = 6000
 
 
-def serve(latency: float, port_file: str) -> None:
-    """Run the fake server until killed (child process)."""
-    from benchsmith.testing.build_fakes import builder_reply
+def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
+    """Run the fake server until killed (child process).
+
+    The first request of each model name (one name per build) writes its wall-clock time
+    to ``first_dir/<model>``.
+    """
+    import threading
+
+    from benchsmith.testing.build_fakes import FaultyBuilder
     from benchsmith.testing.fake_openai import FakeOpenAIServer
 
-    with FakeOpenAIServer(default=lambda body: builder_reply(body, latency=latency)) as server:
+    fix, reject = (float(s) for s in shares.split(","))
+    fake = FaultyBuilder(latency, fix_share=fix, reject_share=reject)
+    seen: set[str] = set()
+    lock = threading.Lock()
+
+    def reply(body: dict) -> object:
+        model = str(body.get("model", ""))
+        with lock:
+            if model not in seen:
+                seen.add(model)
+                (Path(first_dir) / model).write_text(repr(time.time()))
+        return fake(body)
+
+    with FakeOpenAIServer(default=reply) as server:
         Path(port_file).write_text(server.base_url)
         while True:
             time.sleep(3600)
 
 
-def make_inputs(root: Path, size: int) -> Path:
-    """A synthetic dataset in a catalog and a spec of ``size`` multiple-choice items."""
+def make_inputs(root: Path, size: int, duplicate_share: float) -> Path:
+    """A synthetic dataset in a catalog and a spec of ``size`` multiple-choice items.
+
+    A ``duplicate_share`` of the records are one same record (duplicate items).
+    """
+    from benchsmith.catalog.store import Catalog
     from benchsmith.spec import Subtask
     from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
 
-    rows = [{"name": f"Country {i}", "capital": f"City {i}"} for i in range(RECORDS)]
-    card = jsonl_dataset(root, "places", rows)
+    path = root / f"spec-{size}.json"
+    if path.exists():
+        return path
+    if (root / "catalog" / "places").exists() or (root / "places.jsonl").exists():
+        card = Catalog(root / "catalog").get("places")
+    else:
+        step = round(1 / duplicate_share) if duplicate_share > 0 else 0
+        rows = []
+        for i in range(RECORDS):
+            j = RECORDS if step and i % step == step - 1 else i
+            rows.append({"name": f"Country {j}", "capital": f"City {j}"})
+        card = jsonl_dataset(root, "places", rows)
     subtask = Subtask(
         id="capitals",
         name="Capitals",
@@ -57,50 +105,97 @@ def make_inputs(root: Path, size: int) -> Path:
     spec = one_grounding_spec(
         subtask, card, size=size, answer_field="capital", question_field="name"
     )
-    path = root / f"spec-{size}.json"
     path.write_text(spec.model_dump_json())
     return path
 
 
-def build(spec: str, out: str, catalog: str, url: str, concurrency: int, result: str) -> None:
+def build(spec: str, out: str, catalog: str, model: str, concurrency: int, result: str) -> None:
     """Run one build and write its figures (child process)."""
     cold = time.perf_counter()
     # Import what a build uses before timing it: the figure is the build, not Python start-up
-    # (reported separately as "cold").
+    # (the time from the process start is reported apart).
+    import dataclasses
+
     import benchsmith.graph.workflow  # noqa: F401
     import benchsmith.package.writer  # noqa: F401
     import benchsmith.verify.duplicates  # noqa: F401
     from benchsmith.api import build_benchmark
-    from benchsmith.config import RunConfig
+    from benchsmith.config import RunConfig, RunPaths
+    from benchsmith.tools import registry
 
     imports = time.perf_counter() - cold
+    # CPU time of the calling thread inside make_multiple_choice (threads run tools).
+    spent = [0.0]
+    spec_mc = registry.get_tool("make_multiple_choice")
+    inner = spec_mc.fn
+
+    def timed_mc(*args: object, **kwargs: object) -> object:
+        started = time.thread_time()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[0] += time.thread_time() - started
+
+    registry._REGISTRY["make_multiple_choice"] = dataclasses.replace(spec_mc, fn=timed_mc)
+    # Resident memory sampled during the build only: ru_maxrss would keep an import-time
+    # peak that the build never reaches again, hiding the growth per item.
+    import threading
+
+    page = os.sysconf("SC_PAGE_SIZE")
+    peak, last = [0], [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.05):
+            with open("/proc/self/statm") as statm:
+                last[0] = int(statm.read().split()[1]) * page
+            peak[0] = max(peak[0], last[0])
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    cpu0 = time.process_time()
+    started_wall = time.time()
     started = time.perf_counter()
     res = build_benchmark(
         out=out,
-        model=f"fake-model@{url}",
-        config=RunConfig(catalog_dir=catalog, concurrency=concurrency),
+        model=model,
+        config=RunConfig(paths=RunPaths(catalog_dir=catalog), concurrency=concurrency),
         spec=spec,
     )
     wall = time.perf_counter() - started
-    llm = res.report["llm"]
+    cpu = time.process_time() - cpu0
+    done.set()
+    sampler.join()
+    report = res.report
     Path(result).write_text(
         json.dumps(
             {
                 "items": res.items,
-                "calls": llm["calls"],
+                "calls": report["llm"]["calls"],
                 "wall_s": wall,
                 "imports_s": imports,
-                "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            }
+                "started_wall": started_wall,
+                "cpu_s": cpu,
+                "mc_cpu_s": spent[0],
+                "rejected": report.get("rejected"),
+                "rejection_reasons": report.get("rejection_reasons"),
+                "fixes": report.get("fixes"),
+                "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+                "build_peak_rss_bytes": peak[0],
+                "build_end_rss_bytes": last[0],
+            },
+            default=str,
         )
     )
 
 
-def run_build(root: Path, size: int, url: str, concurrency: int) -> dict:
-    spec = make_inputs(root, size)
-    out = root / f"bench-{size}"
+def run_build(root: Path, spec: Path, url: str, concurrency: int, tag: str) -> dict:
+    """One build of the ``spec`` in a fresh process; its figures."""
+    out = root / f"bench-{tag}"
     shutil.rmtree(out, ignore_errors=True)
-    result = root / f"result-{size}.json"
+    result = root / f"result-{tag}.json"
+    model = f"fake-{tag}"
+    launched = time.time()
     subprocess.run(
         [
             sys.executable,
@@ -109,59 +204,152 @@ def run_build(root: Path, size: int, url: str, concurrency: int) -> dict:
             str(spec),
             str(out),
             str(root / "catalog"),
-            url,
+            f"{model}@{url}",
             str(concurrency),
             str(result),
         ],
         check=True,
     )
-    return json.loads(result.read_text())
+    shutil.rmtree(out, ignore_errors=True)
+    figures = json.loads(result.read_text())
+    first = float((root / "first" / model).read_text())
+    figures["first_call_s"] = first - figures["started_wall"]
+    figures["first_call_cold_s"] = first - launched
+    return figures
+
+
+def fit_slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares slope and intercept of ``ys`` over ``xs``."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return slope, my - slope * mx
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--size", type=int, default=500)
-    parser.add_argument("--big", type=int, default=5000)
-    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000])
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--fix-share", type=float, default=0.10)
+    parser.add_argument("--reject-share", type=float, default=0.05)
+    parser.add_argument("--duplicate-share", type=float, default=0.05)
+    parser.add_argument(
+        "--quick", action="store_true", help="sizes 60 and 150, 20 ms a call, one repeat"
+    )
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.latency, args.repeats = [60, 150], 0.02, 1
+    sizes = sorted(set(args.sizes))
     root = Path(tempfile.mkdtemp(prefix="benchsmith-build-speed-"))
     os.environ.setdefault("BENCHSMITH_HOME", str(root / "home"))
+    (root / "first").mkdir()
     port_file = root / "url"
+    shares = f"{args.fix_share},{args.reject_share}"
     server = subprocess.Popen(
-        [sys.executable, __file__, "--child-serve", str(args.latency), str(port_file)]
+        [
+            sys.executable,
+            __file__,
+            "--child-serve",
+            str(args.latency),
+            shares,
+            str(port_file),
+            str(root / "first"),
+        ]
     )
+    runs: dict[int, list[dict]] = {size: [] for size in sizes}
     try:
         while not port_file.exists():
             time.sleep(0.05)
         url = port_file.read_text()
-        small = run_build(root, args.size, url, args.concurrency)
-        ideal = small["calls"] * args.latency / args.concurrency
-        cold = (small["wall_s"] + small["imports_s"]) / ideal
-        print(
-            f"{small['items']}-item build, concurrency {args.concurrency}, "
-            f"{args.latency * 1000:.0f} ms a call: {small['calls']} calls, "
-            f"wall {small['wall_s']:.2f} s, ideal {ideal:.2f} s, "
-            f"ratio {small['wall_s'] / ideal:.3f} (target <= 1.2); imports before it "
-            f"{small['imports_s']:.2f} s (cold ratio {cold:.3f})"
-        )
-        if not args.skip_memory:
-            big = run_build(root, args.big, url, args.concurrency)
-            print(
-                f"peak RSS: {args.size} items {small['max_rss_mb']:.0f} MB, {args.big} items "
-                f"{big['max_rss_mb']:.0f} MB, ratio {big['max_rss_mb'] / small['max_rss_mb']:.3f} "
-                f"(target <= 1.2); {args.big}-item wall {big['wall_s']:.1f} s "
-                f"(ideal {big['calls'] * args.latency / args.concurrency:.1f} s)"
-            )
+        specs = {size: make_inputs(root, size, args.duplicate_share) for size in sizes}
+        for r in range(args.repeats):
+            order = sizes if r % 2 == 0 else sizes[::-1]
+            for size in order:
+                tag = f"{size}-{r}"
+                runs[size].append(run_build(root, specs[size], url, args.concurrency, tag))
     finally:
         server.kill()
         shutil.rmtree(root, ignore_errors=True)
 
+    print(
+        f"fake endpoint {args.latency * 1000:.0f} ms a call, concurrency {args.concurrency}; "
+        f"judge rejects {args.fix_share:.0%} of records once, {args.reject_share:.0%} always; "
+        f"{args.duplicate_share:.0%} of records are one same record; {args.repeats} repeat(s); "
+        f"{load_average()}"
+    )
+    for size in sizes:
+        done = runs[size]
+        ideal = [d["calls"] * args.latency / args.concurrency for d in done]
+        ratio = Summary.of(ratios([d["wall_s"] for d in done], ideal))
+        calls_per_item = Summary.of([d["calls"] / max(d["items"], 1) for d in done])
+        print(
+            f"{size} items: wall {Summary.of([d['wall_s'] for d in done]).text('.2f', ' s')}, "
+            f"ideal {Summary.of(ideal).text('.2f', ' s')}, wall/ideal {ratio.text('.3f')}; "
+            f"{calls_per_item.text('.2f')} calls/item; items {[d['items'] for d in done]}; "
+            f"last run: rejected {done[-1]['rejected']} {done[-1]['rejection_reasons']}, "
+            f"fixes {done[-1]['fixes']}"
+        )
+        figure(
+            f"build_ratio_{size}",
+            f"build wall / ideal, fake {args.latency * 1000:.0f} ms, c={args.concurrency}, "
+            f"{size} items",
+            {500: "<= 1.05", 2000: "<= 1.03"}.get(size, "-"),
+            ratio.text(".3f"),
+            calls_per_item=calls_per_item.median,
+        )
+    every = [d for size in sizes for d in runs[size]]
+    first = Summary.of([d["first_call_s"] for d in every])
+    cold = Summary.of([d["first_call_cold_s"] for d in every])
+    print(
+        f"first model request: {first.text('.2f', ' s')} after build_benchmark(), "
+        f"{cold.text('.2f', ' s')} after the process started"
+    )
+    figure(
+        "first_call",
+        "time before the first model call (from build_benchmark(); cold in parentheses)",
+        "<= 0.3 s",
+        f"{first.text('.2f', ' s')} [cold {cold.median:.2f} s]",
+    )
+    share = Summary.of([d["mc_cpu_s"] / d["cpu_s"] for d in every if d["cpu_s"] > 0])
+    print(f"make_multiple_choice share of build CPU: {share.text('.1%')}")
+    figure(
+        "mc_share",
+        "make_multiple_choice share of build CPU",
+        "negligible",
+        share.text(".1%"),
+    )
+    if len(sizes) < 2:
+        print("memory: one size only, no growth per item (give two sizes or more)")
+        return
+    fits = {}
+    for which in ("peak", "end"):
+        slopes = []
+        for r in range(args.repeats):
+            xs = [float(size) for size in sizes]
+            ys = [float(runs[size][r][f"build_{which}_rss_bytes"]) for size in sizes]
+            slopes.append(fit_slope(xs, ys))
+        intercepts = Summary.of([b / 2**20 for _, b in slopes])
+        fits[which] = (Summary.of([s for s, _ in slopes]), intercepts)
+    for which, label in (("peak", "peak RSS during the build"), ("end", "RSS at the build's end")):
+        slope, base = fits[which]
+        print(
+            f"memory: {label} grows {slope.text('.0f', ' B/item')} (linear fit over sizes "
+            f"{sizes}); intercept {base.text('.0f', ' MB')}"
+        )
+    figure(
+        "memory_per_item",
+        f"RSS growth per item, at the build's end [peak] (fit over {sizes} items)",
+        "about 6 KB/item (keep)",
+        f"{fits['end'][0].text('.0f', ' B/item')} [peak {fits['peak'][0].median:.0f} B/item]",
+    )
+
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--child-serve":
-        serve(float(sys.argv[2]), sys.argv[3])
+        serve(float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
     elif len(sys.argv) > 1 and sys.argv[1] == "--child-build":
         build(*sys.argv[2:6], int(sys.argv[6]), sys.argv[7])
     else:

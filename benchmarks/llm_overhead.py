@@ -2,9 +2,11 @@
 
 Runs against the fake OpenAI-compatible server with a known latency, three ways:
 the bare ``openai`` client, ``RoleModel.invoke`` (records, budget, limits, retries) and
-``RoleModel.structured``; then the same calls again served from the run records (a resume
-or a replay). Reports medians and p90s in milliseconds and the overhead over the bare
-client. Usage: ``python benchmarks/llm_overhead.py [--calls N] [--latency-ms MS]``.
+``RoleModel.structured``, interleaved (one call of each arm a round, a new prompt each round,
+the order rotated); then the same calls again served from the run records (a resume or a
+replay). Reports medians, ranges and p90s in milliseconds and the per-round ratio to the bare
+client (median and range).
+Usage: ``python benchmarks/llm_overhead.py [--calls N] [--latency-ms MS] [--quick]``.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import argparse
 import json
 import statistics
 import tempfile
-import time
 
 import openai
+from _common import Summary, figure, interleaved, load_average, ratios
 from pydantic import BaseModel, Field
 
 from benchsmith.testing.fake_openai import FakeOpenAIServer
@@ -29,19 +31,12 @@ class Decision(BaseModel):
     keep: bool = Field(description="Whether to keep it.")
 
 
-def timed(fn, n: int) -> list[float]:
-    out = []
-    for i in range(n):
-        started = time.perf_counter()
-        fn(i)
-        out.append((time.perf_counter() - started) * 1000)
-    return out
-
-
-def summary(samples: list[float]) -> dict:
-    ordered = sorted(samples)
+def summary(seconds: list[float]) -> dict:
+    """Median, range and p90 in milliseconds."""
+    ordered = sorted(s * 1000 for s in seconds)
     return {
         "median_ms": round(statistics.median(ordered), 2),
+        "range_ms": [round(ordered[0], 2), round(ordered[-1], 2)],
         "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 2),
     }
 
@@ -50,7 +45,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--latency-ms", type=float, default=50.0)
+    parser.add_argument("--quick", action="store_true", help="20 calls")
     args = parser.parse_args()
+    if args.quick:
+        args.calls = 20
     latency = args.latency_ms / 1000
     with FakeOpenAIServer(latency=latency) as server, tempfile.TemporaryDirectory() as run_dir:
         bare = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
@@ -60,7 +58,8 @@ def main() -> None:
 
         def bare_call(i: int) -> None:
             bare.chat.completions.create(
-                model="fake-model", messages=[{"role": "user", "content": prompt.format(i)}]
+                model="fake-model",
+                messages=[{"role": "user", "content": prompt.format(i)}],
             )
 
         def invoke(i: int) -> None:
@@ -69,21 +68,33 @@ def main() -> None:
         def structured(i: int) -> None:
             model.structured(Decision, [("user", "s" + prompt.format(i))])
 
-        results: dict = {
-            "known_latency_ms": args.latency_ms,
-            "calls": args.calls,
-            "bare_openai_client": summary(timed(bare_call, args.calls)),
-        }
-        # The first pass goes to the server; the second is served from the run records.
-        for suffix in ("", "_from_records"):
-            results["invoke" + suffix] = summary(timed(invoke, args.calls))
-            results["structured" + suffix] = summary(timed(structured, args.calls))
-        results["requests_to_server"] = server.request_count
-    base = results["bare_openai_client"]["median_ms"]
+        arms = {"bare": bare_call, "invoke": invoke, "structured": structured}
+        # The warm-up uses prompt -1; the second pass is served from the run records.
+        first = interleaved(arms, args.calls)
+        replay = interleaved({"invoke": invoke, "structured": structured}, args.calls, False)
+        requests = server.request_count
+    results: dict = {
+        "known_latency_ms": args.latency_ms,
+        "calls": args.calls,
+        "bare_openai_client": summary(first["bare"]),
+        "requests_to_server": requests,
+    }
     for key in ("invoke", "structured"):
-        results[key]["overhead_over_bare_ms"] = round(results[key]["median_ms"] - base, 2)
-        results[key]["ratio_to_bare"] = round(results[key]["median_ms"] / base, 3)
+        ratio = Summary.of(ratios(first[key], first["bare"]))
+        results[key] = summary(first[key]) | {"ratio_to_bare": ratio.as_dict(3)}
+        results[key + "_from_records"] = summary(replay[key])
     print(json.dumps(results, indent=2))
+    ratio = Summary.of(ratios(first["structured"], first["bare"]))
+    print(
+        f"structured call / bare client at {args.latency_ms:.0f} ms: {ratio.text('.3f')}; "
+        f"{load_average()}"
+    )
+    figure(
+        "llm_structured_over_bare",
+        f"structured call / bare openai client, fake {args.latency_ms:.0f} ms",
+        "-",
+        ratio.text(".3f"),
+    )
 
 
 if __name__ == "__main__":

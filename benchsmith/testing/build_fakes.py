@@ -106,3 +106,79 @@ def one_grounding_spec(
         groundings=[grounding],
         allocations=[Allocation(grounding_id=grounding.id, quota=size)],
     )
+
+
+_DIGEST = re.compile(r"\(record ([0-9a-f]{8})\)")
+REJECTION_REASON = "scripted rejection"
+
+
+class FaultyBuilder:
+    """:func:`builder_reply` with a set share of fixes and rejections by the judge.
+
+    Each record falls into one class by its digest (the same class on every call, in any
+    order): the judge answers no to a ``reject_share`` of records on every attempt (rejected
+    once the fixes are spent, then refilled) and to a ``fix_share`` on the first judging only
+    (accepted after one fix; once per model name, so builds that share a server under
+    different model names each meet their fixes). A fix is worded differently (the prompt
+    carries the judge's reason), so its judging is a new request, not a replay of the first.
+    Duplicates come from the data: records that repeat another's fields get the same
+    question. A callable ``default`` for the fake server; thread-safe.
+
+    Args:
+        latency: Seconds each reply waits.
+        fix_share: Share of records the judge rejects once.
+        reject_share: Share of records the judge always rejects.
+    """
+
+    def __init__(
+        self, latency: float = 0.0, *, fix_share: float = 0.0, reject_share: float = 0.0
+    ) -> None:
+        """Set the shares (each within 0..1, summing to at most 1)."""
+        import threading
+
+        if not (0 <= fix_share <= 1 and 0 <= reject_share <= 1 and fix_share + reject_share <= 1):
+            raise ValueError(
+                f"shares must be within 0..1 and sum to at most 1, got {fix_share}, {reject_share}"
+            )
+        self.latency = latency
+        self._cuts = (reject_share, reject_share + fix_share)
+        self._judged: set[str] = set()
+        self._lock = threading.Lock()
+
+    def kind(self, digest: str) -> str:
+        """The class of the record with this 8-hex-digit digest: reject, fix or pass."""
+        u = int(digest, 16) / 16**8
+        reject, fix = self._cuts
+        if u < reject:
+            return "reject"
+        return "fix" if u < fix else "pass"
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        """The reply to one request body."""
+        tools = body.get("tools") or []
+        if not tools:
+            return Reply.auto(latency=self.latency)
+        function = tools[0]["function"]
+        name = function.get("name")
+        args = example_from_schema(function.get("parameters", {})) or {}
+        prompt = _prompt(body)
+        if name == "SampleDecision":
+            question = question_for(prompt)
+            if REJECTION_REASON in prompt:
+                question = question.replace("Which value belongs to", "What value goes with")
+            args["question"] = question
+        elif name == "JudgeVerdict":
+            digest = _DIGEST.search(prompt)
+            kind = self.kind(digest.group(1)) if digest else "pass"
+            if digest and kind == "fix":
+                # Per model name: one server may serve several builds (one name each).
+                key = f"{body.get('model', '')}/{digest.group(1)}"
+                with self._lock:
+                    first = key not in self._judged
+                    self._judged.add(key)
+                kind = "reject" if first else "pass"
+            if kind == "reject":
+                args.update(answerable="no", reason=REJECTION_REASON)
+            else:
+                args.update(answerable="yes", single_answer="yes", relevant="yes", clear="yes")
+        return Reply.tool_call(args, name=name, latency=self.latency)

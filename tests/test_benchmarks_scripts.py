@@ -1,0 +1,106 @@
+"""The benchmark scripts: shared helpers, the faulty fake builder, and the cheap scripts' runs.
+
+The scripts that take minutes even in their quick mode (build_speed, solution_speed,
+local_model) are not run here; ``make benchmarks BENCH_ARGS=--quick`` runs them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchsmith.testing.build_fakes import REJECTION_REASON, FaultyBuilder
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT / "benchmarks"
+
+
+@pytest.fixture()
+def common():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import _common
+
+        yield _common
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+def test_summary_and_interleaving(common):
+    s = common.Summary.of([3.0, 1.0, 2.0])
+    assert (s.median, s.low, s.high, s.n) == (2.0, 1.0, 3.0, 3)
+    assert s.text(".1f", " s") == "2.0 s (1.0-3.0, n=3)"
+    calls = []
+    samples = common.interleaved(
+        {"a": lambda r: calls.append(("a", r)) or 1.0, "b": lambda r: calls.append(("b", r))},
+        repeats=2,
+    )
+    assert calls == [("a", -1), ("b", -1), ("a", 0), ("b", 0), ("b", 1), ("a", 1)]
+    assert samples["a"] == [1.0, 1.0] and len(samples["b"]) == 2
+    assert common.ratios([2.0, 3.0], [1.0, 2.0]) == [2.0, 1.5]
+
+
+def _judge_body(question: str) -> dict:
+    schema = {
+        "type": "object",
+        "properties": {
+            k: {"type": "string", "enum": ["yes", "no"]}
+            for k in ("answerable", "single_answer", "relevant", "clear")
+        }
+        | {"reason": {"type": "string"}},
+    }
+    return {
+        "messages": [{"role": "user", "content": f"question: {question}"}],
+        "tools": [{"type": "function", "function": {"name": "JudgeVerdict", "parameters": schema}}],
+    }
+
+
+def _answerable(fake: FaultyBuilder, question: str) -> str:
+    reply = fake(_judge_body(question))
+    return json.loads(reply.arguments)["answerable"]
+
+
+def test_faulty_builder_rejects_fixes_and_passes_at_its_shares():
+    fake = FaultyBuilder(fix_share=0.3, reject_share=0.2)
+    digests = [f"{i * 2654435761 % 16**8:08x}" for i in range(2000)]
+    kinds = [fake.kind(d) for d in digests]
+    assert abs(kinds.count("reject") / 2000 - 0.2) < 0.04
+    assert abs(kinds.count("fix") / 2000 - 0.3) < 0.04
+    for kind, digest in zip(kinds[:40], digests[:40], strict=True):
+        question = f"Which value belongs to x (record {digest})?"
+        first, second = _answerable(fake, question), _answerable(fake, question)
+        expected = {"reject": ("no", "no"), "fix": ("no", "yes"), "pass": ("yes", "yes")}
+        assert (first, second) == expected[kind], kind
+    assert REJECTION_REASON in fake(_judge_body("(record 00000000)")).arguments
+    with pytest.raises(ValueError):
+        FaultyBuilder(fix_share=0.7, reject_share=0.5)
+
+
+def _run_quick(name: str) -> list[dict]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, str(BENCHMARKS / f"{name}.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    ).stdout
+    prefix = "FIGURE "
+    return [json.loads(line[len(prefix) :]) for line in out.splitlines() if line.startswith(prefix)]
+
+
+@pytest.mark.parametrize("name", ["catalog_speed", "llm_overhead", "tools_overhead"])
+def test_quick_script_prints_its_figures(name):
+    if name == "tools_overhead" and not (shutil.which("ffmpeg") and shutil.which("espeak-ng")):
+        pytest.skip("needs ffmpeg and espeak-ng")
+    figures = _run_quick(name)
+    assert figures
+    for fig in figures:
+        assert fig["key"] and fig["name"] and fig["goal"] and fig["value"]
