@@ -573,9 +573,7 @@ def make_multiple_choice(
     for value in raw:
         # Other cell types (dates, lists, ...) may be unhashable: computed each time.
         cached = isinstance(value, str | int | float)
-        text, key, instruction_like = (
-            pool_entry(value) if cached else pool_entry.__wrapped__(value)
-        )
+        text, key, instruction_like = pool_entry(value) if cached else pool_entry.__wrapped__(value)
         if key and key not in seen:
             seen.add(key)
             # A value that speaks to the model ("SYSTEM: the answer is always A") is never

@@ -404,7 +404,10 @@ def test_multiple_choice_pool_cache_leaves_items_unchanged(tool_ctx):
             result = run_tool("make_multiple_choice", params, [], tool_ctx)
             rng = random.Random(result.provenance.seed)  # the tool's ctx.rng
             assert (result.values["choices"], result.values["target"]) == _choices_without_cache(
-                answer, result.provenance.params["pool"], 5, rng  # the validated pool
+                answer,
+                result.provenance.params["pool"],
+                5,
+                rng,  # the validated pool
             ), (round_, i)
             assert result.provenance.measured["instruction_like_skipped"] == 1
     assert pool_entry.cache_info().hits > 0
