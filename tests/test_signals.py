@@ -200,7 +200,7 @@ def test_embedded_server_dies_with_benchsmith_on_every_path(tmp_path, local_spec
     env = env_for(tmp_path)
     if path == "normal":  # starts the server, asks one question, exits 0
         cmd = [sys.executable, "-m", "benchsmith.cli", "doctor", "--probe"]
-    elif path == "error":  # the token budget runs out on the first call: exits 1
+    elif path == "error":  # the token budget runs out on the first call: exits 4
         cmd = build_cmd(tmp_path / "bench", spec, catalog, "local") + ["--budget-tokens", "1"]
     else:
         cmd = build_cmd(tmp_path / "bench", spec, catalog, "local")
@@ -214,7 +214,7 @@ def test_embedded_server_dies_with_benchsmith_on_every_path(tmp_path, local_spec
     assert wait_for(started, 120, proc) or path in ("normal", "error"), "no server started"
     if path in ("normal", "error"):
         _out, err = proc.communicate(timeout=300)
-        assert proc.returncode == (0 if path == "normal" else 1), err.decode()[-2000:]
+        assert proc.returncode == (0 if path == "normal" else 4), err.decode()[-2000:]  # 4: budget
         assert servers, "the command never started the embedded server"
     else:
         time.sleep(2.0)  # requests in flight
