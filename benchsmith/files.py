@@ -63,6 +63,27 @@ def read_whole_lines(path: str | os.PathLike[str]) -> bytes:
     return data[:end]
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()  # read once, at import: os.umask cannot be read without setting it
+
+
+def _file_mode(target: Path) -> int:
+    """The mode a published file gets: the one it replaces, else what ``open`` would give.
+
+    ``mkstemp`` creates files readable by their owner only (0600); a benchmark folder and
+    its dataset card are meant to be shared, so the file gets the umask's usual mode.
+    """
+    try:
+        return target.stat().st_mode & 0o777
+    except OSError:
+        return 0o666 & ~_UMASK
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` that becomes ``path`` when the block ends well.
@@ -80,6 +101,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
+        os.chmod(tmp, _file_mode(target))
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
@@ -118,6 +140,7 @@ def atomic_hashed_path(
                 digest.update(block)
             os.fsync(fh.fileno())
         out.path = target / f"{stem}-{digest.hexdigest()[:digits]}{suffix}"
+        os.chmod(out.tmp, _file_mode(out.path))
         os.replace(out.tmp, out.path)
     finally:
         out.tmp.unlink(missing_ok=True)
