@@ -141,7 +141,7 @@ def test_wide_csv_with_the_cap_raised_is_profiled_in_linear_time(tmp_path, capsy
     # Linear: 4x the columns, about 4x the time. Quadratic steps made it 10x and more
     # (0.77 s at 5k, 7.6 s at 20k); this is a loose guard, not a benchmark. The test
     # below times the steps that run once per field more tightly.
-    assert large < 4 * small * 1.6 + 1.5, (small, large)
+    assert large < 8 * small + 1.5, (small, large)
     assert large < 60
 
 
@@ -166,10 +166,15 @@ def test_every_per_field_step_is_linear(tmp_path):
         return time.process_time() - start
 
     steps(1_000)
-    small, large = steps(10_000), steps(40_000)
+    # The best of three of each size, interleaved: CPU time on a shared machine still
+    # wobbles (garbage collection, cache), and this is a guard, not a benchmark.
+    small = large = float("inf")
+    for _ in range(3):
+        small, large = min(small, steps(10_000)), min(large, steps(40_000))
     # Each of these was (or could turn) quadratic: list.count over the paths, membership
-    # in a list of fields, a repeated-name check by count. 4x the fields, about 4x the time.
-    assert large < 4 * small * 1.5 + 0.3, (small, large)
+    # in a list of fields, a repeated-name check by count. 4x the fields: about 4x the time
+    # when linear, 16x when quadratic; fail above 8x.
+    assert large < 8 * small + 0.3, (small, large)
 
 
 def test_raised_caps_are_kept_on_the_card_and_used_to_read_it(tmp_path, capsys):
