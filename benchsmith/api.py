@@ -305,6 +305,10 @@ def build_benchmark(
     config = config or RunConfig()
     if model is not None:
         config = config.model_copy(update={"model": model})
+    from benchsmith.langid import prewarm_languages
+
+    # Before the graph's imports: lingua's models load on another core meanwhile.
+    prewarm_languages(list(config.languages) or ["en"])
     out_dir = Path(out)
     run_dir = out_dir / ".run"
     settings_path = run_dir / BUILD_FILE

@@ -110,6 +110,9 @@ def test_exported_graph_schemas_and_edges():
         ("verify", "discard"),
         ("accept", "__end__"),
         ("discard", "__end__"),
+        # a rejected record replaced in place from the round's reserve
+        ("discard", "computed"),
+        ("discard", "orchestrate"),
     }
     assert ("preflight", "collect") in edges  # a build from an approved spec skips planning
     # A run that ends after the planner is marked planned on its way out.

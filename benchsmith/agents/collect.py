@@ -6,12 +6,18 @@ resumed build plans exactly the slots the killed one had not finished, and never
 record twice. When a grounding's records run out (or it reaches its attempt cap) its
 shortfall moves to the subtask's other groundings; when none is left the subtask's
 shortfall is reported with the reason. Rounds are capped by ``max_refill_rounds``.
+
+A round also keeps, per grounding, a :class:`Reserve` of the records its attempt cap still
+allows: a slot that ends rejected replaces itself with the next of them and goes on, so
+most rejections are refilled within the round (the next round takes what is left).
 """
 
 from __future__ import annotations
 
+import collections
 import math
 import random
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,11 +72,52 @@ def make_slot(
     )
 
 
+class Reserve:
+    """The records a grounding may still draw this round, beyond the slots planned.
+
+    A slot that ends rejected takes the next one (:meth:`take`) and goes on in place, so
+    a rejection is refilled at once instead of waiting for the round to end (a round's
+    last slots leave the endpoint idle while they finish). The records come in the same
+    seeded order and the same attempt cap as a refill round's, so the records used, and
+    each one's language, are those the rounds would have drawn. Thread-safe.
+
+    Args:
+        grounding: The grounding drawing them.
+        free: ``(position, record index)`` pairs in draw order.
+        languages: The languages its items rotate through.
+        round_: The round the slots belong to.
+    """
+
+    def __init__(
+        self, grounding: Grounding, free: list[tuple[int, int]], languages: list[str], round_: int
+    ) -> None:
+        """Hold ``free`` (pairs of ints, not slots: a large round stays small)."""
+        self.grounding = grounding
+        self.languages = languages
+        self.round = round_
+        self._free = collections.deque(free)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Records left."""
+        return len(self._free)
+
+    def take(self) -> Slot | None:
+        """The next record's slot, or None when none is left."""
+        with self._lock:
+            if not self._free:
+                return None
+            pos, idx = self._free.popleft()
+        return make_slot(self.grounding, pos, idx, self.languages, self.round)
+
+
 @dataclass
 class SlotPlan:
     """What the quota monitor decided for one round."""
 
     slots: list[Slot] = field(default_factory=list)
+    reserve: dict[str, Reserve] = field(default_factory=dict)
+    """Per grounding, the records a rejected slot of this round may replace itself with."""
     targets: dict[str, int] = field(default_factory=dict)
     shortfalls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -166,8 +213,10 @@ def plan_slots(
         cap = max(1, math.ceil(target * max_slots_factor))
         room = max(0, cap - ledger.slots_used(gid))
         langs = slot_languages(spec, g.subtask_id, list(languages or []))
-        for pos, idx in free[gid][: min(need, room)]:
+        planned = min(need, room)
+        for pos, idx in free[gid][:planned]:
             plan.slots.append(make_slot(g, pos, idx, langs, round_))
+        plan.reserve[gid] = Reserve(g, free[gid][planned:room], langs, round_)
     if plan.done:
         plan.shortfalls = shortfalls(spec, ledger, plan.targets, blocked)
     return plan
@@ -234,6 +283,8 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         spec = BenchmarkSpec.model_validate(state["spec"])
         atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
     ws = open_workspace(config)
+    # No slot of an earlier round is running (a step ends when all its slots have).
+    ws.reserve = {}
     plan = plan_slots(
         ws.spec,
         ws.ledger,
@@ -244,6 +295,7 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         max_slots_factor=config.max_slots_factor,
         languages=list(config.languages),
     )
+    ws.reserve = plan.reserve
     log = list(plan.notes)
     if plan.slots:
         log.append(f"collect: round {round_}: {len(plan.slots)} slot(s) to realize")

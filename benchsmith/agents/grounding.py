@@ -283,9 +283,20 @@ def pick_templates(
     fields = [f.path for f in card.fields]
     from benchsmith.verify.wording import wording_problems as check
 
-    def usable(text: str, lang: str) -> list[str]:
+    def constant_check(text: str, language: str | None, entity: str | None) -> list[str]:
+        return check(text, language, entity, language_id=False)
+
+    def usable(text: str, lang: str, origin: str) -> list[str]:
+        # A concept's templates are the project's constants, written per language and
+        # identified in their language by the test suite (tests/agents/test_templates.py):
+        # the build does not wait for lingua's models to check them again.
+        constant = origin.startswith("concept:")
         return template_problems(
-            text, language=lang, answer_field=answer_field, fields=fields, check=check
+            text,
+            language=lang,
+            answer_field=answer_field,
+            fields=fields,
+            check=constant_check if constant else check,
         )
 
     order = list(cands)
@@ -324,7 +335,7 @@ def pick_templates(
         for origin, text in options:
             if not text:
                 continue
-            problems = usable(text, lang)
+            problems = usable(text, lang, origin)
             if problems:
                 reasons.append(f"{text!r}: {problems[0]}")
                 continue

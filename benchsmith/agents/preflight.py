@@ -62,6 +62,13 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
             raise ConfigError(
                 f"the given spec is invalid: {describe_validation_error(exc)}"
             ) from exc
+    # lingua's models load in a worker process while the build goes on (~2.5 s of CPU).
+    from benchsmith.verify.reviewer import prewarm_language_id
+
+    languages = list(config.languages)
+    for subtask in spec.subtasks if spec is not None else []:
+        languages += list(subtask.languages)
+    prewarm_language_id(languages or ["en"])
     return {
         "intent": intent,
         "size": size,

@@ -33,7 +33,7 @@ from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolPa
 from benchsmith.graph.state import Failure, Slot, SlotState, SlotStatus
 from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
-from benchsmith.stopping import check_stop
+from benchsmith.stopping import check_stop, stop_requested
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.verify.duplicates import DuplicateIndex
 
@@ -82,6 +82,10 @@ class Workspace:
             allowed_roots=tuple(p.resolve() for p in roots),
         )
         self._voices: dict[str, str] | None = None
+        self._voices_lock = threading.Lock()
+        self.reserve: dict[str, Any] = {}
+        """Per grounding, this round's :class:`~benchsmith.agents.collect.Reserve` (set by
+        ``collect``): the records a rejected slot replaces itself with."""
         self._computed: dict[str, list[Any]] = {}
         self._computed_lock = threading.Lock()
         self.template_notes = self._ensure_templates()
@@ -330,15 +334,26 @@ class Workspace:
         return judge is not None and mode in ("enforce", "auto")
 
     def voices(self) -> dict[str, str]:
-        """espeak-ng voice name to language (loaded once)."""
+        """espeak-ng voice name to language (loaded once, by one thread)."""
         if self._voices is None:
-            try:
-                from benchsmith.tools.tts import available_voices
+            with self._voices_lock:
+                if self._voices is None:
+                    try:
+                        from benchsmith.tools.tts import available_voices
 
-                self._voices = available_voices()
-            except ToolError:
-                self._voices = {}
+                        self._voices = available_voices()
+                    except ToolError:
+                        self._voices = {}
         return self._voices
+
+    def voices_for(self, grounding: Grounding) -> dict[str, str] | None:
+        """The voices a grounding's plan may choose among; None when it chooses no voice."""
+        chooses = any(
+            name == "voice" and rng.choices
+            for step in grounding.plan
+            for name, rng in step.ranges.items()
+        )
+        return self.voices() if chooses else None
 
     def source_text(self, record: dict[str, Any], media: set[str]) -> str:
         """The record's text, which an item must not copy verbatim."""
@@ -365,9 +380,14 @@ class Workspace:
             self.record(grounding.dataset_id, slot.record_index),
             seed=self.config.seed,
             media_fields=self.media_fields(grounding.dataset_id),
-            voices=self.voices(),
+            voices=self.voices_for(grounding),
             feedback=feedback,
         )
+
+    def replacement(self, slot: Slot) -> Slot | None:
+        """The slot a rejected ``slot`` goes on with: its grounding's next reserved record."""
+        reserve = self.reserve.get(slot.grounding_id)
+        return reserve.take() if reserve is not None else None
 
     def work_dir(self, slot: Slot) -> Path:
         """Scratch folder of a slot's tools (emptied before each attempt, removed after)."""
@@ -479,6 +499,8 @@ def interleave_cells(items: list[Any]) -> list[Any]:
 
 _WORKSPACES: dict[str, tuple[RunConfig, tuple[int, int], Workspace]] = {}
 _LOCK = threading.Lock()
+_LAST: dict[int, tuple[RunConfig, tuple[int, int], Workspace]] = {}
+"""The workspace last opened, by the id of its config object (see :func:`open_workspace`)."""
 
 
 def open_workspace(config: RunConfig) -> Workspace:
@@ -500,21 +522,31 @@ def open_workspace(config: RunConfig) -> Workspace:
         raise ConfigError(
             f"{spec_path} is missing: the build's plan is written there before any slot runs"
         ) from exc
-    key = str(Path(config.paths.out_dir).resolve())
     version = (stat.st_mtime_ns, stat.st_size)
+    # Every slot step opens the workspace: the same config object comes back each time,
+    # so the identity test spares comparing it field by field and resolving its path.
+    fast = _LAST.get(id(config))
+    if fast is not None and fast[0] is config and fast[1] == version:
+        return fast[2]
+    key = str(Path(config.paths.out_dir).resolve())
     with _LOCK:
         cached = _WORKSPACES.get(key)
         if cached is not None and cached[0] == config and cached[1] == version:
+            _LAST.clear()
+            _LAST[id(config)] = (config, version, cached[2])
             return cached[2]
         spec = BenchmarkSpec.model_validate_json(spec_path.read_text(encoding="utf-8"))
         ws = Workspace(config, spec)
         _WORKSPACES[key] = (config, version, ws)
+        _LAST.clear()
+        _LAST[id(config)] = (config, version, ws)
         return ws
 
 
 def close_workspace(config: RunConfig) -> None:
     """Let go of a build's workspace (its loaded records) once the folder is packaged."""
     with _LOCK:
+        _LAST.clear()
         _WORKSPACES.pop(str(Path(config.paths.out_dir or "").resolve()), None)
 
 
@@ -626,8 +658,19 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
     return _tally(slot, "accepted")
 
 
+REPLACEMENTS_PER_SLOT = 4
+"""Most records one slot task replaces itself with in place (a dataset whose every record
+fails ends in the round's refill instead, and a slot's steps stay far below the graph's
+recursion limit)."""
+
+
 def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
-    """Record the discarded slot and why in the ledger (its rejects file)."""
+    """Record the discarded slot and why in the ledger (its rejects file).
+
+    Then the slot goes on with a replacement record from its grounding's reserve, if any
+    is left (see :class:`~benchsmith.agents.collect.Reserve`): the state starts afresh for
+    that record, and ``failure`` is cleared so the router sends it back to the start.
+    """
     ws = open_workspace(run_config(runtime))
     slot = state["slot"]
     failure = state["failure"]
@@ -638,4 +681,20 @@ def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
         extra["history"] = history
     ws.ledger.reject(slot.record(), failure.reason, **extra)
     shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
-    return _tally(slot, "rejected")
+    update = _tally(slot, "rejected")
+    replaced = int(state.get("replaced") or 0)
+    if replaced >= REPLACEMENTS_PER_SLOT or stop_requested():
+        return update
+    nxt = ws.replacement(slot)
+    if nxt is None:
+        return update
+    return update | {
+        "slot": nxt,
+        "replaced": replaced + 1,
+        "attempt": 0,
+        "feedback": [],
+        "history": [],
+        "decision": None,
+        "draft": None,
+        "failure": None,
+    }

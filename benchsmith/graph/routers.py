@@ -81,6 +81,15 @@ def route_slot_start(
     return "orchestrate"
 
 
+def route_after_discard(
+    state: SlotState, runtime: Runtime[RunConfig]
+) -> Literal["computed", "orchestrate", "__end__"]:
+    """END, or the replacement record's start when ``discard`` drew one (no failure left)."""
+    if state.get("failure") is not None:
+        return END
+    return route_slot_start(state, runtime)
+
+
 def _fix_or_discard(state: SlotState) -> Literal["orchestrate", "discard"]:
     failure = state.get("failure")
     return "orchestrate" if failure is not None and failure.retry else "discard"

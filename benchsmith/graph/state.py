@@ -74,9 +74,12 @@ class SlotInput(TypedDict):
 
 
 class SlotOutput(TypedDict):
-    """What a slot hands back to the build: the tallies only (the item is in the ledger)."""
+    """What a slot hands back to the build: the tallies only (the item is in the ledger).
 
-    tallies: Tallies
+    Added up: a slot that replaces a rejected record goes on and may end accepted.
+    """
+
+    tallies: Annotated[Tallies, add_tallies]
 
 
 class SlotState(SlotInput, SlotOutput):
@@ -86,8 +89,10 @@ class SlotState(SlotInput, SlotOutput):
     role sees on its next attempt and ``history`` the record of every failed attempt.
     ``decision`` is the orchestration's decision, ``draft`` the executed item with its media
     paths, ``failure`` the last attempt's failure (None once verification passed).
+    ``replaced`` counts the rejected records this slot task replaced in place.
     """
 
+    replaced: int
     attempt: int
     feedback: list[str]
     history: list[dict[str, Any]]

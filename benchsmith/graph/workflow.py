@@ -15,6 +15,7 @@ package -> END`` (or ``planner -> finish_plan -> END``), where the planner and `
           -> orchestrate -> execute -> verify -(passed)-> accept -> END
                                               -(fixable, budget left)-> orchestrate
                                               -(otherwise)-> discard -> END
+    discard -(a reserved record replaces the rejected one)-> computed / orchestrate
     (orchestrate and execute fail to discard, or back to orchestrate while fixable)
 
 A plan-only run (``build`` false), or a build whose planning found no plan, ends after the
@@ -57,6 +58,7 @@ from benchsmith.graph.routers import (
     route_after_collect,
     route_after_computed,
     route_after_design,
+    route_after_discard,
     route_after_execute,
     route_after_grounding,
     route_after_orchestrate,
@@ -108,7 +110,7 @@ def make_slot_builder() -> StateGraph:
     slot.add_conditional_edges("execute", route_after_execute)
     slot.add_conditional_edges("verify", route_after_verify)
     slot.add_edge("accept", END)
-    slot.add_edge("discard", END)
+    slot.add_conditional_edges("discard", route_after_discard)
     return slot
 
 

@@ -9,7 +9,6 @@ the reason shown to the model.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Sequence
@@ -104,10 +103,15 @@ def tool_name(schema: type[BaseModel]) -> str:
 
 def request_params(schema: type[BaseModel], method: StructuredMethod) -> dict[str, Any]:
     """The request parameters that ask for ``schema`` with ``method`` (a fresh copy)."""
-    return copy.deepcopy(_request_params(schema, method))
+    # A fresh copy from cached JSON text: json.loads is several times cheaper than deepcopy.
+    return json.loads(_request_params_json(schema, method))
 
 
 @lru_cache(maxsize=512)
+def _request_params_json(schema: type[BaseModel], method: StructuredMethod) -> str:
+    return json.dumps(_request_params(schema, method))
+
+
 def _request_params(schema: type[BaseModel], method: StructuredMethod) -> dict[str, Any]:
     # Building a JSON schema costs about a millisecond; a build asks for the same few
     # schemas thousands of times.

@@ -56,6 +56,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from benchsmith import langid
 from benchsmith.verify.structural import Verdict, normalize_text
 
 UNAVAILABLE = "unavailable: "
@@ -168,51 +169,10 @@ def check_entity(question: str, entity: str | None, aliases: Sequence[str] = ())
 # ---------------------------------------------------------------------------------------
 # language identification
 
-# Candidate languages lingua chooses among, by the script of the expected language: a small
-# set keeps the detector at ~200 MB and ~2.5 s to load instead of 900 MB and ~21 s.
-_LATIN_CANDIDATES = ("en", "fr", "de", "es", "it", "pt", "nl")
-_CYRILLIC_CANDIDATES = ("ru", "uk", "bg", "sr", "be", "mk")
-_SCRIPT_GROUPS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
-    (
-        frozenset(
-            "en fr de es it pt nl sv da nb nn fi pl cs sk sl hr bs ro hu tr vi id ms tl ca eu "
-            "et lv lt is ga cy sq sw af az so eo la lg mi sn st tn ts xh yo zu".split()
-        ),
-        _LATIN_CANDIDATES,
-    ),
-    (frozenset("ru uk bg sr be mk kk mn".split()), _CYRILLIC_CANDIDATES),
-    (frozenset({"ar", "fa", "ur"}), ("ar", "fa", "ur")),
-    (frozenset({"hi", "mr"}), ("hi", "mr")),
-    (frozenset({"zh", "ja"}), ("zh", "ja")),
-)
 _LETTER_WORD = re.compile(r"[^\W\d_]+")
 
 
-def _candidates(code: str) -> tuple[str, ...]:
-    for members, candidates in _SCRIPT_GROUPS:
-        if code in members:
-            return tuple(dict.fromkeys((code, *candidates)))
-    # Another script (Greek, Hebrew, Thai, Korean, ...): lingua then mostly checks the script.
-    return tuple(dict.fromkeys((code, "en")))
-
-
-def _lingua_language(code: str) -> Any | None:
-    from lingua import IsoCode639_1, Language
-
-    iso = getattr(IsoCode639_1, code.upper(), None)
-    if iso is None:
-        return None
-    try:
-        return Language.from_iso_code_639_1(iso)
-    except ValueError:
-        return None
-
-
-@lru_cache(maxsize=8)
-def _detector(languages: frozenset[Any]) -> Any:
-    from lingua import LanguageDetectorBuilder
-
-    return LanguageDetectorBuilder.from_languages(*languages).build()
+_lingua_language = langid.lingua_language
 
 
 def _mask(text: str, mask: Sequence[str]) -> str:
@@ -224,6 +184,11 @@ def _mask(text: str, mask: Sequence[str]) -> str:
             pattern = r"(?<!\w)" + re.escape(variant) + r"(?!\w)"
             text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
     return text
+
+
+def prewarm_language_id(languages: Sequence[str | None]) -> None:
+    """Have the language-ID worker load what these languages need; see :mod:`benchsmith.langid`."""
+    langid.prewarm_languages(languages)
 
 
 def check_language_id(texts: Mapping[str, str], language: str, mask: Sequence[str] = ()) -> Verdict:
@@ -252,12 +217,8 @@ def check_language_id(texts: Mapping[str, str], language: str, mask: Sequence[st
         return _unavailable(LANGUAGE_ID, "lingua-language-detector is not installed")
     if expected is None:
         return _unavailable(LANGUAGE_ID, f"lingua has no model for {code or language}")
-    candidates = {expected}
-    for other in _candidates(code):
-        lang = _lingua_language(other)
-        if lang is not None:
-            candidates.add(lang)
-    detector = _detector(frozenset(candidates))
+    expected_code = expected.iso_code_639_1.name.lower()
+    candidates = langid.candidate_codes(code) or (expected_code,)
 
     checked: list[str] = []
     skipped: list[str] = []
@@ -267,18 +228,17 @@ def check_language_id(texts: Mapping[str, str], language: str, mask: Sequence[st
         if sum(max(1, len(_IDEOGRAPHIC.findall(w))) for w in words) < 2:
             skipped.append(label)
             continue
-        values = detector.compute_language_confidence_values(masked)
+        values = langid.confidences(candidates, masked)
         if not values:
             skipped.append(label)
             continue
-        top = max(values, key=lambda v: v.value)
-        if top.language != expected:
-            found = top.language.iso_code_639_1.name.lower()
+        found, value = max(values, key=lambda v: v[1])
+        if found != expected_code:
             return _fail(
                 LANGUAGE_ID,
-                f"{label} text is {found} ({top.value:.2f}), not {code}: {_snippet(text)!r}",
+                f"{label} text is {found} ({value:.2f}), not {code}: {_snippet(text)!r}",
             )
-        checked.append(f"{label} {code} ({top.value:.2f})")
+        checked.append(f"{label} {code} ({value:.2f})")
     parts = []
     if checked:
         parts.append(", ".join(checked))

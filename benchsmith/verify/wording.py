@@ -37,18 +37,23 @@ def wording_verdicts(
     answer: str | None = None,
     max_words: int = 40,
     source_text: str | None = None,
+    language_id: bool = True,
 ) -> list[Verdict]:
     """Every wording check's verdict on one question text.
 
     ``source_text`` is the record's text: a wording may not echo what it carries that
     reads as an instruction to a model (see :func:`~benchsmith.verify.injection.check_injection`).
+    ``language_id=False`` leaves language identification out, for the project's own
+    template constants only (each is identified in its language by the test suite).
     """
     lang = language or "en"
     # Names and values from the data belong to no language: identification reads the rest.
     masks = [m for m in (entity, *aliases, answer) if m]
     return [
         check_entity(text, entity, aliases),
-        check_language_id({"question": text}, lang, mask=masks),
+        check_language_id({"question": text}, lang, mask=masks)
+        if language_id
+        else Verdict(check="language_id", ok=True, reason="skipped: a tested template constant"),
         check_injection({"question": text}, source_text),
         check_meta_text(text),
         check_sentence(text, lang) if max_words <= 40 else _long_text(text, lang, max_words),
@@ -81,9 +86,16 @@ def wording_problems(
     aliases: Sequence[str] = (),
     answer: str | None = None,
     source_text: str | None = None,
+    language_id: bool = True,
 ) -> list[str]:
     """The reasons a wording fails (empty when every check passes)."""
     verdicts = wording_verdicts(
-        text, language, entity, aliases=aliases, answer=answer, source_text=source_text
+        text,
+        language,
+        entity,
+        aliases=aliases,
+        answer=answer,
+        source_text=source_text,
+        language_id=language_id,
     )
     return [f"{v.check}: {v.reason}" for v in verdicts if not v.ok]

@@ -157,7 +157,7 @@ def test_a_judge_refusal_goes_back_to_orchestration_with_the_reason(tmp_path):
     assert len(retries) == 3 and all("too terse" in p for p in retries)
 
 
-def test_discard_after_bounded_fixes_then_refill(tmp_path):
+def test_discard_after_bounded_fixes_then_refill_in_place(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 5, card.size, {})])
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_no_for("Japan", "Kenya"))
@@ -173,13 +173,15 @@ def test_discard_after_bounded_fixes_then_refill(tmp_path):
     for row in rows:
         assert row["attempts"] == 3  # the first try and max_fix_attempts=2 fixes
         assert "single_answer answered no (two capitals)" in row["reason"]
-    # One refill round for the discarded slot(s).
-    assert path[: 2 + 5 + 1] == ["preflight", "collect"] + ["realize"] * 5 + ["collect"]
-    assert path[-2:] == ["collect", "package"]
-    assert path.count("collect") >= 3
-    assert {r["metadata"]["source"]["record_index"] for r in items(out)}.isdisjoint(
-        {r["record_index"] for r in rows}
-    )
+    # The discarded slots replaced themselves within the round: no refill round.
+    assert path == ["preflight", "collect"] + ["realize"] * 5 + ["collect", "package"]
+    used = {r["metadata"]["source"]["record_index"] for r in items(out)}
+    assert used.isdisjoint({r["record_index"] for r in rows})
+    # The replacements are the next records of the seeded order, in the same round.
+    from benchsmith.agents.collect import record_order
+
+    order = record_order(spec.groundings[0], 3)
+    assert used | {r["record_index"] for r in rows} == set(order[: 5 + len(rows)])
 
 
 def test_exhausted_source_moves_its_shortfall_to_another_grounding(tmp_path):
@@ -231,6 +233,25 @@ def test_attempt_cap_stops_a_hopeless_grounding(tmp_path):
     assert result.items == 0
     assert len(router.prompts["SampleDecision"]) == 4  # 2 x quota, then it stops
     assert "attempt cap of 4 slots" in result.report["shortfalls"][0]["reason"]
+
+
+def test_a_slot_replaces_itself_a_bounded_number_of_times_then_rounds_go_on(tmp_path):
+    from benchsmith.agents.realize import REPLACEMENTS_PER_SLOT
+
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
+    judge_never = lambda prompt: judge_yes(prompt) | {"clear": "no"}  # noqa: E731
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_never)
+    result, path, _runtime, _out = run(
+        tmp_path, spec, router, max_fix_attempts=0, max_slots_factor=8.0
+    )
+    assert result.items == 0
+    # One slot task tries its record and REPLACEMENTS_PER_SLOT replacements; the next
+    # round's slot task the rest of the attempt cap (8 x quota).
+    assert path[:4] == ["preflight", "collect", "realize", "collect"]
+    assert path.count("realize") == 2
+    assert len(router.prompts["SampleDecision"]) == 8 > 1 + REPLACEMENTS_PER_SLOT
+    assert "attempt cap of 8 slots" in result.report["shortfalls"][0]["reason"]
 
 
 def test_rerun_of_a_finished_build_changes_nothing_and_calls_no_model(tmp_path):

@@ -16,7 +16,7 @@ from benchsmith.agents.alignment import (
 )
 from benchsmith.agents.design import check_subtasks, design_node
 from benchsmith.agents.grounding import pick_templates
-from benchsmith.agents.templates import candidates, fill, template_problems
+from benchsmith.agents.templates import CONCEPTS, candidates, fill, template_problems
 from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
@@ -240,3 +240,40 @@ def test_a_rewording_that_fails_a_check_is_replaced_by_the_template(tmp_path):
     md = (tmp_path / "out/report.md").read_text()
     assert "wording: 3 from the template" in md
     assert "## Read these" in md
+
+
+@pytest.mark.parametrize("concept", CONCEPTS, ids=lambda c: c.name)
+def test_every_concept_template_passes_every_wording_check_in_its_language(concept):
+    # Builds skip language identification for these constants (pick_templates): this is
+    # where they are identified, with every other wording check, in each language.
+    from benchsmith.agents.templates import SLOT, STAND_IN
+
+    assert concept.templates, f"concept {concept.name} has no template"
+    for lang, template in concept.templates.items():
+        text = " ".join(SLOT.sub(STAND_IN, template.replace("{q}", "{name}")).split())
+        entity = STAND_IN if "{q}" in template else None
+        assert wording_problems(text, lang, entity) == [], (concept.name, lang, text)
+
+
+def test_a_generic_template_is_still_identified_but_a_concept_constant_is_not(monkeypatch):
+    import benchsmith.verify.reviewer as reviewer
+
+    identified = []
+    real = reviewer.check_language_id
+
+    def spy(texts, language, mask=()):
+        identified.append(next(iter(texts.values())))
+        return real(texts, language, mask)
+
+    monkeypatch.setattr("benchsmith.verify.wording.check_language_id", spy)
+    subtask = Subtask(id="c", name="Capitals", description="d", languages=["en"])
+    picked = pick_templates(
+        None, subtask, WORLD, question_field="name", answer_field="capital", has_media=False
+    )
+    assert picked.source == "concept:capital" and identified == []
+    # A field with no concept gets the generic template, built from the field's name: data.
+    odd = card("odd", "Countries and their mottos", ["text"], [("name", "text"), ("motto", "text")])
+    picked = pick_templates(
+        None, subtask, odd, question_field="name", answer_field="motto", has_media=False
+    )
+    assert picked.source == "generic" and identified == ["What is the motto of Atlantis?"]
