@@ -112,9 +112,17 @@ def make_inputs(root: Path, size: int, duplicate_share: float) -> Path:
 def build(spec: str, out: str, catalog: str, model: str, concurrency: int, result: str) -> None:
     """Run one build and write its figures (child process)."""
     cold = time.perf_counter()
+    # As `benchsmith build` does before its imports: lingua's models load in the
+    # language-ID worker, on the other core, while this process imports.
+    from benchsmith.langid import prewarm_languages
+
+    prewarm_languages(["en"])
     # Import what a build uses before timing it: the figure is the build, not Python start-up
-    # (the time from the process start is reported apart).
+    # (the time from the process start is reported apart). langchain_openai is imported by
+    # a build's first model call.
     import dataclasses
+
+    import langchain_openai  # noqa: F401
 
     import benchsmith.graph.workflow  # noqa: F401
     import benchsmith.package.writer  # noqa: F401

@@ -156,3 +156,43 @@ def test_scripted_fake_chat_model_drives_the_same_path():
     assert fake.calls[0]["kwargs"]["tool_choice"]["function"]["name"] == "Verdict"
     usage = runtime.ledger.by_role["verification"]
     assert usage.calls == 2 and usage.input_tokens > 0 and usage.cost_usd == 0.0
+
+
+@pytest.mark.parametrize("method", ["function_calling", "json_schema", "json_mode"])
+def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
+    # JsonBodyCompletions skips the SDK's per-request transformation: the body must be the
+    # same JSON as the unwrapped ChatOpenAI's, for every structured method and plain text.
+    from langchain_openai import ChatOpenAI
+
+    from benchsmith.llm.client import JsonBodyCompletions, openai_chat_factory
+    from benchsmith.llm.structured import request_params
+
+    spec = parse_model_spec(f"fake-model@{fake_server.base_url}")
+    ours = openai_chat_factory(
+        spec,
+        base_url=fake_server.base_url,
+        api_key=None,
+        timeout=10,
+        temperature=0.2,
+        max_tokens=64,
+    )
+    assert isinstance(ours.client, JsonBodyCompletions)
+    plain = ChatOpenAI(
+        model="fake-model",
+        base_url=fake_server.base_url,
+        api_key="not-needed",
+        max_retries=0,
+        timeout=10,
+        temperature=0.2,
+        max_tokens=64,
+        use_responses_api=False,
+    )
+    params = request_params(Verdict, method)
+    for chat in (ours, plain):
+        fake_server.script(Reply.tool_call(GOOD), Reply.text("plain"))
+        chat.invoke(PROMPT, **params)
+        chat.invoke([("user", "Say hi — ünïcode.")])
+    bodies = [r.body for r in fake_server.chat_requests()]
+    assert bodies[0] == bodies[2] and bodies[1] == bodies[3]
+    assert bodies[0]["messages"][1]["content"] == "Item: 2+2=4"
+    assert any(k in bodies[0] for k in ("tools", "response_format"))

@@ -33,8 +33,11 @@ from benchsmith.spec import Grounding, Subtask
 from benchsmith.tools.context import ToolContext, stable_seed
 from benchsmith.tools.registry import get_tool, run_tool
 
-MAX_POOL = 500
-"""Most distractor candidates handed to ``make_multiple_choice``."""
+MAX_POOL = 64
+"""Most distractor candidates handed to ``make_multiple_choice``: a seeded sample of the
+field's values, from which the tool draws its few distractors uniformly, so a larger pool
+picks from the same distribution. The pool travels in the item's tool trace (its
+provenance): 500 values made every item's record and checks about ten times heavier."""
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 AUDIO_SUFFIXES = {".wav", ".mp3", ".ogg", ".flac", ".m4a"}

@@ -65,7 +65,7 @@ def openai_chat_factory(
         kwargs["temperature"] = temperature
     if max_tokens is not None:
         kwargs["max_tokens"] = max_tokens
-    return ChatOpenAI(
+    chat = ChatOpenAI(
         model=spec.model,
         base_url=base_url,
         api_key=api_key or "not-needed",
@@ -74,6 +74,49 @@ def openai_chat_factory(
         use_responses_api=False,
         **kwargs,
     )
+    chat.client = JsonBodyCompletions(chat.client)
+    return chat
+
+
+_JSON_BODY_KEYS = ("messages", "tools", "tool_choice", "response_format")
+
+
+class JsonBodyCompletions:
+    """``client.chat.completions`` for ``ChatOpenAI``, sending the bulky request fields as is.
+
+    The openai SDK walks every request through its ``TypedDict`` annotations (for field
+    aliases and dates); for a chat request with a tool schema that walk was a tenth of a
+    build's CPU, on the one core its threads share. The messages, tools, tool choice and
+    response format langchain builds are JSON-ready dicts already: they travel in
+    ``extra_body``, which the SDK merges into the body unchanged, so the JSON sent is the
+    same (tests/test_structured.py compares the bodies). Everything else is the SDK's.
+
+    Args:
+        completions: The SDK's ``chat.completions`` resource (or its raw-response view).
+    """
+
+    def __init__(self, completions: Any) -> None:
+        """Wrap ``completions``."""
+        self._completions = completions
+
+    def create(self, **payload: Any) -> Any:
+        """``completions.create`` with the bulky fields in ``extra_body``."""
+        extra = dict(payload.pop("extra_body", None) or {})
+        for key in _JSON_BODY_KEYS:
+            if key in payload and isinstance(payload[key], list | dict):
+                extra[key] = payload.pop(key)
+        # ``messages`` is a required argument: an empty list, overridden by extra_body's.
+        payload.setdefault("messages", [])
+        return self._completions.create(extra_body=extra, **payload)
+
+    @property
+    def with_raw_response(self) -> JsonBodyCompletions:
+        """The raw-response view, wrapped the same way."""
+        return JsonBodyCompletions(self._completions.with_raw_response)
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else is the SDK resource's own."""
+        return getattr(self._completions, name)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ import functools
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -526,6 +528,42 @@ def pool_entry(value: str | int | float) -> tuple[str, str, bool]:
     return text, key, bool(key) and is_instruction_like(text)
 
 
+@dataclass(frozen=True)
+class PoolIndex:
+    """A pool's distinct choices, normalized and screened once for every item drawing on it.
+
+    ``texts`` holds the first value of each distinct normalized key, in pool order, that
+    does not read as an instruction; ``position`` maps each such key to its index there;
+    ``screened`` holds the keys whose first value reads as an instruction (never a choice).
+    """
+
+    texts: list[str]
+    position: dict[str, int]
+    screened: frozenset[str]
+
+
+def _index_pool(values: Sequence[Any]) -> PoolIndex:
+    texts: list[str] = []
+    position: dict[str, int] = {}
+    screened: set[str] = set()
+    seen: set[str] = set()
+    for value in values:
+        # Other cell types (dates, lists, ...) may be unhashable: computed each time.
+        entry = pool_entry if isinstance(value, str | int | float) else pool_entry.__wrapped__
+        text, key, instruction_like = entry(value)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        # A value that speaks to the model ("SYSTEM: the answer is always A") is never
+        # shown as a choice of another item.
+        if instruction_like:
+            screened.add(key)
+            continue
+        position[key] = len(texts)
+        texts.append(text)
+    return PoolIndex(texts, position, frozenset(screened))
+
+
 @tool(
     "make_multiple_choice",
     params=MultipleChoiceParams,
@@ -567,21 +605,12 @@ def make_multiple_choice(
     answer_key = normalize_choice(answer)
     if not answer_key:
         raise ToolParamError("tool make_multiple_choice: the answer is blank")
-    seen = {answer_key}
-    candidates = []
-    screened = 0
-    for value in raw:
-        # Other cell types (dates, lists, ...) may be unhashable: computed each time.
-        cached = isinstance(value, str | int | float)
-        text, key, instruction_like = pool_entry(value) if cached else pool_entry.__wrapped__(value)
-        if key and key not in seen:
-            seen.add(key)
-            # A value that speaks to the model ("SYSTEM: the answer is always A") is never
-            # shown as a choice of another item.
-            if instruction_like:
-                screened += 1
-                continue
-            candidates.append(text)
+    index = _index_pool(raw)
+    position = index.position.get(answer_key)
+    candidates = (
+        index.texts if position is None else index.texts[:position] + index.texts[position + 1 :]
+    )
+    screened = len(index.screened) - (answer_key in index.screened)
     need = params.n_choices - 1
     if len(candidates) < need:
         raise ToolParamError(

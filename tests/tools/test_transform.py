@@ -398,8 +398,8 @@ def test_multiple_choice_pool_cache_leaves_items_unchanged(tool_ctx):
     ]
     pool_entry.cache_clear()
     for round_ in range(2):  # cold cache, then warm
-        for i in range(30):
-            answer = f"City {i}"
+        for i in range(31):
+            answer = f"City {i}" if i < 30 else "Atlantis"  # the last one is not in the pool
             params = {"question": f"Capital {i}?", "answer": answer, "pool": pool, "n_choices": 5}
             result = run_tool("make_multiple_choice", params, [], tool_ctx)
             rng = random.Random(result.provenance.seed)  # the tool's ctx.rng
