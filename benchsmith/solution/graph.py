@@ -152,6 +152,9 @@ class SolutionGraph:
         self.formulas = list(formulas)
         self._forms: dict[str, list[StepForm]] = {}
         self._equivalent = self._equivalence_groups()
+        self.memo: dict[Any, Any] = {}
+        """Facts derived from the graph once and read often (:mod:`worlds`: its connected
+        parts, the formulas of a part); the graph's formulas and quantities never change."""
 
     # --- steps -------------------------------------------------------------------------
 

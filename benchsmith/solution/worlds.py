@@ -34,6 +34,13 @@ _STOP = {"the", "a", "an", "of", "per"}
 
 def components(graph: SolutionGraph) -> list[frozenset[str]]:
     """The connected parts of the graph: sets of quantities linked through formulas."""
+    cached = graph.memo.get("components")
+    if cached is None:
+        cached = graph.memo["components"] = _components(graph)
+    return cached
+
+
+def _components(graph: SolutionGraph) -> list[frozenset[str]]:
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -102,6 +109,23 @@ def _representatives(graph: SolutionGraph, part: frozenset[str]) -> list[Formula
     return out
 
 
+def _layout(
+    graph: SolutionGraph, part: frozenset[str]
+) -> tuple[list[Formula], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A part's formulas (one per group), its quantities: uncomputed, computed, all.
+
+    Computed once per graph and part; the quantities are sorted.
+    """
+    key = ("layout", part)
+    cached = graph.memo.get(key)
+    if cached is None:
+        formulas = _representatives(graph, part)
+        outputs = {f.output for f in formulas}
+        free, rest = tuple(sorted(part - outputs)), tuple(sorted(part & outputs))
+        cached = graph.memo[key] = (formulas, free, rest, tuple(sorted(part)))
+    return cached
+
+
 def _solve_for(
     graph: SolutionGraph, formula: Formula, name: str, values: Mapping[str, float]
 ) -> float | None:
@@ -133,14 +157,32 @@ def _solve_for(
 def formula_error(formula: Formula, values: Mapping[str, float]) -> float | None:
     """The relative gap between a formula's two sides on ``values`` (None if not evaluable)."""
     inputs = tuple(sorted(formula.inputs))
+    return _error(formula.output, inputs, _forward(formula.expr, inputs), values)
+
+
+def _error(
+    output: str, inputs: tuple[str, ...], function: Any, values: Mapping[str, float]
+) -> float | None:
     try:
-        expected = float(_forward(formula.expr, inputs)(*(values[n] for n in inputs)))
+        expected = float(function(*(values[n] for n in inputs)))
     except (ZeroDivisionError, OverflowError, ValueError, TypeError):
         return None
     if not math.isfinite(expected):
         return None
-    actual = values[formula.output]
+    actual = values[output]
     return abs(actual - expected) / max(abs(expected), abs(actual), 1e-9)
+
+
+def _checks(graph: SolutionGraph) -> list[tuple[Formula, str, tuple[str, ...], Any]]:
+    """Per formula of the graph: itself, its output, sorted inputs, compiled right-hand side."""
+    cached = graph.memo.get("checks")
+    if cached is None:
+        cached = graph.memo["checks"] = [
+            (f, f.output, inputs, _forward(f.expr, inputs))
+            for f in graph.formulas
+            for inputs in [tuple(sorted(f.inputs))]
+        ]
+    return cached
 
 
 def violations(
@@ -148,10 +190,11 @@ def violations(
 ) -> list[tuple[Formula, float | None]]:
     """Admitted formulas whose quantities all have values and that do not hold on them."""
     out = []
-    for formula in graph.formulas:
-        if not formula.names <= set(values):
+    present = set(values)
+    for formula, output, inputs, function in _checks(graph):
+        if not formula.names <= present:
             continue
-        error = formula_error(formula, values)
+        error = _error(output, inputs, function, values)
         if error is None or error > tolerance:
             out.append((formula, error))
     return out
@@ -168,10 +211,8 @@ def draw_world(
     single unknown, one more quantity is drawn. The world is refused when a value is not a
     finite real number or a formula does not hold on it.
     """
-    formulas = _representatives(graph, part)
-    outputs = {f.output for f in formulas}
-    free = sorted(part - outputs)
-    rest = sorted(part & outputs)
+    formulas, free, rest, names = _layout(graph, part)
+    free, rest = list(free), list(rest)
     rng.shuffle(free)
     rng.shuffle(rest)
     order = free + rest
@@ -183,7 +224,7 @@ def draw_world(
         # derived ones are seldom whole.
         quantities = graph.quantities
         order = sorted(
-            sorted(part),  # a fixed order first: a frozenset's order varies with the hash seed
+            names,  # a fixed order first: a frozenset's order varies with the hash seed
             key=lambda n: (not quantities[n].choices, not quantities[n].integer, rng.random()),
         )
     values: dict[str, float] = {}
