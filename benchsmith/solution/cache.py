@@ -93,7 +93,7 @@ def load(kind: str, key: str) -> Any | None:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         _log.debug("ignoring unreadable cache entry %s: %s", path, exc)
         return None
     if not isinstance(record, dict) or record.get("key") != key or "value" not in record:

@@ -155,17 +155,23 @@ def _plan_from_record(
                         if f.formula.id == formula_id and f.inverted is inverted
                     )
                     forms.append(form)
-                derivation = Derivation(target, tuple(forms), tuple(givens))
-                if derivation.k != k or derivation.concept != concept or not forms:
+                # Only a well-formed chain of this graph is taken: its givens are exactly
+                # the inputs no step computes, and it ends in a formula of the cell.
+                computed = {f.output for f in forms}
+                needed = sorted({n for f in forms for n in f.inputs} - computed)
+                if not forms or givens != needed or target != forms[-1].output:
                     return None
-                if target != forms[-1].output or list(derivation.givens) != sorted(givens):
+                derivation = Derivation(target, tuple(forms), tuple(needed))
+                if derivation.k != k or derivation.concept != concept:
+                    return None
+                if not graph.well_formed(derivation.steps, frozenset(needed)):
                     return None
                 derivations.append(derivation)
             if not derivations:
                 return None
             plans[(concept, k)] = CellPlan(derivations, [_naturalness(d) ** 2 for d in derivations])
         unfillable = {(concept, k): str(why) for concept, k, why in record["unfillable"]}
-    except (KeyError, TypeError, ValueError, StopIteration, AttributeError):
+    except (KeyError, TypeError, ValueError, StopIteration, AttributeError, RecursionError):
         return None
     return plans, unfillable
 

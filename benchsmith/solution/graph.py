@@ -271,7 +271,7 @@ class SolutionGraph:
                 yield chain + chain2, givens | givens2
 
     @staticmethod
-    def _well_formed(chain: tuple[StepForm, ...], givens: frozenset[str]) -> bool:
+    def well_formed(chain: tuple[StepForm, ...], givens: frozenset[str]) -> bool:
         """Each quantity computed once, never also given, and only from known values."""
         outputs = [s.output for s in chain]
         if len(set(outputs)) < len(outputs) or set(outputs) & givens:
@@ -291,7 +291,7 @@ class SolutionGraph:
         seen: set[tuple[tuple[str, str], ...]] = set()
         for chain, givens in self._derive_with(final, steps, frozenset({final.output})):
             derivation = Derivation(final.output, chain, tuple(sorted(givens)))
-            if derivation.key() in seen or not self._well_formed(chain, givens):
+            if derivation.key() in seen or not self.well_formed(chain, givens):
                 continue
             names = givens | {s.output for s in chain}
             if self.over_determined(names, {s.formula.id for s in chain}):

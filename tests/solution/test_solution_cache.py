@@ -152,3 +152,16 @@ def test_the_cache_can_be_turned_off(home, monkeypatch):
     cache.store("plan", key, {"a": 1})
     assert cache.load("plan", key) == {"a": 1}
     assert cache.load("plan", cache.entry_key("plan", "y")) is None
+
+
+def test_a_stored_derivation_that_does_not_fit_the_graph_is_planned_again(home, monkeypatch):
+    expected = _items(CHAPTER, monkeypatch)
+    (path,) = _entries(home, "plan")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    cells = record["value"]["cells"]
+    chain = next(d for cell in cells for d in cell[2] if d[2])
+    chain[2] = chain[2][:-1]  # a given missing: well-typed, but not a derivation of the graph
+    path.write_text(json.dumps(record), encoding="utf-8")
+    calls = _count_calls(monkeypatch)
+    assert _items(CHAPTER, monkeypatch) == expected
+    assert calls["plan"] == 1
