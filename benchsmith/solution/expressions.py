@@ -90,8 +90,13 @@ def expression_string(expr: sp.Expr) -> str:
     return str(expr)
 
 
+@lru_cache(maxsize=4096)
 def numeric_function(expr: sp.Expr, names: tuple[str, ...]) -> Any:
-    """A fast float function of ``names`` (positional) computing ``expr`` with ``math``."""
+    """A fast float function of ``names`` (positional) computing ``expr`` with ``math``.
+
+    Compiled once per expression and names (``lambdify`` takes milliseconds; admission,
+    every graph's step forms and the distractors ask for the same functions again).
+    """
     symbols = [sp.Symbol(n) for n in names]
     plain = expr.xreplace({s: sp.Symbol(s.name) for s in expr.free_symbols})
     return sp.lambdify(symbols, plain, modules="math")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import sympy as sp
 
@@ -61,7 +61,13 @@ class Formula:
 
     def equation(self) -> str:
         """``output = expression`` in sympy's syntax."""
-        return f"{self.output} = {self.expr}"
+        return _equation(self.output, self.expr)
+
+
+@lru_cache(maxsize=4096)
+def _equation(output: str, expr: sp.Expr) -> str:
+    """``output = expr`` (printing an expression is slow; items print the same ones often)."""
+    return f"{output} = {expr}"
 
 
 @dataclass(frozen=True)

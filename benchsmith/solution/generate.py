@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.item import NUMERIC_TOLERANCE, Item
+from benchsmith.solution import cache
 from benchsmith.solution.coverage import Cell, CoverageReport, allocate
 from benchsmith.solution.distractors import choose_distractors
 from benchsmith.solution.errors import SolutionError
@@ -106,6 +107,92 @@ def plan_cells(
                 )
                 continue
             plans[(concept, k)] = CellPlan(usable, [_naturalness(d) ** 2 for d in usable])
+    return plans, unfillable
+
+
+def _plan_key(graph: SolutionGraph, difficulties: Sequence[int], seed: int) -> str:
+    """The cache key of a plan: everything :func:`plan_cells` reads (and the code version)."""
+    formulas = [
+        [f.id, f.output, cache.to_text(f.expr), f.text, f.syntax, repr(f.source), f.concept]
+        for f in graph.formulas
+    ]
+    quantities = [repr(graph.quantities[name]) for name in sorted(graph.quantities)]
+    return cache.entry_key(
+        "plan", formulas, quantities, list(difficulties), seed, DERIVATION_CAP, PROBE_ATTEMPTS
+    )
+
+
+def _plan_record(plans: dict[Cell, CellPlan], unfillable: dict[Cell, str]) -> dict[str, Any]:
+    """A plan as JSON: per cell its derivations as (target, steps, givens), and the reasons."""
+    cells = [
+        [
+            concept,
+            k,
+            [
+                [d.target, [[s.formula.id, s.output, s.inverted] for s in d.steps], list(d.givens)]
+                for d in plan.derivations
+            ],
+        ]
+        for (concept, k), plan in plans.items()
+    ]
+    return {"cells": cells, "unfillable": [[c, k, why] for (c, k), why in unfillable.items()]}
+
+
+def _plan_from_record(
+    graph: SolutionGraph, record: Any
+) -> tuple[dict[Cell, CellPlan], dict[Cell, str]] | None:
+    """The plan :func:`_plan_record` stored, over the graph's step forms (None: no fit)."""
+    try:
+        plans: dict[Cell, CellPlan] = {}
+        for concept, k, stored in record["cells"]:
+            derivations = []
+            for target, steps, givens in stored:
+                forms = []
+                for formula_id, output, inverted in steps:
+                    form = next(
+                        f
+                        for f in graph.forms_for(output)
+                        if f.formula.id == formula_id and f.inverted is inverted
+                    )
+                    forms.append(form)
+                # Only a well-formed chain of this graph is taken: its givens are exactly
+                # the inputs no step computes, and it ends in a formula of the cell.
+                computed = {f.output for f in forms}
+                needed = sorted({n for f in forms for n in f.inputs} - computed)
+                if not forms or givens != needed or target != forms[-1].output:
+                    return None
+                derivation = Derivation(target, tuple(forms), tuple(needed))
+                if derivation.k != k or derivation.concept != concept:
+                    return None
+                if not graph.well_formed(derivation.steps, frozenset(needed)):
+                    return None
+                derivations.append(derivation)
+            if not derivations:
+                return None
+            plans[(concept, k)] = CellPlan(derivations, [_naturalness(d) ** 2 for d in derivations])
+        unfillable = {(concept, k): str(why) for concept, k, why in record["unfillable"]}
+    except (KeyError, TypeError, ValueError, StopIteration, AttributeError, RecursionError):
+        return None
+    return plans, unfillable
+
+
+def cached_plan_cells(
+    graph: SolutionGraph, difficulties: Sequence[int], seed: int
+) -> tuple[dict[Cell, CellPlan], dict[Cell, str]]:
+    """:func:`plan_cells`, read from the content-addressed cache when planned before.
+
+    The key holds the graph's formulas and quantities, the difficulties, the seed, the caps
+    and the code version (:mod:`benchsmith.solution.cache`); an entry that does not fit the
+    graph is ignored and planned again.
+    """
+    key = _plan_key(graph, difficulties, seed)
+    stored = cache.load("plan", key)
+    if stored is not None:
+        plan = _plan_from_record(graph, stored)
+        if plan is not None:
+            return plan
+    plans, unfillable = plan_cells(graph, difficulties, seed)
+    cache.store("plan", key, _plan_record(plans, unfillable))
     return plans, unfillable
 
 
@@ -269,7 +356,7 @@ def generate_items(
             f"{len(knowledge.rejected)} rejected (see rejected_formulas)"
         )
     built = time.perf_counter()
-    plans, unfillable = plan_cells(graph, difficulties, seed)
+    plans, unfillable = cached_plan_cells(graph, difficulties, seed)
     planned = time.perf_counter()
     cells = [(c, k) for c in graph.concepts() for k in difficulties if (c, k) in plans]
     requested = allocate(n, cells, weights=weights)

@@ -19,6 +19,7 @@ from typing import Any
 
 import sympy as sp
 
+from benchsmith.solution import cache
 from benchsmith.solution.expressions import numeric_function
 from benchsmith.solution.formulas import Formula
 from benchsmith.solution.quantities import Quantity
@@ -82,12 +83,50 @@ class Derivation:
         return tuple((s.formula.id, s.output) for s in self.steps)
 
 
-def _assumed_symbol(quantity: Quantity | None, name: str) -> sp.Symbol:
+def _sign(quantity: Quantity | None) -> str:
+    """The sign assumption of a quantity's symbol when a formula is solved."""
     if quantity is None or quantity.low < 0:
-        return sp.Symbol(name, real=True)
+        return "real"
     if quantity.low > 0:
-        return sp.Symbol(name, positive=True)
-    return sp.Symbol(name, nonnegative=True)
+        return "positive"
+    return "nonnegative"
+
+
+_SOLVED: dict[tuple[Any, ...], tuple[sp.Expr, ...]] = {}
+"""Roots by (expression, output, unknown, signs), shared by every graph of the process
+(admission builds several graphs over the same formulas)."""
+
+
+def _solve_roots(
+    expr: sp.Expr, output: str, unknown: str, signs: tuple[tuple[str, str], ...]
+) -> tuple[sp.Expr, ...]:
+    """Solve ``output = expr`` for ``unknown`` with sympy: the usable roots, plain symbols."""
+    symbols = {n: sp.Symbol(n, **{sign: True}) for n, sign in signs}
+    assumed = expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
+    equation = sp.Eq(symbols[output], assumed)
+    try:
+        roots = sp.solve(equation, symbols[unknown], rational=False)
+    except (NotImplementedError, ValueError, TypeError, AttributeError):
+        return ()
+    back = {s: sp.Symbol(n) for n, s in symbols.items()}
+    plain = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr)]
+    return tuple(r for r in plain if _usable(r) and r.free_symbols)
+
+
+def _cached_roots(
+    expr: sp.Expr, output: str, unknown: str, signs: tuple[tuple[str, str], ...]
+) -> tuple[sp.Expr, ...]:
+    """:func:`_solve_roots`, read from the cache when solved before (by any process)."""
+    key = cache.entry_key("roots", cache.to_text(expr), output, unknown, [list(s) for s in signs])
+    stored = cache.load("roots", key)
+    if isinstance(stored, list):
+        try:
+            return tuple(cache.from_text(text) for text in stored)
+        except (ValueError, TypeError, RecursionError):
+            pass  # corrupt or foreign: solve again (and overwrite it)
+    roots = _solve_roots(expr, output, unknown, signs)
+    cache.store("roots", key, [cache.to_text(r) for r in roots])
+    return roots
 
 
 def _usable(expr: sp.Expr) -> bool:
@@ -113,20 +152,27 @@ class SolutionGraph:
         self.formulas = list(formulas)
         self._forms: dict[str, list[StepForm]] = {}
         self._equivalent = self._equivalence_groups()
+        self.memo: dict[Any, Any] = {}
+        """Facts derived from the graph once and read often (:mod:`worlds`: its connected
+        parts, the formulas of a part); the graph's formulas and quantities never change."""
 
     # --- steps -------------------------------------------------------------------------
 
     def _solve(self, formula: Formula, unknown: str) -> tuple[sp.Expr, ...]:
-        symbols = {n: _assumed_symbol(self.quantities.get(n), n) for n in formula.names}
-        expr = formula.expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
-        equation = sp.Eq(symbols[formula.output], expr)
-        try:
-            roots = sp.solve(equation, symbols[unknown], rational=False)
-        except (NotImplementedError, ValueError, TypeError, AttributeError):
-            return ()
-        back = {s: sp.Symbol(n) for n, s in symbols.items()}
-        plain = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr)]
-        return tuple(r for r in plain if _usable(r) and r.free_symbols)
+        """The usable roots of ``formula`` solved for ``unknown`` (memoized, then cached).
+
+        The roots depend only on the expression, the output, the unknown and the sign
+        assumptions of the symbols: they are solved once per process
+        (:data:`_SOLVED`) and kept in the content-addressed cache (:mod:`.cache`) between
+        processes.
+        """
+        signs = tuple(sorted((n, _sign(self.quantities.get(n))) for n in formula.names))
+        memo = (formula.expr, formula.output, unknown, signs)
+        roots = _SOLVED.get(memo)
+        if roots is None:
+            roots = _cached_roots(formula.expr, formula.output, unknown, signs)
+            _SOLVED[memo] = roots
+        return roots
 
     def forms_for(self, name: str) -> list[StepForm]:
         """Every way to compute ``name``: forward formulas first, then solved ones."""
@@ -225,7 +271,7 @@ class SolutionGraph:
                 yield chain + chain2, givens | givens2
 
     @staticmethod
-    def _well_formed(chain: tuple[StepForm, ...], givens: frozenset[str]) -> bool:
+    def well_formed(chain: tuple[StepForm, ...], givens: frozenset[str]) -> bool:
         """Each quantity computed once, never also given, and only from known values."""
         outputs = [s.output for s in chain]
         if len(set(outputs)) < len(outputs) or set(outputs) & givens:
@@ -245,7 +291,7 @@ class SolutionGraph:
         seen: set[tuple[tuple[str, str], ...]] = set()
         for chain, givens in self._derive_with(final, steps, frozenset({final.output})):
             derivation = Derivation(final.output, chain, tuple(sorted(givens)))
-            if derivation.key() in seen or not self._well_formed(chain, givens):
+            if derivation.key() in seen or not self.well_formed(chain, givens):
                 continue
             names = givens | {s.output for s in chain}
             if self.over_determined(names, {s.formula.id for s in chain}):

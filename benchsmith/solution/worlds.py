@@ -19,6 +19,7 @@ import math
 import random
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -34,6 +35,13 @@ _STOP = {"the", "a", "an", "of", "per"}
 
 def components(graph: SolutionGraph) -> list[frozenset[str]]:
     """The connected parts of the graph: sets of quantities linked through formulas."""
+    cached = graph.memo.get("components")
+    if cached is None:
+        cached = graph.memo["components"] = _components(graph)
+    return cached
+
+
+def _components(graph: SolutionGraph) -> list[frozenset[str]]:
     parent: dict[str, str] = {}
 
     def find(x: str) -> str:
@@ -102,18 +110,71 @@ def _representatives(graph: SolutionGraph, part: frozenset[str]) -> list[Formula
     return out
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What every world of one part needs, computed once per graph and part.
+
+    Attributes:
+        formulas: One formula per group of equivalent formulas in the part.
+        free: The part's quantities no formula of it computes, sorted.
+        rest: The others, sorted.
+        names: Every quantity of the part, sorted.
+        users: Per quantity, the indices of the formulas that relate it.
+    """
+
+    formulas: list[Formula]
+    free: tuple[str, ...]
+    rest: tuple[str, ...]
+    names: tuple[str, ...]
+    users: dict[str, tuple[int, ...]]
+
+
+def _layout(graph: SolutionGraph, part: frozenset[str]) -> _Layout:
+    """The :class:`_Layout` of ``part`` (kept in the graph's memo)."""
+    key = ("layout", part)
+    cached = graph.memo.get(key)
+    if cached is None:
+        formulas = _representatives(graph, part)
+        outputs = {f.output for f in formulas}
+        users: dict[str, list[int]] = {}
+        for i, formula in enumerate(formulas):
+            for name in formula.names:
+                users.setdefault(name, []).append(i)
+        cached = graph.memo[key] = _Layout(
+            formulas,
+            tuple(sorted(part - outputs)),
+            tuple(sorted(part & outputs)),
+            tuple(sorted(part)),
+            {name: tuple(indices) for name, indices in users.items()},
+        )
+    return cached
+
+
+def _solver(graph: SolutionGraph, formula: Formula, name: str) -> tuple[tuple[str, ...], Any]:
+    """The inputs and compiled candidates giving ``name`` from ``formula`` (memoized).
+
+    No candidates when the formula cannot be solved for ``name``.
+    """
+    key = ("solver", formula.id, formula.output, formula.expr, name)
+    cached = graph.memo.get(key)
+    if cached is None:
+        if name == formula.output:
+            inputs = tuple(sorted(formula.inputs))
+            cached = (inputs, (_forward(formula.expr, inputs),))
+        else:
+            form = next((f for f in graph.forms_for(name) if f.formula.id == formula.id), None)
+            cached = ((), ()) if form is None else (form.inputs, form.functions)
+        graph.memo[key] = cached
+    return cached
+
+
 def _solve_for(
     graph: SolutionGraph, formula: Formula, name: str, values: Mapping[str, float]
 ) -> float | None:
     """The value of ``name`` that makes ``formula`` hold on ``values`` (in range if possible)."""
-    if name == formula.output:
-        inputs = tuple(sorted(formula.inputs))
-        functions = (_forward(formula.expr, inputs),)
-    else:
-        form = next((f for f in graph.forms_for(name) if f.formula.id == formula.id), None)
-        if form is None:
-            return None
-        inputs, functions = form.inputs, form.functions
+    inputs, functions = _solver(graph, formula, name)
+    if not functions:
+        return None
     quantity = graph.quantities.get(name)
     args = [values[n] for n in inputs]
     found: list[float] = []
@@ -133,14 +194,32 @@ def _solve_for(
 def formula_error(formula: Formula, values: Mapping[str, float]) -> float | None:
     """The relative gap between a formula's two sides on ``values`` (None if not evaluable)."""
     inputs = tuple(sorted(formula.inputs))
+    return _error(formula.output, inputs, _forward(formula.expr, inputs), values)
+
+
+def _error(
+    output: str, inputs: tuple[str, ...], function: Any, values: Mapping[str, float]
+) -> float | None:
     try:
-        expected = float(_forward(formula.expr, inputs)(*(values[n] for n in inputs)))
+        expected = float(function(*(values[n] for n in inputs)))
     except (ZeroDivisionError, OverflowError, ValueError, TypeError):
         return None
     if not math.isfinite(expected):
         return None
-    actual = values[formula.output]
+    actual = values[output]
     return abs(actual - expected) / max(abs(expected), abs(actual), 1e-9)
+
+
+def _checks(graph: SolutionGraph) -> list[tuple[Formula, str, tuple[str, ...], Any]]:
+    """Per formula of the graph: itself, its output, sorted inputs, compiled right-hand side."""
+    cached = graph.memo.get("checks")
+    if cached is None:
+        cached = graph.memo["checks"] = [
+            (f, f.output, inputs, _forward(f.expr, inputs))
+            for f in graph.formulas
+            for inputs in [tuple(sorted(f.inputs))]
+        ]
+    return cached
 
 
 def violations(
@@ -148,10 +227,11 @@ def violations(
 ) -> list[tuple[Formula, float | None]]:
     """Admitted formulas whose quantities all have values and that do not hold on them."""
     out = []
-    for formula in graph.formulas:
-        if not formula.names <= set(values):
+    present = set(values)
+    for formula, output, inputs, function in _checks(graph):
+        if not formula.names <= present:
             continue
-        error = formula_error(formula, values)
+        error = _error(output, inputs, function, values)
         if error is None or error > tolerance:
             out.append((formula, error))
     return out
@@ -168,10 +248,9 @@ def draw_world(
     single unknown, one more quantity is drawn. The world is refused when a value is not a
     finite real number or a formula does not hold on it.
     """
-    formulas = _representatives(graph, part)
-    outputs = {f.output for f in formulas}
-    free = sorted(part - outputs)
-    rest = sorted(part & outputs)
+    layout = _layout(graph, part)
+    formulas, users = layout.formulas, layout.users
+    free, rest = list(layout.free), list(layout.rest)
     rng.shuffle(free)
     rng.shuffle(rest)
     order = free + rest
@@ -183,28 +262,35 @@ def draw_world(
         # derived ones are seldom whole.
         quantities = graph.quantities
         order = sorted(
-            sorted(part),  # a fixed order first: a frozenset's order varies with the hash seed
+            layout.names,  # a fixed order first: a frozenset's order varies with the hash seed
             key=lambda n: (not quantities[n].choices, not quantities[n].integer, rng.random()),
         )
     values: dict[str, float] = {}
+    unknowns = [len(f.names) for f in formulas]  # per formula, its quantities without a value
+    first = 0  # order[:first] all have values (values only grow)
     while True:
         progress = True
         while progress:
             progress = False
-            for formula in formulas:
-                unknown = formula.names - values.keys()
-                if len(unknown) != 1:
+            for i, formula in enumerate(formulas):
+                if unknowns[i] != 1:
                     continue
-                (name,) = unknown
+                name = next(n for n in formula.names if n not in values)
                 value = _solve_for(graph, formula, name, values)
                 if value is None:
                     return None
                 values[name] = value
+                for j in users[name]:
+                    unknowns[j] -= 1
                 progress = True
-        missing = [n for n in order if n not in values]
-        if not missing:
+        while first < len(order) and order[first] in values:
+            first += 1
+        if first == len(order):
             break
-        values[missing[0]] = graph.quantities[missing[0]].sample(rng)
+        name = order[first]
+        values[name] = graph.quantities[name].sample(rng)
+        for j in users.get(name, ()):
+            unknowns[j] -= 1
     if violations(graph, values, WORLD_TOLERANCE):
         return None
     # A count (periods, payments, periods per year) is a whole number in every world.
