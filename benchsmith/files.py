@@ -167,3 +167,8 @@ def atomic_lines(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         yield fh
+
+
+def home_dir() -> Path:
+    """Benchsmith's own folder: ``$BENCHSMITH_HOME``, by default ``~/.benchsmith``."""
+    return Path(os.environ.get("BENCHSMITH_HOME") or "~/.benchsmith").expanduser()

@@ -66,6 +66,7 @@ class Workspace:
         self._records: dict[str, list[dict[str, Any]]] = {}
         self._answers: dict[tuple[str, str], list[str]] = {}
         self._sources = catalog_sources(config)
+        self._cards: dict[str, Any] = {}
         roots = [self.bench_dir, self.run_dir, *(Path(s.root) for s in self._sources)]
         # A dataset's own folder (its media files may sit beside its data file).
         for grounding in spec.groundings:
@@ -158,10 +159,15 @@ class Workspace:
         return notes
 
     def _card(self, dataset_id: str) -> Any:
-        for source in self._sources:
-            if dataset_id in source:
-                return source.get(dataset_id)
-        return None
+        """A dataset's card, read once per build (every slot step asks for it)."""
+        if dataset_id not in self._cards:
+            card = None
+            for source in self._sources:
+                if dataset_id in source:
+                    card = source.get(dataset_id)
+                    break
+            self._cards[dataset_id] = card
+        return self._cards[dataset_id]
 
     # -- data -------------------------------------------------------------------------------
     def records(self, dataset_id: str) -> list[dict[str, Any]]:
@@ -197,11 +203,10 @@ class Workspace:
 
     def media_fields(self, dataset_id: str) -> set[str]:
         """Record fields holding image/audio paths."""
-        for source in self._sources:
-            if dataset_id in source:
-                card = source.get(dataset_id)
-                return {f.path for f in card.fields if f.modality in MEDIA_MODALITIES}
-        return set()
+        card = self._card(dataset_id)
+        if card is None:
+            return set()
+        return {f.path for f in card.fields if f.modality in MEDIA_MODALITIES}
 
     def reference_path(self, dataset_id: str) -> Path:
         """The document behind a reference card.

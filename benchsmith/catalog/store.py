@@ -103,8 +103,9 @@ def search_terms(query: str) -> str:
 
 def default_root() -> Path:
     """``$BENCHSMITH_HOME/catalog``, with ``~/.benchsmith`` as the default home."""
-    home = os.environ.get("BENCHSMITH_HOME") or "~/.benchsmith"
-    return Path(home).expanduser() / "catalog"
+    from benchsmith.files import home_dir
+
+    return home_dir() / "catalog"
 
 
 class Catalog:

@@ -32,7 +32,7 @@ from typing import Any
 
 import sympy as sp
 
-from benchsmith.files import atomic_write
+from benchsmith.files import atomic_write, home_dir
 
 CACHE_VERSION = 1
 """Raise when a cached result's meaning changes without a change of the solution code."""
@@ -54,9 +54,9 @@ def enabled() -> bool:
 
 
 def cache_dir() -> Path:
-    """``$BENCHSMITH_HOME/cache/solution``, with ``~/.benchsmith`` as the default home."""
-    home = os.environ.get("BENCHSMITH_HOME") or "~/.benchsmith"
-    return Path(home).expanduser() / "cache" / "solution"
+    """``$BENCHSMITH_SOLUTION_CACHE_DIR``, else ``$BENCHSMITH_HOME/cache/solution``."""
+    override = os.environ.get("BENCHSMITH_SOLUTION_CACHE_DIR")
+    return Path(override).expanduser() if override else home_dir() / "cache" / "solution"
 
 
 @lru_cache(maxsize=1)

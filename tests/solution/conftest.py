@@ -14,4 +14,7 @@ def _solution_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[P
     home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCHSMITH_HOME", str(home))
+        # These tests read the cache where a user's is: under the home, not the override
+        # the root conftest gives every other test.
+        patch.delenv("BENCHSMITH_SOLUTION_CACHE_DIR", raising=False)
         yield home
