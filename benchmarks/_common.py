@@ -38,11 +38,12 @@ class Summary:
             raise ValueError("no samples to summarize")
         return cls(statistics.median(samples), min(samples), max(samples), len(samples))
 
-    def text(self, fmt: str = ".3g", unit: str = "") -> str:
-        """``median unit (low-high, n=k)``."""
+    def text(self, fmt: str = ".3g", unit: str = "", scale: float = 1.0) -> str:
+        """``median unit (low-high, n=k)``, each value times ``scale``."""
+        median, low, high = self.median * scale, self.low * scale, self.high * scale
         if self.n == 1:
-            return f"{self.median:{fmt}}{unit} (n=1)"
-        return f"{self.median:{fmt}}{unit} ({self.low:{fmt}}-{self.high:{fmt}}, n={self.n})"
+            return f"{median:{fmt}}{unit} (n=1)"
+        return f"{median:{fmt}}{unit} ({low:{fmt}}-{high:{fmt}}, n={self.n})"
 
     def as_dict(self, digits: int = 4) -> dict[str, float | int]:
         """JSON-ready: median, low, high, n."""

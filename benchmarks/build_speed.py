@@ -20,9 +20,11 @@ Reported, median and range over the repeats:
    often equal; two sizes on a loaded machine resolve the slope only to about +-10 KB/item
    (use more sizes and repeats, e.g. ``--sizes 500 1000 2000 4000 --repeats 3``).
 
-The dataset is synthetic (6,000 records), the items text multiple choice (orchestration
-and judge calls, ``make_multiple_choice`` for the distractors, every structural check, the
-duplicate index), so the figures measure the executor, not espeak-ng.
+The dataset is synthetic (6,000 records, or 1.5 an item for the largest size), the items
+text multiple choice (orchestration and judge calls, ``make_multiple_choice`` for the
+distractors, every structural check, the duplicate index), so the figures measure the
+executor, not espeak-ng. With two sizes or more, the wall time per item at the largest over
+the smallest shows whether the build stays linear (``--sizes 2000 20000 --latency 0.01``).
 
 Run: ``python benchmarks/build_speed.py [--sizes 500 2000] [--repeats 2] [--quick]``
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import shutil
@@ -43,6 +46,7 @@ from pathlib import Path
 from _common import Summary, figure, load_average, ratios
 
 RECORDS = 6000
+"""Records of the synthetic dataset, at least: a larger build gets 1.5 records an item."""
 
 
 def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
@@ -75,7 +79,7 @@ def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
             time.sleep(3600)
 
 
-def make_inputs(root: Path, size: int, duplicate_share: float) -> Path:
+def make_inputs(root: Path, size: int, duplicate_share: float, records: int = RECORDS) -> Path:
     """A synthetic dataset in a catalog and a spec of ``size`` multiple-choice items.
 
     A ``duplicate_share`` of the records are one same record (duplicate items).
@@ -92,8 +96,8 @@ def make_inputs(root: Path, size: int, duplicate_share: float) -> Path:
     else:
         step = round(1 / duplicate_share) if duplicate_share > 0 else 0
         rows = []
-        for i in range(RECORDS):
-            j = RECORDS if step and i % step == step - 1 else i
+        for i in range(records):
+            j = records if step and i % step == step - 1 else i
             rows.append({"name": f"Country {j}", "capital": f"City {j}"})
         card = jsonl_dataset(root, "places", rows)
     subtask = Subtask(
@@ -272,7 +276,8 @@ def main() -> None:
         while not port_file.exists():
             time.sleep(0.05)
         url = port_file.read_text()
-        specs = {size: make_inputs(root, size, args.duplicate_share) for size in sizes}
+        records = max(RECORDS, math.ceil(1.5 * max(sizes)))
+        specs = {size: make_inputs(root, size, args.duplicate_share, records) for size in sizes}
         for r in range(args.repeats):
             order = sizes if r % 2 == 0 else sizes[::-1]
             for size in order:
@@ -307,6 +312,26 @@ def main() -> None:
             {500: "<= 1.05", 2000: "<= 1.03"}.get(size, "-"),
             ratio.text(".3f"),
             calls_per_item=calls_per_item.median,
+        )
+    if len(sizes) >= 2:
+        # Linear in time: the wall time per item holds from the smallest size to the largest.
+        per_item = {
+            size: Summary.of([d["wall_s"] / max(d["items"], 1) for d in runs[size]])
+            for size in sizes
+        }
+        growth = per_item[sizes[-1]].median / per_item[sizes[0]].median
+        print(
+            "wall time per item: "
+            + ", ".join(f"{size}: {per_item[size].text('.1f', ' ms', 1000)}" for size in sizes)
+            + f"; largest / smallest {growth:.2f}"
+        )
+        figure(
+            "build_linearity",
+            f"wall time per item, {sizes[-1]} items / {sizes[0]} items (linear: about 1)",
+            "about 1",
+            f"{growth:.2f} ("
+            + ", ".join(f"{per_item[size].median * 1000:.1f} ms" for size in sizes)
+            + ")",
         )
     every = [d for size in sizes for d in runs[size]]
     first = Summary.of([d["first_call_s"] for d in every])

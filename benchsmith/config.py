@@ -280,6 +280,13 @@ class RunConfig(BaseModel):
         le=50.0,
         description="Most sample slots a grounding may use, as a multiple of its quota.",
     )
+    reword: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Ask the orchestration model to reword each template question (the "
+        "wording checks still decide): auto does, except when that model is the embedded "
+        "135M one, whose rewordings fail the checks; it then only chooses the tools' "
+        "settings, and a plan with none makes no call.",
+    )
     judge: JudgeMode = Field(
         default="auto",
         description="The LLM judge of every item: enforce (a failing verdict rejects the "

@@ -104,3 +104,25 @@ def test_quick_script_prints_its_figures(name):
     assert figures
     for fig in figures:
         assert fig["key"] and fig["name"] and fig["goal"] and fig["value"]
+
+
+def test_demo_speed_reads_each_build_s_report(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import demo_speed
+
+    report = {
+        "items": 8,
+        "wall_time_s": 120.0,
+        "wording": {"template": 6, "model": 2},
+        "llm": {"by_role": {"orchestration": {"calls": 9}}},
+    }
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    fig = demo_speed.build_figures(tmp_path)
+    assert fig == {
+        "items": 8,
+        "wall_s": 120.0,
+        "s_per_item": 15.0,
+        "calls": {"orchestration": 9},
+        "template_worded": 6,
+        "model_worded": 2,
+    }

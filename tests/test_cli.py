@@ -412,7 +412,7 @@ def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypa
     monkeypatch.setattr(LLMRuntime, "from_config", classmethod(scripted))
     out = tmp_path / "my bench"
     args = ["build", "--spec", str(spec_path), "--out", str(out), "--catalog"]
-    args += [str(tmp_path / "catalog"), "--judge", "enforce"]
+    args += [str(tmp_path / "catalog"), "--judge", "enforce", "--reword", "on"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert router.prompts["SampleDecision"]  # the fake answered

@@ -68,6 +68,7 @@ EXAMPLES = {
         "template": "Quelle est la capitale du pays suivant : France ?",
         "params": ["s1_snr_db: a number from 0 to 20"],
         "feedback": ["the question contains the answer"],
+        "reword": True,
     },
     "judge.j2": {
         "subtask_name": "Capitals",

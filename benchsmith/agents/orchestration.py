@@ -55,7 +55,8 @@ class SampleDecision:
 
     question: str
     params: dict[int, dict[str, Any]] = field(default_factory=dict)
-    source: Literal["model", "fallback"] = "model"
+    source: Literal["model", "fallback", "template"] = "model"
+    """``template``: no call was needed (no rewording asked, no parameter to choose)."""
     note: str = ""
     wording: Literal["template", "model"] = "template"
     template: str = ""
@@ -105,16 +106,24 @@ def _voice_fits(voice: str, language: str, voices: dict[str, str]) -> bool:
     return voice_lang == lang or voice_lang.startswith(lang + "-") or voice.lower() == lang
 
 
-def decision_schema(ranges: dict[tuple[int, str], ParamRange]) -> type[BaseModel]:
-    """The pydantic model of the orchestration decision for these ranges (cached)."""
+def decision_schema(
+    ranges: dict[tuple[int, str], ParamRange], *, reword: bool = True
+) -> type[BaseModel]:
+    """The pydantic model of the orchestration decision for these ranges (cached).
+
+    Without ``reword`` it has no ``question`` field: the parameters only.
+    """
     key = tuple((index, name, tuple(allowed_values(rng))) for (index, name), rng in ranges.items())
-    return _decision_schema(key)
+    return _decision_schema(key, reword)
 
 
 @lru_cache(maxsize=256)
-def _decision_schema(key: tuple[tuple[int, str, tuple[Any, ...]], ...]) -> type[BaseModel]:
-    fields: dict[str, Any] = {
-        "question": (
+def _decision_schema(
+    key: tuple[tuple[int, str, tuple[Any, ...]], ...], reword: bool
+) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    if reword:
+        fields["question"] = (
             str,
             Field(
                 min_length=8,
@@ -122,7 +131,6 @@ def _decision_schema(key: tuple[tuple[int, str, tuple[Any, ...]], ...]) -> type[
                 description="The question the test-taker gets; it must not contain the answer.",
             ),
         )
-    }
     for index, name, values in key:
         fields[_param_key(index, name)] = (
             Literal[tuple(values)],  # type: ignore[valid-type]
@@ -208,6 +216,7 @@ def orchestrate(
     media_fields: set[str],
     voices: dict[str, str] | None = None,
     feedback: list[str] | None = None,
+    reword: bool = True,
 ) -> SampleDecision:
     """Specialize the grounding's plan to one record.
 
@@ -221,6 +230,8 @@ def orchestrate(
         media_fields: Record fields holding media paths (hidden from the prompt).
         voices: Voice name to language, to narrow voice choices to the slot's language.
         feedback: Reasons earlier attempts failed, given to the model to fix.
+        reword: Ask the model for a rewording of the template question. Without it the
+            model only chooses the parameters, and a plan with none makes no call.
 
     Returns:
         The question and the parameter values of every ranged step.
@@ -235,7 +246,14 @@ def orchestrate(
         )
     if model is None:
         return fallback_decision(slot, grounding, record, ranges, seed, "no model", template)
-    schema = decision_schema(ranges)
+    if not reword and not ranges:
+        return SampleDecision(
+            question=template,
+            source="template",
+            note="worded from the template; no parameter to choose",
+            template=template,
+        )
+    schema = decision_schema(ranges, reword=reword)
     answer = value_text(field_value(record, grounding.answer_field))
     prompt = render(
         "orchestrate",
@@ -250,6 +268,7 @@ def orchestrate(
         template=template,
         params=[describe_range(i, n, r) for (i, n), r in ranges.items()],
         feedback=list(feedback or []),
+        reword=reword,
     )
     try:
         decision: Any = model.structured(schema, [("user", prompt)])
@@ -260,6 +279,8 @@ def orchestrate(
     params: dict[int, dict[str, Any]] = {}
     for index, name in ranges:
         params.setdefault(index, {})[name] = getattr(decision, _param_key(index, name))
+    if not reword:
+        return SampleDecision(question=template, params=params, source="model", template=template)
     reworded = re.sub(r"\s+", " ", decision.question).strip()
     entity = value_text(field_value(record, grounding.question_field)) or None
     # The record's text too: a rewording may not echo an instruction a row carried.

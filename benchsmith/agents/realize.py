@@ -377,8 +377,9 @@ class Workspace:
         from benchsmith.llm.registry import get_model
 
         grounding = self.groundings[slot.grounding_id]
+        model = get_model(self.config, "orchestration")
         return orchestrate(
-            get_model(self.config, "orchestration"),
+            model,
             slot.record(),
             self.subtasks[grounding.subtask_id],
             grounding,
@@ -387,7 +388,18 @@ class Workspace:
             media_fields=self.media_fields(grounding.dataset_id),
             voices=self.voices_for(grounding),
             feedback=feedback,
+            reword=self.rewords(model),
         )
+
+    def rewords(self, model: Any) -> bool:
+        """Whether the orchestration model is asked to reword questions (``config.reword``).
+
+        ``auto`` does not ask the embedded 135M model: its rewordings fail the wording checks
+        (none of 34 passed in the demo builds), as it words no computed problem either.
+        """
+        if self.config.reword == "auto":
+            return model.spec.provider != "local"
+        return self.config.reword == "on"
 
     def replacement(self, slot: Slot) -> Slot | None:
         """The slot a rejected ``slot`` goes on with: its grounding's next reserved record."""

@@ -81,6 +81,9 @@ def build_capitals_locally(
         [
             str(BIN / "benchsmith"), "build", "--spec", str(spec_path), "--out", str(out),
             "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet",
+            # Reworded anyway (auto would not ask the 135M model; this plan has no setting
+            # to choose), so the build makes real model calls through the embedded server.
+            "--reword", "on",
         ],
         tmp,
         offline_env(tmp),

@@ -84,6 +84,7 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
     out = tmp_path / "bench"
     config = RunConfig(
         judge="enforce",
+        reword="on",
         paths=RunPaths(
             out_dir=str(out),
             run_dir=str(out / ".run"),

@@ -31,8 +31,9 @@ class Crash(BaseException):
 
 
 def run(tmp_path, spec, router, *, name="bench", progress=True, **config_kw):
-    # The fake stands in for a capable model: its judge verdicts count.
+    # The fake stands in for a capable model: its judge verdicts and rewordings count.
     config_kw.setdefault("judge", "enforce")
+    config_kw.setdefault("reword", "on")
     out = tmp_path / name
     config = RunConfig(
         **config_kw,
@@ -267,6 +268,7 @@ def test_rerun_of_a_finished_build_changes_nothing_and_calls_no_model(tmp_path):
     calls = len(router.prompts["SampleDecision"]) + len(router.prompts["JudgeVerdict"])
     config = RunConfig(
         judge="enforce",
+        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
@@ -297,6 +299,7 @@ def test_resume_after_a_crash_keeps_finished_slots(tmp_path):
 
     out = tmp_path / "bench"
     config = RunConfig(
+        reword="on",  # the fake stands in for a capable model
         concurrency=1,
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
@@ -336,6 +339,7 @@ def test_budget_stop_packages_what_was_accepted(tmp_path):
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
     out = tmp_path / "bench"
     config = RunConfig(
+        reword="on",  # the fake stands in for a capable model
         budget_tokens=1500,
         concurrency=1,
         paths=RunPaths(
@@ -448,6 +452,7 @@ def test_replay_rebuilds_from_the_records_without_calling_the_model(tmp_path):
     (out / "report.json").unlink()
     config = RunConfig(
         judge="enforce",
+        reword="on",
         replay=True,
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
@@ -563,3 +568,20 @@ def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):
     register_runtime(config, None)
     assert seen["spec_on_disk"] is True  # before the first node finished
     assert result.items == 2 and "SubtaskProposal" not in router.prompts
+
+
+def test_the_graph_limits_follow_the_size_so_many_windows_still_finish(tmp_path, monkeypatch):
+    # One slot per window: 110 items take over 220 supersteps, past the 200-step floor, so
+    # the build finishes only because recursion_limit is derived from the size and window.
+    import benchsmith.agents.collect as collect
+    from benchsmith.api import recursion_limit
+
+    monkeypatch.setattr(collect, "WINDOW", 1)
+    rows = [(f"Country {i}", f"City {i}", "Nowhere") for i in range(150)]
+    _catalog, card = make_catalog(tmp_path, rows=rows)
+    spec = make_spec([("capitals--capitals", "capitals", 110, card.size, {})])
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    result, path, _runtime, _out = run(tmp_path, spec, router)
+    assert result.status == "complete" and result.items == 110
+    assert path.count("realize") == 110 and len(path) > 220
+    assert recursion_limit(RunConfig(), 110) > len(path) > 200

@@ -16,6 +16,7 @@ from benchsmith.review.server import ReviewState, create_app
 def _build(tmp_path, out, router, **kw):
     config = RunConfig(
         judge="enforce",
+        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),

@@ -35,6 +35,7 @@ def setup(tmp_path, spec, router, **config_kw):
     (out / "spec.json").write_text(spec.model_dump_json(indent=2))
     config = RunConfig(
         judge="enforce",
+        reword="on",
         **config_kw,
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")

@@ -146,6 +146,7 @@ def _build(tmp_path, question, languages=None):
     out = tmp_path / "out"
     config = RunConfig(
         concurrency=1,
+        reword="on",  # the fake stands in for a capable model
         paths=RunPaths(catalog_dir=str(catalog.root), out_dir=str(out), run_dir=str(out / ".run")),
     )
     router = Router(SampleDecision=question, JudgeVerdict=judge_yes)
@@ -277,3 +278,72 @@ def test_a_generic_template_is_still_identified_but_a_concept_constant_is_not(mo
         None, subtask, odd, question_field="name", answer_field="motto", has_media=False
     )
     assert picked.source == "generic" and identified == ["What is the motto of Atlantis?"]
+
+
+@pytest.mark.parametrize("reword", ["auto", "off"])
+def test_the_embedded_model_is_not_asked_to_reword_and_a_plan_without_settings_calls_none(
+    tmp_path, reword
+):
+    # The executor fakes' spec is the embedded model: with auto (or off) its orchestration
+    # makes no call for a plan with no settings to choose, and items keep the template.
+    catalog, _card = make_catalog(tmp_path)
+    out = tmp_path / "out"
+    config = RunConfig(
+        concurrency=1,
+        reword=reword,
+        paths=RunPaths(catalog_dir=str(catalog.root), out_dir=str(out), run_dir=str(out / ".run")),
+    )
+    router = Router(SampleDecision=lambda p: {"question": "unused"}, JudgeVerdict=judge_yes)
+    install(config, router)
+    spec = make_spec([("capitals--capitals", "capitals", 3, len(COUNTRIES), {})])
+    try:
+        result = build_benchmark(spec=spec, out=out, config=config)
+    finally:
+        register_runtime(config, None)
+    assert result.items == 3 and router.prompts["SampleDecision"] == []
+    rows = [json.loads(line) for line in (out / "data/test.jsonl").open()]
+    assert {r["metadata"]["wording"] for r in rows} == {"template"}
+    assert {r["metadata"]["orchestration"]["source"] for r in rows} == {"template"}
+
+
+def test_without_rewording_the_model_still_chooses_the_settings():
+    from benchsmith.agents.orchestration import decision_schema, orchestrate
+    from benchsmith.spec import Grounding, ParamRange, PlanStep
+
+    ranges = {(0, "voice"): ParamRange(choices=["en-us", "en-gb"])}
+    assert "question" not in decision_schema(ranges, reword=False).model_fields
+    assert "question" in decision_schema(ranges).model_fields
+
+    asked = []
+
+    class Model:
+        def structured(self, schema, messages):
+            asked.append((set(schema.model_fields), messages[0][1]))
+            return schema(s0_voice="en-gb")
+
+    grounding = Grounding(
+        id="g",
+        subtask_id="c",
+        dataset_id="world",
+        answer_field="capital",
+        question_field="name",
+        question_templates={"en": "What is the capital of {name}?"},
+        plan=[PlanStep(tool="synthesize_speech", ranges={"voice": ranges[(0, "voice")]})],
+        available_records=10,
+        scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+    )
+    subtask = Subtask(id="c", name="Capitals", description="d")
+    record = {"name": "Kenya", "capital": "Nairobi"}
+    decision = orchestrate(
+        Model(),
+        {"id": "g#0", "language": "en"},
+        subtask,
+        grounding,
+        record,
+        seed=1,
+        media_fields=set(),
+        reword=False,
+    )
+    assert decision.question == "What is the capital of Kenya?"
+    assert decision.params == {0: {"voice": "en-gb"}} and decision.source == "model"
+    assert asked[0][0] == {"s0_voice"} and "You may reword" not in asked[0][1]

@@ -88,6 +88,7 @@ def _build(
     out = out or root / "bench"
     config = RunConfig(
         judge="enforce",
+        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(root / "catalog")
         ),

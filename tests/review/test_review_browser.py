@@ -441,6 +441,7 @@ def test_items_rejected_in_the_page_are_refilled_by_a_resumed_build(tmp_path, co
     out = tmp_path / "built"
     config = RunConfig(
         judge="enforce",
+        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
