@@ -223,14 +223,20 @@ def test_exhausted_source_without_alternative_reports_the_shortfall(tmp_path):
     assert path[-1] == "package"
 
 
-def test_attempt_cap_stops_a_hopeless_grounding(tmp_path):
+def hopeless_build(tmp_path, quota, max_slots_factor):
+    """A build whose judge refuses every item, with no local fixes."""
     _catalog, card = make_catalog(tmp_path)
-    spec = make_spec([("capitals--capitals", "capitals", 2, card.size, {})])
+    spec = make_spec([("capitals--capitals", "capitals", quota, card.size, {})])
     judge_never = lambda prompt: judge_yes(prompt) | {"clear": "no"}  # noqa: E731
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_never)
-    result, _path, _runtime, _out = run(
-        tmp_path, spec, router, max_fix_attempts=0, max_slots_factor=2.0
+    result, path, _runtime, _out = run(
+        tmp_path, spec, router, max_fix_attempts=0, max_slots_factor=max_slots_factor
     )
+    return result, path, router
+
+
+def test_attempt_cap_stops_a_hopeless_grounding(tmp_path):
+    result, _path, router = hopeless_build(tmp_path, 2, 2.0)
     assert result.items == 0
     assert len(router.prompts["SampleDecision"]) == 4  # 2 x quota, then it stops
     assert "attempt cap of 4 slots" in result.report["shortfalls"][0]["reason"]
@@ -239,13 +245,7 @@ def test_attempt_cap_stops_a_hopeless_grounding(tmp_path):
 def test_a_slot_replaces_itself_a_bounded_number_of_times_then_rounds_go_on(tmp_path):
     from benchsmith.agents.realize import REPLACEMENTS_PER_SLOT
 
-    _catalog, card = make_catalog(tmp_path)
-    spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
-    judge_never = lambda prompt: judge_yes(prompt) | {"clear": "no"}  # noqa: E731
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_never)
-    result, path, _runtime, _out = run(
-        tmp_path, spec, router, max_fix_attempts=0, max_slots_factor=8.0
-    )
+    result, path, router = hopeless_build(tmp_path, 1, 8.0)
     assert result.items == 0
     # One slot task tries its record and REPLACEMENTS_PER_SLOT replacements; the next
     # round's slot task the rest of the attempt cap (8 x quota).
