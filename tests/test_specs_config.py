@@ -159,3 +159,22 @@ def test_run_paths_are_apart_from_the_settings():
     with pytest.raises(Exception, match="frozen"):
         config.seed = 4  # type: ignore[misc]
     assert RunConfig(seed=1).key() != RunConfig(seed=2).key()
+
+
+@pytest.mark.parametrize("reword", ["auto", "on"])
+def test_the_embedded_model_warning_says_how_questions_are_worded(tmp_path, reword):
+    from types import SimpleNamespace
+
+    from benchsmith.agents.preflight import preflight
+    from benchsmith.llm.registry import register_runtime
+
+    config = RunConfig(model="local", reword=reword, paths=RunPaths(run_dir=str(tmp_path)))
+    try:
+        update = preflight({"intent": "capitals", "size": 3}, SimpleNamespace(context=config))
+    finally:
+        register_runtime(config, None)
+    (warning,) = [w for w in update["warnings"] if "embedded 135M model" in w]
+    if reword == "auto":
+        assert "not asked to reword" in warning and "--reword on" in warning
+    else:
+        assert "when its rewordings fail the checks" in warning

@@ -43,9 +43,14 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
     models = {role: resolved.spec.text for role, resolved in llm.models.items()}
     warnings = []
     if all(spec == "local" for spec in models.values()):
+        wording = (
+            "items are worded from the plan's templates when its rewordings fail the checks"
+            if config.reword == "on"
+            else "items are worded from the plan's templates (it is not asked to reword them: "
+            "its rewordings fail the checks; --reword on asks anyway)"
+        )
         warnings.append(
-            "every role uses the embedded 135M model: items are worded from the plan's "
-            "templates when its rewordings fail the checks, and it is not asked to judge "
+            f"every role uses the embedded 135M model: {wording}, and it is not asked to judge "
             "(--judge advisory records its verdicts); for better plans and wording pass "
             "--model openai:MODEL (or any OpenAI-compatible server)"
         )
