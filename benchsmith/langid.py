@@ -104,6 +104,8 @@ def prewarm_languages(languages: Iterable[str | None]) -> None:
 _COMMAND = (sys.executable, "-m", "benchsmith.langid")
 _LOCK = threading.Lock()
 _WORKER: subprocess.Popen[str] | None = None
+_WORKER_PID = 0
+"""The process that started ``_WORKER`` (a forked child must not share its pipes)."""
 _BROKEN: str | None = None
 """Why the worker is not used (set once it failed, or when chosen by the environment)."""
 
@@ -124,14 +126,18 @@ def _local(codes: tuple[str, ...], text: str) -> list[tuple[str, float]]:
 
 def _start() -> subprocess.Popen[str] | None:
     """The running worker, started if needed; None when identification runs in process."""
-    global _WORKER, _BROKEN
+    global _WORKER, _WORKER_PID, _BROKEN
     if _BROKEN is None and os.environ.get("BENCHSMITH_LANGID", "").lower() == "inprocess":
         _BROKEN = "BENCHSMITH_LANGID=inprocess"
     if _BROKEN is not None:
         return None
+    if _WORKER is not None and _WORKER_PID != os.getpid():
+        # A forked child: the pipes are its parent's; it starts its own worker.
+        _WORKER = None
     if _WORKER is not None and _WORKER.poll() is None:
         return _WORKER
     try:
+        _WORKER_PID = os.getpid()
         _WORKER = subprocess.Popen(
             list(_COMMAND),
             stdin=subprocess.PIPE,

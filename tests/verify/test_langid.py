@@ -103,3 +103,23 @@ def test_an_unknown_language_is_reported_not_crashed(fresh_worker):
     assert langid.candidate_codes("xx") is None
     verdict = check_language_id({"question": "Some words here"}, "xx")
     assert verdict.ok and verdict.reason.startswith("unavailable")
+
+
+def test_a_forked_child_starts_its_own_worker(fresh_worker):
+    import os
+
+    assert langid.confidences(langid.candidate_codes("en"), TEXTS["en"])
+    parent_worker = langid._WORKER
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a new worker, never the parent's pipes
+        langid._confidences.cache_clear()
+        ok = langid.confidences(langid.candidate_codes("fr"), TEXTS["fr"])[0][0] == "fr"
+        os.write(write, b"1" if ok and langid._WORKER is not parent_worker else b"0")
+        langid._WORKER.kill()
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.waitpid(pid, 0)
+    assert langid._WORKER is parent_worker and parent_worker.poll() is None
+    assert langid.confidences(langid.candidate_codes("de"), TEXTS["de"])
