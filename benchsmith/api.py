@@ -9,6 +9,8 @@ it: the CLI's ``--review`` asks a person.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import os
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.config import RunConfig
-from benchsmith.errors import BenchsmithError
+from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.files import write_json
 from benchsmith.spec import BenchmarkSpec
 
@@ -109,6 +111,25 @@ def plan_benchmark(
         log=list(values.get("planner_log") or []),
         warnings=list(values.get("warnings") or []),
     )
+
+
+_FROZEN = False
+
+
+def _freeze_imports() -> None:
+    """Take what is alive now out of the garbage collector's view, once per process.
+
+    That is the modules, classes and functions a build imported (:func:`gc.freeze`).
+
+    Each full collection walks every tracked object: over a 500-item build three of them
+    took 0.37 s (up to 0.14 s each, with every slot thread stopped). Imported code lives as
+    long as the process, so walking it finds nothing; frozen, a full collection walks the
+    build's own objects only.
+    """
+    global _FROZEN
+    if not _FROZEN:
+        _FROZEN = True
+        gc.freeze()
 
 
 def _run_graph(
@@ -403,6 +424,12 @@ def _build_into(
         update={"review": reviewer is not None}
     )
     config = add_run_sources(config, run_dir, datasets, references)
+    from benchsmith.llm.registry import runtime_for
+
+    # The slots' model clients are built while the plan loads (see LLMRuntime.prewarm).
+    with contextlib.suppress(ConfigError):  # a bad model spec: the first call says so
+        runtime_for(config).prewarm()
+    _freeze_imports()
     if not resume:
         from benchsmith.files import atomic_write
 

@@ -100,3 +100,49 @@ def test_unknown_price_is_reported_as_unknown_not_zero():
     assert summary["cost_usd"] is None
     assert summary["by_role"]["design"]["cost_unknown_calls"] == 1
     assert summary["input_tokens"] == 700 and summary["output_tokens"] == 300
+
+
+def test_without_a_budget_the_first_calls_start_together():
+    # With a cap, calls wait for a first call's size (one call at a time until it is known);
+    # without one there is nothing to hold, so a build's opening calls run in parallel.
+    ledger = UsageLedger()
+    inside, release = threading.Barrier(4, timeout=5), threading.Event()
+
+    def call():
+        with ledger.reserve("orchestration", None):
+            inside.wait()  # broken (BrokenBarrierError) unless all four are in at once
+            release.wait(5)
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    release.set()
+    assert not inside.broken
+
+
+def test_with_a_budget_the_first_call_runs_alone():
+    ledger = UsageLedger(budget_tokens=10_000)
+    order: list[str] = []
+    first_in = threading.Event()
+
+    def first():
+        with ledger.reserve("orchestration", None):
+            first_in.set()
+            order.append("first in")
+            threading.Event().wait(0.2)
+            order.append("first out")
+        ledger.add("orchestration", input_tokens=10, output_tokens=10, price=None)
+
+    def second():
+        first_in.wait(5)
+        with ledger.reserve("orchestration", None):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert order == ["first in", "first out", "second in"]

@@ -243,3 +243,43 @@ def test_replay_without_records_says_so(tmp_path):
     with pytest.raises(ReplayMissError, match="holds no recorded model calls") as info:
         runtime.for_role("design").invoke(PROMPT)
     assert "inputs changed" not in str(info.value)
+
+
+def test_the_endpoint_slot_is_held_for_the_request_only(fake_server, monkeypatch):
+    # The real client holds the endpoint's semaphore around the SDK's request alone: the
+    # reply is turned into a message after the slot is given back (so, with one slot, a
+    # free permit is there while langchain converts the reply).
+    from langchain_openai.chat_models import base
+
+    from benchsmith.llm.retry import endpoint_semaphore
+
+    model = make_runtime(fake_server.base_url, max_concurrency=1).for_role("design")
+    gate = model.runtime.chat_model(model.spec).client.gate
+    assert gate is endpoint_semaphore(model.spec.endpoint_key, 1)
+    free_while_converting: list[bool] = []
+    convert = base.BaseChatOpenAI._create_chat_result
+
+    def spy(self, *args, **kwargs):
+        free = gate.acquire(blocking=False)
+        if free:
+            gate.release()
+        free_while_converting.append(free)
+        return convert(self, *args, **kwargs)
+
+    monkeypatch.setattr(base.BaseChatOpenAI, "_create_chat_result", spy)
+    assert model.invoke(PROMPT).content
+    assert free_while_converting == [True]
+
+
+def test_prewarm_builds_the_clients_without_a_request(fake_server):
+    runtime = make_runtime(fake_server.base_url)
+    thread = runtime.prewarm()
+    assert thread is not None
+    thread.join(10)
+    assert runtime.for_role("design").spec.text in runtime._chat_models
+    assert fake_server.request_count == 0
+    assert runtime.prewarm() is None  # built already: nothing to do
+
+    scripted = make_runtime(fake_server.base_url)
+    scripted.chat_factory = lambda spec, **kwargs: pytest.fail("a test's factory is not prewarmed")
+    assert scripted.prewarm() is None

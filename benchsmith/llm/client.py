@@ -10,6 +10,7 @@ with transient retries, usage and cost accounting, and the record.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -105,13 +106,19 @@ class JsonBodyCompletions:
     ``extra_body``, which the SDK merges into the body unchanged, so the JSON sent is the
     same (tests/test_structured.py compares the bodies). Everything else is the SDK's.
 
+    ``gate`` (set by :class:`LLMRuntime` to the endpoint's concurrency semaphore) is held
+    around the SDK's request alone: langchain's conversion of the messages before it and of
+    the reply after it run outside, so a concurrency slot is held for the request only.
+
     Args:
         completions: The SDK's ``chat.completions`` resource (or its raw-response view).
+        gate: A context manager held around each request (None: no limit here).
     """
 
-    def __init__(self, completions: Any) -> None:
+    def __init__(self, completions: Any, gate: Any = None) -> None:
         """Wrap ``completions``."""
         self._completions = completions
+        self.gate = gate
 
     def create(self, **payload: Any) -> Any:
         """``completions.create`` with the bulky fields in ``extra_body``."""
@@ -121,12 +128,13 @@ class JsonBodyCompletions:
                 extra[key] = payload.pop(key)
         # ``messages`` is a required argument: an empty list, overridden by extra_body's.
         payload.setdefault("messages", [])
-        return self._completions.create(extra_body=extra, **payload)
+        with self.gate if self.gate is not None else contextlib.nullcontext():
+            return self._completions.create(extra_body=extra, **payload)
 
     @property
     def with_raw_response(self) -> JsonBodyCompletions:
-        """The raw-response view, wrapped the same way."""
-        return JsonBodyCompletions(self._completions.with_raw_response)
+        """The raw-response view, wrapped the same way (the same gate)."""
+        return JsonBodyCompletions(self._completions.with_raw_response, self.gate)
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the SDK resource's own."""
@@ -288,6 +296,41 @@ class LLMRuntime:
                 price=price,
             )
 
+    def prewarm(self) -> threading.Thread | None:
+        """Build the chat clients of the remote endpoints on a background thread.
+
+        A client's construction (the SDK's HTTP clients and their TLS contexts) took about a
+        tenth of a second, and a quarter with the slot threads contending, while every slot
+        thread waited on it: built meanwhile (a build starts this before its plan is
+        loaded), the first request goes out as soon as a slot has one. The embedded model is
+        left alone (its server starts on first use, and a build that never asks it does not
+        start it), and so is any factory but the real one (a test's scripted fakes). An
+        error is left to the first real call, which reports it.
+
+        Returns:
+            The thread, or None when there is nothing to build.
+        """
+        if self.chat_factory is not openai_chat_factory:
+            return None
+        specs = {m.spec.text: m.spec for m in self.models.values() if m.spec.provider != "local"}
+        todo = [spec for text, spec in specs.items() if text not in self._chat_models]
+        if not todo:
+            return None
+
+        def build() -> None:
+            for spec in todo:
+                try:
+                    chat = self.chat_model(spec)
+                    root = getattr(chat, "root_client", None)
+                    if root is not None:
+                        root.default_headers  # noqa: B018 (the SDK's platform headers)
+                except Exception:  # noqa: BLE001, S112 (the first real call reports it)
+                    continue
+
+        thread = threading.Thread(target=build, name="benchsmith-prewarm-clients", daemon=True)
+        thread.start()
+        return thread
+
     def for_role(self, role: Role) -> RoleModel:
         """The model an agent of this role uses."""
         if role not in self.models:
@@ -337,6 +380,10 @@ class LLMRuntime:
             temperature=params["temperature"],
             max_tokens=params["max_tokens"],
         )
+        client = getattr(model, "client", None)
+        if isinstance(client, JsonBodyCompletions):
+            # The endpoint's semaphore is held around the request alone (see the class).
+            client.gate = endpoint_semaphore(spec.endpoint_key, self.concurrency_limit(spec))
         return model
 
     def request_timeout(self, spec: ModelSpec) -> dict[str, float]:
@@ -472,8 +519,13 @@ class RoleModel:
             started = time.monotonic()
             try:
                 chat = rt.chat_model(self.spec)
-                semaphore = endpoint_semaphore(
-                    self.spec.endpoint_key, rt.concurrency_limit(self.spec)
+                # The real client holds the endpoint's semaphore around its request alone;
+                # any other chat model (a test's fake) is held to it around the whole call.
+                client = getattr(chat, "client", None)
+                semaphore = (
+                    contextlib.nullcontext()
+                    if isinstance(client, JsonBodyCompletions) and client.gate is not None
+                    else endpoint_semaphore(self.spec.endpoint_key, rt.concurrency_limit(self.spec))
                 )
 
                 def one_request() -> AIMessage:

@@ -152,6 +152,11 @@ class UsageLedger:
             BudgetExceededError: The budget is already spent, or a USD budget is set and the
                 model's price is unknown (so spending could not be bounded).
         """
+        if self.budget_usd is None and self.budget_tokens is None:
+            # No cap to hold: calls start at once. (Waiting for a first call's size made
+            # every build's opening calls run one at a time, for a cap that was not there.)
+            yield
+            return
         with self._cond:
             if self.budget_usd is not None and price is None:
                 raise BudgetExceededError(

@@ -677,10 +677,12 @@ def computed_summaries(
     ``delivered`` maps a grounding id to its accepted items: the coverage table and the
     per-section counts are of those items, not of the candidate pool.
     """
-    from benchsmith.solution.report import recount_delivered
-
     out = []
     for path in sorted(Path(run_dir).glob("computed-*.json")):
+        # Imported only for a build that has computed problems: it loads sympy, about half
+        # a second that a records-only build would spend at its very end.
+        from benchsmith.solution.report import recount_delivered
+
         try:
             summary = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, OSError):
