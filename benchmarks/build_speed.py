@@ -53,7 +53,8 @@ def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
     """Run the fake server until killed (child process).
 
     The first request of each model name (one name per build) writes its wall-clock time
-    to ``first_dir/<model>``.
+    to ``first_dir/<model>``, and every request appends its arrival time to
+    ``first_dir/<model>.times`` (for :func:`overheads`).
     """
     import threading
 
@@ -67,10 +68,13 @@ def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
 
     def reply(body: dict) -> object:
         model = str(body.get("model", ""))
+        now = time.time()
         with lock:
             if model not in seen:
                 seen.add(model)
-                (Path(first_dir) / model).write_text(repr(time.time()))
+                (Path(first_dir) / model).write_text(repr(now))
+            with open(Path(first_dir) / f"{model}.times", "a") as times:
+                times.write(f"{now!r}\n")
         return fake(body)
 
     with FakeOpenAIServer(default=reply) as server:
@@ -201,7 +205,7 @@ def build(spec: str, out: str, catalog: str, model: str, concurrency: int, resul
     )
 
 
-def run_build(root: Path, spec: Path, url: str, concurrency: int, tag: str) -> dict:
+def run_build(root: Path, spec: Path, url: str, concurrency: int, tag: str, latency: float) -> dict:
     """One build of the ``spec`` in a fresh process; its figures."""
     out = root / f"bench-{tag}"
     shutil.rmtree(out, ignore_errors=True)
@@ -227,7 +231,46 @@ def run_build(root: Path, spec: Path, url: str, concurrency: int, tag: str) -> d
     first = float((root / "first" / model).read_text())
     figures["first_call_s"] = first - figures["started_wall"]
     figures["first_call_cold_s"] = first - launched
+    times = [float(t) for t in (root / "first" / f"{model}.times").read_text().split()]
+    figures["overheads"] = overheads(
+        times, figures["started_wall"], figures["wall_s"], latency, concurrency
+    )
     return figures
+
+
+def overheads(
+    times: list[float], started: float, wall: float, latency: float, concurrency: int
+) -> dict[str, float]:
+    """Where a build's time beyond the ideal went, from its requests' arrival times.
+
+    ``before``: from ``build_benchmark()`` to the first request. ``tail``: the excess of the
+    end, from the last moment ``concurrency // 2`` or more requests were in flight to the
+    last reply, less the ideal time of the calls made then (the slots still on a chain of
+    fixes and replacements after every other slot finished: a chain's calls follow one
+    another, so no scheduling without extra calls overlaps them). ``after``: from the last
+    reply to the build's end (packaging). ``middle``: the rest, the in-flight count below
+    ``concurrency`` while the build runs. The four sum to the wall time less the ideal.
+    """
+    times = sorted(times)
+    ends = [t + latency for t in times]
+    events = sorted([(t, 1) for t in times] + [(t, -1) for t in ends])
+    inflight, full_until = 0, times[0]
+    for t, step in events:
+        if inflight >= concurrency // 2:
+            full_until = t  # the interval up to t had half the slots busy or more
+        inflight += step
+    last = ends[-1]
+    ideal = len(times) * latency / concurrency
+    tail_work = sum(max(0.0, end - max(t, full_until)) for t, end in zip(times, ends, strict=True))
+    before = times[0] - started
+    tail = (last - full_until) - tail_work / concurrency
+    after = max(0.0, started + wall - last)
+    return {
+        "before": before,
+        "tail": tail,
+        "after": after,
+        "middle": wall - ideal - before - tail - after,
+    }
 
 
 def fit_slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
@@ -282,7 +325,9 @@ def main() -> None:
             order = sizes if r % 2 == 0 else sizes[::-1]
             for size in order:
                 tag = f"{size}-{r}"
-                runs[size].append(run_build(root, specs[size], url, args.concurrency, tag))
+                runs[size].append(
+                    run_build(root, specs[size], url, args.concurrency, tag, args.latency)
+                )
     finally:
         server.kill()
         shutil.rmtree(root, ignore_errors=True)
@@ -304,6 +349,19 @@ def main() -> None:
             f"{calls_per_item.text('.2f')} calls/item; items {[d['items'] for d in done]}; "
             f"last run: rejected {done[-1]['rejected']} {done[-1]['rejection_reasons']}, "
             f"fixes {done[-1]['fixes']}"
+        )
+        parts = {
+            key: Summary.of([d["overheads"][key] for d in done])
+            for key in ("before", "middle", "tail", "after")
+        }
+        print(
+            f"  time beyond the ideal ({size} items): "
+            f"before the first request {parts['before'].text('.2f', ' s')}; "
+            f"fewer than {args.concurrency} requests in flight while building "
+            f"{parts['middle'].text('.2f', ' s')}; the tail (under {args.concurrency // 2} in "
+            f"flight: a chain of fixes and replacements after the rest) "
+            f"{parts['tail'].text('.2f', ' s')}; after the last reply (packaging) "
+            f"{parts['after'].text('.2f', ' s')}"
         )
         figure(
             f"build_ratio_{size}",

@@ -126,3 +126,19 @@ def test_demo_speed_reads_each_build_s_report(tmp_path, monkeypatch):
         "template_worded": 6,
         "model_worded": 2,
     }
+
+
+def test_build_overheads_split_the_time_beyond_the_ideal(common):
+    import build_speed
+
+    # c=4, 1 s a call: four calls at once from t=1 to t=3 (8 calls), then a chain of two
+    # calls alone (t=3..5); the build started at 0.5 and ends at 5.5 (packaging).
+    times = [1.0] * 4 + [2.0] * 4 + [3.0, 4.0]
+    parts = build_speed.overheads(times, started=0.5, wall=5.0, latency=1.0, concurrency=4)
+    assert parts["before"] == pytest.approx(0.5)
+    assert parts["after"] == pytest.approx(0.5)
+    # The chain took 2 s for 2 calls whose ideal is 0.5 s.
+    assert parts["tail"] == pytest.approx(1.5)
+    assert parts["middle"] == pytest.approx(0.0)  # full while building
+    ideal = len(times) * 1.0 / 4
+    assert sum(parts.values()) == pytest.approx(5.0 - ideal)

@@ -296,6 +296,16 @@ def inspect_row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def preload() -> None:
+    """Import what writing the split loads on its first table (pyarrow imports pandas then).
+
+    About half a second: a build calls this on a background thread once its first item is
+    accepted (:meth:`benchsmith.agents.realize.Workspace.warm_packaging`), while its slots
+    wait on the model, instead of at its very end.
+    """
+    pa.array([0], type=pa.int64())
+
+
 def write_hf_split(bench_dir: Path) -> HfExport:
     """Write ``data/hf/test-DIGEST.parquet`` and ``data/inspect/test-DIGEST.parquet``.
 
