@@ -223,12 +223,7 @@ def build(
         raise click.UsageError("--resume needs the --out folder of the build to continue")
     out_dir = out or _default_out(intent, spec_path)
     config = config_from_options(ctx)
-    if not replay:
-        # lingua's models load in a worker process, on another core, while this process
-        # imports LangGraph and plans: a build's first item does not wait for them.
-        from benchsmith.langid import prewarm_languages
-
-        prewarm_languages(list(config.languages) or ["en"])
+    # build_benchmark starts the language-ID worker before it imports the graph.
     progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
     # Ctrl-C / SIGTERM: stop starting work, write what is finished, say how to resume.
     with graceful_signals(on_first=_say_stopping, on_second=_stop_children):

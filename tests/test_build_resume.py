@@ -20,34 +20,15 @@ from pathlib import Path
 import pytest
 
 from benchsmith.spec import Subtask
-from benchsmith.testing.build_fakes import builder_reply, jsonl_dataset, one_grounding_spec
+from benchsmith.testing.build_fakes import CAPITALS, builder_reply, capitals_spec_file
 from benchsmith.testing.fake_openai import FakeOpenAIServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
-COUNTRIES = [
-    ("France", "Paris"),
-    ("Spain", "Madrid"),
-    ("Italy", "Rome"),
-    ("Japan", "Tokyo"),
-    ("Kenya", "Nairobi"),
-    ("Peru", "Lima"),
-    ("Chile", "Santiago"),
-    ("Egypt", "Cairo"),
-    ("India", "New Delhi"),
-    ("Norway", "Oslo"),
-    ("Ghana", "Accra"),
-    ("Cuba", "Havana"),
-    ("Mali", "Bamako"),
-    ("Laos", "Vientiane"),
-    ("Iran", "Tehran"),
-    ("Fiji", "Suva"),
-]
 SIZE = 12
 
 
 def make_spec(tmp_path: Path) -> tuple[Path, Path]:
-    card = jsonl_dataset(tmp_path, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
     subtask = Subtask(
         id="spoken",
         name="Spoken capitals",
@@ -56,18 +37,9 @@ def make_spec(tmp_path: Path) -> tuple[Path, Path]:
         answer_format="multiple_choice",
         languages=["en"],
     )
-    spec = one_grounding_spec(
-        subtask,
-        card,
-        size=SIZE,
-        answer_field="capital",
-        question_field="name",
-        tools=["audio_add_noise"],
-        intent="spoken capitals",
+    return capitals_spec_file(
+        tmp_path, subtask, size=SIZE, tools=["audio_add_noise"], intent="spoken capitals"
     )
-    path = tmp_path / "spec.json"
-    path.write_text(spec.model_dump_json(indent=2))
-    return path, tmp_path / "catalog"
 
 
 def build_cmd(out: Path, spec: Path, catalog: Path, url: str, resume: bool) -> list[str]:
@@ -104,7 +76,7 @@ def finished_names(out: Path) -> set[str]:
     names = set()
     whole = path.read_text().split("\n")[:-1] if path.exists() else []
     for line in whole:
-        names.add(COUNTRIES[json.loads(line)["slot"]["record_index"]][0])
+        names.add(CAPITALS[json.loads(line)["slot"]["record_index"]][0])
     return names
 
 
@@ -172,7 +144,7 @@ def test_kill_nine_at_several_points_then_resume(tmp_path):
         for request in requests:
             if request.received_at > killed_at:
                 text = json.dumps(request.body["messages"])
-                named = {n for n, _ in COUNTRIES if f"name: {n}\\n" in text}
+                named = {n for n, _ in CAPITALS if f"name: {n}\\n" in text}
                 assert not named & finished, f"{named & finished} finished, yet called again"
     orchestration = [r for r in requests if "name: " in json.dumps(r.body["messages"])]
     assert len(orchestration) >= len(slots)  # the check above saw every slot's first call

@@ -18,10 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_build_resume import COUNTRIES
 
 from benchsmith.spec import Subtask
-from benchsmith.testing.build_fakes import builder_reply, jsonl_dataset, one_grounding_spec
+from benchsmith.testing.build_fakes import builder_reply, capitals_spec_file
 from benchsmith.testing.fake_openai import FakeOpenAIServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -30,7 +29,6 @@ SIZE = 12
 
 
 def make_spec(tmp_path: Path) -> tuple[Path, Path]:
-    card = jsonl_dataset(tmp_path, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
     subtask = Subtask(
         id="capitals",
         name="Capitals",
@@ -39,18 +37,7 @@ def make_spec(tmp_path: Path) -> tuple[Path, Path]:
         answer_format="multiple_choice",
         languages=["en"],
     )
-    spec = one_grounding_spec(
-        subtask,
-        card,
-        size=SIZE,
-        answer_field="capital",
-        question_field="name",
-        tools=[],
-        intent="capitals",
-    )
-    path = tmp_path / "spec.json"
-    path.write_text(spec.model_dump_json(indent=2))
-    return path, tmp_path / "catalog"
+    return capitals_spec_file(tmp_path, subtask, size=SIZE, tools=[], intent="capitals")
 
 
 def build_cmd(out: Path, spec: Path | None, catalog: Path, model: str) -> list[str]:

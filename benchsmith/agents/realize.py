@@ -216,24 +216,23 @@ class Workspace:
         Its original file when it is still there, else one rebuilt (as Markdown sections)
         from the passages the catalog kept.
         """
-        for source in self._sources:
-            if dataset_id in source:
-                card = source.get(dataset_id)
-                original = Path(card.provenance.source) if card.provenance.source else None
-                if original is not None and original.is_file():
-                    return original
-                rebuilt = self.run_dir / "references" / f"{dataset_id}.md"
-                if not rebuilt.is_file():
-                    rebuilt.parent.mkdir(parents=True, exist_ok=True)
-                    text, section = [], None
-                    for record in self.records(dataset_id):
-                        if record.get("section") != section:
-                            section = record.get("section")
-                            text.append(f"\n## {section}\n")
-                        text.append(str(record.get("text", "")))
-                    rebuilt.write_text("\n".join(text), encoding="utf-8")
-                return rebuilt
-        raise ConfigError(f"reference {dataset_id!r} of the plan is in no catalog")
+        card = self._card(dataset_id)
+        if card is None:
+            raise ConfigError(f"reference {dataset_id!r} of the plan is in no catalog")
+        original = Path(card.provenance.source) if card.provenance.source else None
+        if original is not None and original.is_file():
+            return original
+        rebuilt = self.run_dir / "references" / f"{dataset_id}.md"
+        if not rebuilt.is_file():
+            rebuilt.parent.mkdir(parents=True, exist_ok=True)
+            text, section = [], None
+            for record in self.records(dataset_id):
+                if record.get("section") != section:
+                    section = record.get("section")
+                    text.append(f"\n## {section}\n")
+                text.append(str(record.get("text", "")))
+            rebuilt.write_text("\n".join(text), encoding="utf-8")
+        return rebuilt
 
     def computed_items(self, grounding: Grounding) -> list[Any]:
         """The problems a solution-graph grounding draws from (generated once per build).
@@ -539,8 +538,9 @@ def interleave_cells(items: list[Any]) -> list[Any]:
 
 _WORKSPACES: dict[str, tuple[RunConfig, tuple[int, int], Workspace]] = {}
 _LOCK = threading.Lock()
-_LAST: dict[int, tuple[RunConfig, tuple[int, int], Workspace]] = {}
-"""The workspace last opened, by the id of its config object (see :func:`open_workspace`)."""
+_LAST: tuple[RunConfig, tuple[int, int], Workspace] | None = None
+"""The workspace last opened, with its config object and plan version (see
+:func:`open_workspace`)."""
 
 
 def open_workspace(config: RunConfig) -> Workspace:
@@ -565,28 +565,28 @@ def open_workspace(config: RunConfig) -> Workspace:
     version = (stat.st_mtime_ns, stat.st_size)
     # Every slot step opens the workspace: the same config object comes back each time,
     # so the identity test spares comparing it field by field and resolving its path.
-    fast = _LAST.get(id(config))
+    global _LAST
+    fast = _LAST
     if fast is not None and fast[0] is config and fast[1] == version:
         return fast[2]
     key = str(Path(config.paths.out_dir).resolve())
     with _LOCK:
         cached = _WORKSPACES.get(key)
         if cached is not None and cached[0] == config and cached[1] == version:
-            _LAST.clear()
-            _LAST[id(config)] = (config, version, cached[2])
+            _LAST = (config, version, cached[2])
             return cached[2]
         spec = BenchmarkSpec.model_validate_json(spec_path.read_text(encoding="utf-8"))
         ws = Workspace(config, spec)
         _WORKSPACES[key] = (config, version, ws)
-        _LAST.clear()
-        _LAST[id(config)] = (config, version, ws)
+        _LAST = (config, version, ws)
         return ws
 
 
 def close_workspace(config: RunConfig) -> None:
     """Let go of a build's workspace (its loaded records) once the folder is packaged."""
+    global _LAST
     with _LOCK:
-        _LAST.clear()
+        _LAST = None
         _WORKSPACES.pop(str(Path(config.paths.out_dir or "").resolve()), None)
 
 

@@ -108,6 +108,50 @@ def one_grounding_spec(
     )
 
 
+CAPITALS = [
+    ("France", "Paris"),
+    ("Spain", "Madrid"),
+    ("Italy", "Rome"),
+    ("Japan", "Tokyo"),
+    ("Kenya", "Nairobi"),
+    ("Peru", "Lima"),
+    ("Chile", "Santiago"),
+    ("Egypt", "Cairo"),
+    ("India", "New Delhi"),
+    ("Norway", "Oslo"),
+    ("Ghana", "Accra"),
+    ("Cuba", "Havana"),
+    ("Mali", "Bamako"),
+    ("Laos", "Vientiane"),
+    ("Iran", "Tehran"),
+    ("Fiji", "Suva"),
+]
+"""(country, capital) rows of the CLI build tests (resume, signals)."""
+
+
+def capitals_spec_file(
+    root: Path, subtask: Any, *, size: int, tools: list[str], intent: str
+) -> tuple[Path, Path]:
+    """:data:`CAPITALS` as a catalogued dataset and a one-grounding spec for ``subtask``.
+
+    Returns:
+        The spec file (``root/spec.json``) and the catalog folder.
+    """
+    card = jsonl_dataset(root, "capitals", [{"name": n, "capital": c} for n, c in CAPITALS])
+    spec = one_grounding_spec(
+        subtask,
+        card,
+        size=size,
+        answer_field="capital",
+        question_field="name",
+        tools=tools,
+        intent=intent,
+    )
+    path = Path(root) / "spec.json"
+    path.write_text(spec.model_dump_json(indent=2))
+    return path, Path(root) / "catalog"
+
+
 _DIGEST = re.compile(r"\(record ([0-9a-f]{8})\)")
 REJECTION_REASON = "scripted rejection"
 
