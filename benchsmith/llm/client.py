@@ -129,6 +129,8 @@ class JsonBodyCompletions:
         # ``messages`` is a required argument: an empty list, overridden by extra_body's.
         payload.setdefault("messages", [])
         with self.gate if self.gate is not None else contextlib.nullcontext():
+            # A stop asked for while this request waited for its place: it is not sent.
+            check_stop()
             return self._completions.create(extra_body=extra, **payload)
 
     @property
