@@ -35,6 +35,7 @@ import argparse
 import json
 import math
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -52,32 +53,36 @@ RECORDS = 6000
 def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
     """Run the fake server until killed (child process).
 
-    The first request of each model name (one name per build) writes its wall-clock time
-    to ``first_dir/<model>``, and every request appends its arrival time to
-    ``first_dir/<model>.times`` (for :func:`overheads`).
+    Every request appends its arrival and answer times (wall clock) to
+    ``first_dir/<model>.times``, one ``arrival answered what`` line each (one model name
+    per build), for :func:`overheads` and the build's first request.
     """
     import threading
 
     from benchsmith.testing.build_fakes import FaultyBuilder
-    from benchsmith.testing.fake_openai import FakeOpenAIServer
+    from benchsmith.testing.fake_openai import FakeOpenAIServer, RecordedRequest
 
     fix, reject = (float(s) for s in shares.split(","))
     fake = FaultyBuilder(latency, fix_share=fix, reject_share=reject)
-    seen: set[str] = set()
     lock = threading.Lock()
+    to_wall = time.time() - time.monotonic()
 
-    def reply(body: dict) -> object:
+    def answered(request: RecordedRequest) -> None:
+        body = request.body if isinstance(request.body, dict) else {}
         model = str(body.get("model", ""))
-        now = time.time()
-        with lock:
-            if model not in seen:
-                seen.add(model)
-                (Path(first_dir) / model).write_text(repr(now))
-            with open(Path(first_dir) / f"{model}.times", "a") as times:
-                times.write(f"{now!r}\n")
-        return fake(body)
+        # A third column says what the call was (for reading a tail): the structured
+        # decision asked for, the record's digest, and "fix" for a fix's wording.
+        name = ((body.get("tools") or [{}])[0].get("function") or {}).get("name", "-")
+        text = json.dumps(body.get("messages", []))
+        digest = re.search(r"record ([0-9a-f]{8})", text)
+        fix = "fix" if "scripted rejection" in text else ""
+        tag = f"{name}:{digest.group(1) if digest else '-'}:{fix}"
+        arrived, answered = to_wall + request.received_at, to_wall + (request.answered_at or 0)
+        line = f"{arrived!r} {answered!r} {tag}\n"
+        with lock, open(Path(first_dir) / f"{model}.times", "a") as times:
+            times.write(line)
 
-    with FakeOpenAIServer(default=reply) as server:
+    with FakeOpenAIServer(default=fake, on_answer=answered) as server:
         Path(port_file).write_text(server.base_url)
         while True:
             time.sleep(3600)
@@ -228,48 +233,59 @@ def run_build(root: Path, spec: Path, url: str, concurrency: int, tag: str, late
     )
     shutil.rmtree(out, ignore_errors=True)
     figures = json.loads(result.read_text())
-    first = float((root / "first" / model).read_text())
+    lines = (root / "first" / f"{model}.times").read_text().splitlines()
+    pairs = sorted((float(a), float(b)) for a, b, *_ in (line.split() for line in lines))
+    first = pairs[0][0]
     figures["first_call_s"] = first - figures["started_wall"]
     figures["first_call_cold_s"] = first - launched
-    times = [float(t) for t in (root / "first" / f"{model}.times").read_text().split()]
+    figures["service_s"] = sorted(b - a for a, b in pairs)
     figures["overheads"] = overheads(
-        times, figures["started_wall"], figures["wall_s"], latency, concurrency
+        pairs, figures["started_wall"], figures["wall_s"], latency, concurrency
     )
     return figures
 
 
 def overheads(
-    times: list[float], started: float, wall: float, latency: float, concurrency: int
+    pairs: list[tuple[float, float]],
+    started: float,
+    wall: float,
+    latency: float,
+    concurrency: int,
 ) -> dict[str, float]:
-    """Where a build's time beyond the ideal went, from its requests' arrival times.
+    """Where a build's time beyond the ideal went, from its requests' arrival and answer times.
 
     ``before``: from ``build_benchmark()`` to the first request. ``tail``: the excess of the
     end, from the last moment ``concurrency // 2`` or more requests were in flight to the
     last reply, less the ideal time of the calls made then (the slots still on a chain of
     fixes and replacements after every other slot finished: a chain's calls follow one
     another, so no scheduling without extra calls overlaps them). ``after``: from the last
-    reply to the build's end (packaging). ``middle``: the rest, the in-flight count below
-    ``concurrency`` while the build runs. The four sum to the wall time less the ideal.
+    reply to the build's end (packaging). ``server``: the fake's own lateness, the time its
+    answers took beyond ``latency``, per concurrency slot (the ideal counts ``latency`` a
+    call; this part is the fake's, not the build's). ``middle``: the rest, the in-flight
+    count below ``concurrency`` while the build runs. The five sum to the wall time less
+    the ideal.
     """
-    times = sorted(times)
-    ends = [t + latency for t in times]
-    events = sorted([(t, 1) for t in times] + [(t, -1) for t in ends])
-    inflight, full_until = 0, times[0]
+    pairs = sorted(pairs)
+    arrivals = [a for a, _ in pairs]
+    events = sorted([(a, 1) for a, _ in pairs] + [(b, -1) for _, b in pairs])
+    inflight, full_until = 0, arrivals[0]
     for t, step in events:
         if inflight >= concurrency // 2:
             full_until = t  # the interval up to t had half the slots busy or more
         inflight += step
-    last = ends[-1]
-    ideal = len(times) * latency / concurrency
-    tail_work = sum(max(0.0, end - max(t, full_until)) for t, end in zip(times, ends, strict=True))
-    before = times[0] - started
+    last = max(b for _, b in pairs)
+    ideal = len(pairs) * latency / concurrency
+    tail_work = sum(min(latency, max(0.0, b - max(a, full_until))) for a, b in pairs)
+    late = sum(max(0.0, b - a - latency) for a, b in pairs) / concurrency
+    before = arrivals[0] - started
     tail = (last - full_until) - tail_work / concurrency
     after = max(0.0, started + wall - last)
     return {
         "before": before,
         "tail": tail,
         "after": after,
-        "middle": wall - ideal - before - tail - after,
+        "server": late,
+        "middle": wall - ideal - before - tail - after - late,
     }
 
 
@@ -352,8 +368,9 @@ def main() -> None:
         )
         parts = {
             key: Summary.of([d["overheads"][key] for d in done])
-            for key in ("before", "middle", "tail", "after")
+            for key in ("before", "middle", "tail", "after", "server")
         }
+        service = sorted(t for d in done for t in d["service_s"])
         print(
             f"  time beyond the ideal ({size} items): "
             f"before the first request {parts['before'].text('.2f', ' s')}; "
@@ -361,7 +378,10 @@ def main() -> None:
             f"{parts['middle'].text('.2f', ' s')}; the tail (under {args.concurrency // 2} in "
             f"flight: a chain of fixes and replacements after the rest) "
             f"{parts['tail'].text('.2f', ' s')}; after the last reply (packaging) "
-            f"{parts['after'].text('.2f', ' s')}"
+            f"{parts['after'].text('.2f', ' s')}; the fake's answers later than "
+            f"{args.latency * 1000:.0f} ms {parts['server'].text('.2f', ' s')} (its time a "
+            f"call: median {service[len(service) // 2] * 1000:.1f} ms, "
+            f"p99 {service[int(len(service) * 0.99)] * 1000:.1f} ms)"
         )
         figure(
             f"build_ratio_{size}",

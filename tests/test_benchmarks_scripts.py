@@ -134,11 +134,25 @@ def test_build_overheads_split_the_time_beyond_the_ideal(common):
     # c=4, 1 s a call: four calls at once from t=1 to t=3 (8 calls), then a chain of two
     # calls alone (t=3..5); the build started at 0.5 and ends at 5.5 (packaging).
     times = [1.0] * 4 + [2.0] * 4 + [3.0, 4.0]
-    parts = build_speed.overheads(times, started=0.5, wall=5.0, latency=1.0, concurrency=4)
+    pairs = [(t, t + 1.0) for t in times]
+    parts = build_speed.overheads(pairs, started=0.5, wall=5.0, latency=1.0, concurrency=4)
     assert parts["before"] == pytest.approx(0.5)
     assert parts["after"] == pytest.approx(0.5)
     # The chain took 2 s for 2 calls whose ideal is 0.5 s.
     assert parts["tail"] == pytest.approx(1.5)
     assert parts["middle"] == pytest.approx(0.0)  # full while building
+    assert parts["server"] == pytest.approx(0.0)  # every answer on time
     ideal = len(times) * 1.0 / 4
     assert sum(parts.values()) == pytest.approx(5.0 - ideal)
+
+
+def test_build_overheads_count_a_late_fake_apart(common):
+    import build_speed
+
+    # c=2, 1 s a call, four calls: the fake answers the second pair 0.5 s late each.
+    pairs = [(0.0, 1.0), (0.0, 1.0), (1.0, 2.5), (1.0, 2.5)]
+    parts = build_speed.overheads(pairs, started=0.0, wall=2.5, latency=1.0, concurrency=2)
+    assert parts["server"] == pytest.approx(0.5)  # 2 x 0.5 s over 2 slots
+    assert parts["middle"] == pytest.approx(0.0)
+    assert parts["before"] == pytest.approx(0.0) and parts["after"] == pytest.approx(0.0)
+    assert sum(parts.values()) == pytest.approx(2.5 - 4 * 1.0 / 2)

@@ -432,6 +432,32 @@ def test_latency_is_observed() -> None:
             assert time.monotonic() - start >= 0.4
 
 
+def test_the_servers_own_work_happens_within_the_latency() -> None:
+    """A reply is due ``latency`` after the request arrived, however long it took to make.
+
+    The build benchmark's ideal counts ``latency`` a call: a fake that slept it on top of
+    its own work (parsing, the default callable) would pass its overhead off as the
+    client's. ``on_answer`` sees each request's arrival and answer times.
+    """
+    answered: list[RecordedRequest] = []
+
+    def slow_default(body: dict[str, Any]) -> Reply:
+        time.sleep(0.15)  # the server's own work, within the 0.3 s
+        return Reply.text("made")
+
+    with FakeOpenAIServer(latency=0.3, default=slow_default, on_answer=answered.append) as srv:
+        with openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0) as cli:
+            _chat(cli)  # warm the connection pool
+            start = time.monotonic()
+            assert _chat(cli).choices[0].message.content == "made"
+            elapsed = time.monotonic() - start
+    assert 0.3 <= elapsed < 0.42  # not 0.45: the 0.15 s of work were inside the 0.3 s
+    assert len(answered) == 2
+    for request in answered:
+        assert request.answered_at is not None
+        assert 0.3 <= request.answered_at - request.received_at < 0.33
+
+
 def test_concurrent_requests() -> None:
     """Eight concurrent requests are all answered, in parallel."""
     with FakeOpenAIServer(latency=0.2) as srv:

@@ -753,6 +753,7 @@ class RecordedRequest:
         headers: Request headers with lower-cased names.
         body: The parsed JSON body, or ``None`` when it is empty or not JSON.
         received_at: ``time.monotonic()`` when the request line was read.
+        answered_at: ``time.monotonic()`` when the response was written (None until then).
     """
 
     method: str
@@ -760,6 +761,7 @@ class RecordedRequest:
     headers: dict[str, str]
     body: Any
     received_at: float
+    answered_at: float | None = None
 
 
 def _is_chat_route(path: str) -> bool:
@@ -884,6 +886,15 @@ class _Handler(BaseHTTPRequestHandler):
         if seconds > 0:
             time.sleep(seconds)
 
+    def _wait_until_due(self, seconds: float) -> None:
+        """Sleep until ``seconds`` after the request arrived.
+
+        The latency is the time from the request's arrival to its answer: the server's own
+        work (parsing, building the reply) happens within it, not on top of it, so a reply
+        of latency L takes L, as the build benchmark's ideal assumes.
+        """
+        self._sleep(self._received_at + seconds - time.monotonic())
+
     # -- routing ----------------------------------------------------------------------------
 
     def _dispatch(self) -> None:
@@ -902,7 +913,17 @@ class _Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = None
         headers = {name.lower(): value for name, value in self.headers.items()}
-        owner._record(RecordedRequest(self.command, self.path, headers, body, self._received_at))
+        recorded = RecordedRequest(self.command, self.path, headers, body, self._received_at)
+        owner._record(recorded)
+        try:
+            self._route(raw, body, body_ok)
+        finally:
+            recorded.answered_at = time.monotonic()
+            if owner.on_answer is not None:
+                owner.on_answer(recorded)
+
+    def _route(self, raw: bytes | None, body: Any, body_ok: bool) -> None:
+        owner = self.server.owner
         route = urlsplit(self.path).path.rstrip("/")
         if raw is None:
             self._sleep(owner.latency)
@@ -939,23 +960,26 @@ class _Handler(BaseHTTPRequestHandler):
             message = f"fake server default reply failed: {type(exc).__name__}: {exc}"
             self._send_json(500, _error_body(500, message))
             return
-        self._sleep(owner.latency + reply.latency)
-        if reply.kind == "disconnect":
-            self._disconnect()
-        elif reply.kind == "status":
+        # The answer is built first and sent when it is due (see _wait_until_due).
+        code, headers, payload = 200, None, b""
+        if reply.kind == "status":
             headers = {} if reply.retry_after is None else _retry_after_headers(reply.retry_after)
-            payload = _error_body(reply.status_code, reply.message, reply.error_code)
-            self._send_json(reply.status_code, payload, headers)
+            code = reply.status_code
+            error = _error_body(reply.status_code, reply.message, reply.error_code)
+            payload = json.dumps(error).encode("utf-8")
         elif reply.kind == "malformed":
-            self._send(200, _MALFORMED_BODY)
-        else:
+            payload = _MALFORMED_BODY
+        elif reply.kind != "disconnect":
             try:
-                completion = _completion(reply, body, owner.model, n)
+                payload = json.dumps(_completion(reply, body, owner.model, n)).encode("utf-8")
             except Exception as exc:  # report instead of dropping the connection
                 message = f"fake server could not build the reply: {type(exc).__name__}: {exc}"
-                self._send_json(500, _error_body(500, message))
-                return
-            self._send_json(200, completion)
+                code, payload = 500, json.dumps(_error_body(500, message)).encode("utf-8")
+        self._wait_until_due(owner.latency + reply.latency)
+        if reply.kind == "disconnect":
+            self._disconnect()
+        else:
+            self._send(code, payload, headers)
 
     def _disconnect(self) -> None:
         self.close_connection = True
@@ -980,7 +1004,8 @@ class FakeOpenAIServer:
 
     Attributes:
         model: Model name reported when the request names none, and by ``GET /v1/models``.
-        latency: Seconds added before every response (on top of a reply's own latency).
+        latency: Seconds from a request's arrival to its response (a reply's own latency
+            is added; the server's work happens within it).
         default: Reply used when the script queue is empty (``None`` means
             :meth:`Reply.auto`), or a callable that receives the request body and returns one.
     """
@@ -991,14 +1016,17 @@ class FakeOpenAIServer:
         model: str = "fake-model",
         latency: float = 0.0,
         default: Reply | Callable[[dict[str, Any]], Reply] | None = None,
+        on_answer: Callable[[RecordedRequest], None] | None = None,
     ) -> None:
         """Configure the server; nothing listens until :meth:`start`.
 
         Args:
             model: Model name used when a request does not name one.
-            latency: Seconds to wait before every response.
+            latency: Seconds from a request's arrival to its response.
             default: Reply (or callable producing one from the request body) used when no
                 scripted reply is queued; ``None`` means :meth:`Reply.auto`.
+            on_answer: Called with each request once its response is written (its
+                ``received_at`` and ``answered_at`` set), on the request's thread.
 
         Raises:
             ValueError: If ``latency`` is negative or not finite.
@@ -1008,6 +1036,7 @@ class FakeOpenAIServer:
         self.model = model
         self.latency = latency
         self.default = default
+        self.on_answer = on_answer
         self._lock = threading.Lock()
         self._queue: deque[Reply] = deque()
         self._requests: list[RecordedRequest] = []
