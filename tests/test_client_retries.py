@@ -271,6 +271,38 @@ def test_the_endpoint_slot_is_held_for_the_request_only(fake_server, monkeypatch
     assert free_while_converting == [True]
 
 
+def test_the_endpoint_slot_is_free_while_the_sdk_builds_the_request(fake_server, monkeypatch):
+    # The gate sits in the HTTP transport: the SDK builds its request (options, headers,
+    # the JSON body) before taking a slot, and the slot is back before the reply is parsed.
+    import openai._base_client as sdk
+
+    model = make_runtime(fake_server.base_url, max_concurrency=1).for_role("design")
+    gate = model.runtime.chat_model(model.spec).client.gate
+    seen: dict[str, list[bool]] = {"build": [], "parse": []}
+
+    def free() -> bool:
+        if gate.acquire(blocking=False):
+            gate.release()
+            return True
+        return False
+
+    build, parse = sdk.SyncAPIClient._build_request, sdk.SyncAPIClient._process_response
+
+    def spy_build(self, *args, **kwargs):
+        seen["build"].append(free())
+        return build(self, *args, **kwargs)
+
+    def spy_parse(self, *args, **kwargs):
+        seen["parse"].append(free())
+        return parse(self, *args, **kwargs)
+
+    monkeypatch.setattr(sdk.SyncAPIClient, "_build_request", spy_build)
+    monkeypatch.setattr(sdk.SyncAPIClient, "_process_response", spy_parse)
+    assert model.invoke(PROMPT).content
+    assert seen == {"build": [True], "parse": [True]}
+    assert free()  # and nothing kept it
+
+
 def test_prewarm_builds_the_clients_without_a_request(fake_server):
     runtime = make_runtime(fake_server.base_url)
     thread = runtime.prewarm()

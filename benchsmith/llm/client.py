@@ -80,6 +80,7 @@ def openai_chat_factory(
         kwargs["temperature"] = temperature
     if max_tokens is not None:
         kwargs["max_tokens"] = max_tokens
+    transport = GatedTransport()
     chat = ChatOpenAI(
         model=spec.model,
         base_url=base_url,
@@ -87,10 +88,67 @@ def openai_chat_factory(
         max_retries=0,
         timeout=timeout,
         use_responses_api=False,
+        http_client=openai.DefaultHttpxClient(transport=transport),
         **kwargs,
     )
-    chat.client = JsonBodyCompletions(chat.client)
+    chat.client = JsonBodyCompletions(chat.client, transport)
     return chat
+
+
+def _http_module() -> Any:
+    """The HTTP library the openai SDK is built on (httpx2 from openai 3, httpx before)."""
+    try:
+        import httpx2
+    except ImportError:  # an SDK still on httpx
+        import httpx as httpx2
+    return httpx2
+
+
+class GatedTransport:
+    """The SDK's HTTP transport with the endpoint's concurrency limit around the exchange.
+
+    ``gate`` (set by :class:`LLMRuntime` to the endpoint's semaphore) is taken just before
+    the request's bytes are written and given back once the response's last byte is read:
+    the SDK builds its request before and parses the reply after, outside the limit, so a
+    concurrency slot is held for the time the endpoint works and no longer. A stop asked
+    for while the request waited for its place (Ctrl-C) is raised before anything is sent.
+
+    Args:
+        inner: The transport that does the work (default: the SDK's, with its pool limits).
+    """
+
+    def __init__(self, inner: Any = None) -> None:
+        """Wrap ``inner``; no limit until ``gate`` is set."""
+        if inner is None:
+            from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+            inner = _http_module().HTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+        self.inner = inner
+        self.gate: Any = None
+
+    def handle_request(self, request: Any) -> Any:
+        """Send ``request`` and read its whole response while holding the gate."""
+        with self.gate if self.gate is not None else contextlib.nullcontext():
+            check_stop()
+            response = self.inner.handle_request(request)
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
+        return response
+
+    def close(self) -> None:
+        """Close the inner transport (its connection pool)."""
+        self.inner.close()
+
+    def __enter__(self) -> GatedTransport:
+        """Context manager protocol of an httpx transport."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close on exit."""
+        self.close()
 
 
 _JSON_BODY_KEYS = ("messages", "tools", "tool_choice", "response_format")
@@ -106,37 +164,45 @@ class JsonBodyCompletions:
     ``extra_body``, which the SDK merges into the body unchanged, so the JSON sent is the
     same (tests/test_structured.py compares the bodies). Everything else is the SDK's.
 
-    ``gate`` (set by :class:`LLMRuntime` to the endpoint's concurrency semaphore) is held
-    around the SDK's request alone: langchain's conversion of the messages before it and of
-    the reply after it run outside, so a concurrency slot is held for the request only.
+    ``gate`` is the endpoint's concurrency semaphore (set by :class:`LLMRuntime`); it is
+    held by the client's :class:`GatedTransport` around the HTTP exchange alone.
 
     Args:
         completions: The SDK's ``chat.completions`` resource (or its raw-response view).
-        gate: A context manager held around each request (None: no limit here).
+        transport: The transport of the SDK client behind ``completions``.
     """
 
-    def __init__(self, completions: Any, gate: Any = None) -> None:
+    def __init__(self, completions: Any, transport: GatedTransport | None = None) -> None:
         """Wrap ``completions``."""
         self._completions = completions
-        self.gate = gate
+        self.transport = transport
+
+    @property
+    def gate(self) -> Any:
+        """The endpoint's concurrency semaphore (None: no limit here)."""
+        return self.transport.gate if self.transport is not None else None
+
+    @gate.setter
+    def gate(self, value: Any) -> None:
+        if self.transport is None:
+            raise ConfigError("this client has no transport to hold a concurrency limit")
+        self.transport.gate = value
 
     def create(self, **payload: Any) -> Any:
         """``completions.create`` with the bulky fields in ``extra_body``."""
+        check_stop()  # Ctrl-C / SIGTERM: no new request is built
         extra = dict(payload.pop("extra_body", None) or {})
         for key in _JSON_BODY_KEYS:
             if key in payload and isinstance(payload[key], list | dict):
                 extra[key] = payload.pop(key)
         # ``messages`` is a required argument: an empty list, overridden by extra_body's.
         payload.setdefault("messages", [])
-        with self.gate if self.gate is not None else contextlib.nullcontext():
-            # A stop asked for while this request waited for its place: it is not sent.
-            check_stop()
-            return self._completions.create(extra_body=extra, **payload)
+        return self._completions.create(extra_body=extra, **payload)
 
     @property
     def with_raw_response(self) -> JsonBodyCompletions:
-        """The raw-response view, wrapped the same way (the same gate)."""
-        return JsonBodyCompletions(self._completions.with_raw_response, self.gate)
+        """The raw-response view, wrapped the same way (the same transport)."""
+        return JsonBodyCompletions(self._completions.with_raw_response, self.transport)
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the SDK resource's own."""
@@ -383,7 +449,7 @@ class LLMRuntime:
             max_tokens=params["max_tokens"],
         )
         client = getattr(model, "client", None)
-        if isinstance(client, JsonBodyCompletions):
+        if isinstance(client, JsonBodyCompletions) and client.transport is not None:
             # The endpoint's semaphore is held around the request alone (see the class).
             client.gate = endpoint_semaphore(spec.endpoint_key, self.concurrency_limit(spec))
         return model
