@@ -206,6 +206,7 @@ def recursion_limit(config: RunConfig, size: int) -> int:
 
     planning = 3 + 3 * config.max_design_rounds * (1 + config.max_regrounding)
     planning += config.max_allocation_rounds
+    # Windows are of at most WINDOW slots and equal within a round (collect.window_size).
     windows = max(1, math.ceil(max(size, 1) * config.max_slots_factor / WINDOW))
     building = 2 * windows * (config.max_refill_rounds + 2) + 4
     return max(200, 2 * (planning + building))

@@ -166,6 +166,7 @@ def _default_out(intent: str | None, spec: str | None) -> str:
 @config_option("max_fix_attempts", "--max-fixes")
 @config_option("judge")
 @config_option("reword")
+@config_option("tail_backups")
 @click.option("--resume", is_flag=True, help="Continue the build in --out after a crash or kill.")
 @config_option(
     "replay",

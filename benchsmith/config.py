@@ -287,6 +287,15 @@ class RunConfig(BaseModel):
         "135M one, whose rewordings fail the checks; it then only chooses the tools' "
         "settings, and a plan with none makes no call.",
     )
+    tail_backups: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="At the end of each fan-out, when every slot has started and some are "
+        "still on a chain of fixes or replacements, slots that finish take a backup record "
+        "for such a chain (at most one each); whichever is accepted first fills the place "
+        "and the other stops at its next step (a backup accepted second is dropped, never "
+        "packaged). It trades a few model calls for the wait on the slowest chain; auto "
+        "does it unless a budget caps the run.",
+    )
     judge: JudgeMode = Field(
         default="auto",
         description="The LLM judge of every item: enforce (a failing verdict rejects the "

@@ -108,6 +108,8 @@ def test_exported_graph_schemas_and_edges():
         ("verify", "accept"),
         ("verify", "orchestrate"),
         ("verify", "discard"),
+        ("accept", "computed"),
+        ("accept", "orchestrate"),
         ("accept", "__end__"),
         ("discard", "__end__"),
         # a rejected record replaced in place from the round's reserve

@@ -30,10 +30,23 @@ from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding
 from benchsmith.tools.context import stable_seed
 
-WINDOW = 1024
-"""Most slots sent in one fan-out. LangGraph keeps a task object (about 10 KB) per ``Send``
+WINDOW = 4096
+"""Most slots sent in one fan-out. LangGraph keeps a task object (about 8 KB) per ``Send``
 until its step ends, so a round larger than this is sent a window at a time: memory stays
-flat however large the benchmark, at the cost of one step boundary per window."""
+bounded (about 35 MB of tasks at most) however large the benchmark. Each window boundary
+costs the wait for the window's last slot (every slot of a step ends before the next
+step), so a round of up to ``WINDOW`` slots goes out whole, and a larger one in windows of
+equal size (``window_size``)."""
+
+
+def window_size(slots: int) -> int:
+    """The slots of each fan-out of a round of ``slots``: equal windows of at most WINDOW.
+
+    4,100 slots go out as two windows of 2,050, not 4,096 and 4, so no window is a short
+    one that pays a whole boundary for a few slots.
+    """
+    windows = max(1, math.ceil(slots / WINDOW))
+    return math.ceil(slots / windows) if slots else WINDOW
 
 
 def record_order(grounding: Grounding, seed: int) -> list[int]:
@@ -268,10 +281,12 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     queued = list(state.get("queued_slots") or [])
     if queued:
         # The rest of the current round, one window at a time (see WINDOW).
+        size = int(state.get("window") or WINDOW)
+        open_workspace(config).backups.begin_window(min(size, len(queued)))
         return {
-            "pending_slots": queued[:WINDOW],
-            "queued_slots": queued[WINDOW:],
-            "build_log": [f"collect: next {min(WINDOW, len(queued))} slot(s) of this round"],
+            "pending_slots": queued[:size],
+            "queued_slots": queued[size:],
+            "build_log": [f"collect: next {min(size, len(queued))} slot(s) of this round"],
         }
     round_ = int(state.get("exec_round") or 0)
     spec_path = Path(config.paths.out_dir or ".") / "spec.json"
@@ -310,9 +325,12 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     subtask_targets: dict[str, int] = {}
     for gid, target in plan.targets.items():
         subtask_targets[subtask_of[gid]] = subtask_targets.get(subtask_of[gid], 0) + target
+    window = window_size(len(plan.slots))
+    ws.backups.begin_window(min(window, len(plan.slots)))
     return {
-        "pending_slots": plan.slots[:WINDOW],
-        "queued_slots": plan.slots[WINDOW:],
+        "pending_slots": plan.slots[:window],
+        "queued_slots": plan.slots[window:],
+        "window": window,
         "targets": plan.targets,
         "subtask_targets": subtask_targets,
         "exec_round": round_ + 1,

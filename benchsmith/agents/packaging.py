@@ -82,6 +82,7 @@ def package_build(
         status=status,
         judge_note=judge_note(config),
         notes=list(ws.template_notes) + list(ws.spec.notes or []),
+        tail_backups=ws.backups.summary(),
     )
     close_workspace(config)
     return report

@@ -21,6 +21,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from benchsmith.agents.backups import TailBackups
 from benchsmith.agents.execution import Draft, distinct_texts, execute
 from benchsmith.agents.orchestration import (
     TemplateMissingError,
@@ -91,6 +92,11 @@ class Workspace:
         self._computed: dict[str, list[Any]] = {}
         self._computed_lock = threading.Lock()
         self._warm_started = False
+        budgeted = config.budget_usd is not None or config.budget_tokens is not None
+        self.backups = TailBackups(
+            enabled=config.tail_backups == "on" or (config.tail_backups == "auto" and not budgeted)
+        )
+        """Speculative slots at the end of each fan-out (:mod:`benchsmith.agents.backups`)."""
         self.template_notes = self._ensure_templates()
 
     def _ensure_templates(self) -> list[str]:
@@ -404,7 +410,11 @@ class Workspace:
 
     def replacement(self, slot: Slot) -> Slot | None:
         """The slot a rejected ``slot`` goes on with: its grounding's next reserved record."""
-        reserve = self.reserve.get(slot.grounding_id)
+        return self.draw_reserved(slot.grounding_id)
+
+    def draw_reserved(self, grounding_id: str) -> Slot | None:
+        """The grounding's next reserved record of this round, as a slot (None: none left)."""
+        reserve = self.reserve.get(grounding_id)
         return reserve.take() if reserve is not None else None
 
     def work_dir(self, slot: Slot) -> Path:
@@ -600,6 +610,48 @@ def _tally(slot: Slot, status: SlotStatus) -> dict[str, Any]:
     return {"status": status, "tallies": {slot.subtask_id: {status: 1}}}
 
 
+SUPERSEDED = "superseded"
+"""The check of a slot stopped because a tail backup filled its place (not a rejection)."""
+
+
+def _claim(state: SlotState, ws: Workspace) -> str:
+    """The place in the quota the slot works for; a fresh slot's first step counts."""
+    claim = state.get("claim")
+    if claim is None:
+        ws.backups.fresh_started()
+        claim = state["slot"].id
+    return claim
+
+
+def _superseded(claim: str) -> dict[str, Any]:
+    """The update of a slot whose place another slot filled: it stops (to ``discard``)."""
+    reason = "another slot filled this place in the quota first (tail backup)"
+    return {"claim": claim, "failure": Failure(reason=reason, check=SUPERSEDED, counts=False)}
+
+
+def _next_job(ws: Workspace) -> dict[str, Any]:
+    """After a slot ends: a tail backup to realize in place (``carry_on``), if one is due."""
+    if stop_requested():
+        return {"carry_on": False}
+    job = ws.backups.take(ws.draw_reserved)
+    if job is None:
+        return {"carry_on": False}
+    claim, slot = job
+    return {
+        "slot": slot,
+        "claim": claim,
+        "backup": True,
+        "carry_on": True,
+        "replaced": 0,
+        "attempt": 0,
+        "feedback": [],
+        "history": [],
+        "decision": None,
+        "draft": None,
+        "failure": None,
+    }
+
+
 def _failed(
     state: SlotState, failure: Failure, config: RunConfig, attempt: int | None = None
 ) -> dict[str, Any]:
@@ -624,16 +676,26 @@ def _failed(
     }
 
 
+def _chain_if_fixing(ws: Workspace, state: SlotState, update: dict[str, Any]) -> dict[str, Any]:
+    """Note a slot that goes on to a fix as a chain a tail backup may race."""
+    if update["failure"].retry:
+        ws.backups.note_chain(state.get("claim") or state["slot"].id, state["slot"].grounding_id)
+    return update
+
+
 def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Take a solution-graph slot's computed problem as the draft."""
     check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
     slot = state["slot"]
+    claim = _claim(state, ws)
+    if ws.backups.is_settled(claim):
+        return _superseded(claim)
     taken = ws.take_computed(slot, ws.groundings[slot.grounding_id])
     if isinstance(taken, Failure):
-        return _failed(state, taken, config, attempt=1)
-    return {"draft": taken, "failure": None, "attempt": 1}
+        return _failed(state, taken, config, attempt=1) | {"claim": claim}
+    return {"draft": taken, "failure": None, "attempt": 1, "claim": claim}
 
 
 def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
@@ -642,17 +704,21 @@ def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str,
     config = run_config(runtime)
     ws = open_workspace(config)
     slot = state["slot"]
+    claim = _claim(state, ws)
+    if ws.backups.is_settled(claim):
+        return _superseded(claim)
     if not ws.answer_of(slot):
         grounding = ws.groundings[slot.grounding_id]
         reason = f"record has no value in the answer field {grounding.answer_field!r}"
-        return _failed(state, Failure(reason=reason, check="record", counts=False), config)
+        failure = Failure(reason=reason, check="record", counts=False)
+        return _failed(state, failure, config) | {"claim": claim}
     attempt = state.get("attempt", 0) + 1
     try:
         decision = ws.decide(slot, list(state.get("feedback") or []))
     except TemplateMissingError as exc:
         failure = Failure(reason=f"template: {exc}", check="template")
-        return _failed(state, failure, config, attempt=attempt)
-    return {"decision": decision, "failure": None, "attempt": attempt}
+        return _failed(state, failure, config, attempt=attempt) | {"claim": claim}
+    return {"decision": decision, "failure": None, "attempt": attempt, "claim": claim}
 
 
 def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
@@ -662,7 +728,7 @@ def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
     ws = open_workspace(config)
     done = ws.run_tools(state["slot"], state["decision"])
     if isinstance(done, Failure):
-        return _failed(state, done, config)
+        return _chain_if_fixing(ws, state, _failed(state, done, config))
     return {"draft": done, "failure": None}
 
 
@@ -672,6 +738,10 @@ def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
     config = run_config(runtime)
     ws = open_workspace(config)
     draft = state["draft"]
+    claim = state.get("claim") or state["slot"].id
+    if ws.backups.is_settled(claim):  # filled meanwhile: no judge call for nothing
+        ws.drop_media(draft)
+        return _superseded(claim)
     result = ws.check(state["slot"], draft)
     if result.ok:
         draft.item.metadata["verification"] = result.record()
@@ -682,13 +752,22 @@ def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
     failure = Failure(
         reason=result.reason, check=result.failed_check or "", retry=result.fixable and records
     )
-    return _failed(state, failure, config)
+    return _chain_if_fixing(ws, state, _failed(state, failure, config))
 
 
 def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
-    """Write the verified item to the ledger."""
+    """Write the verified item to the ledger (unless a tail backup filled its place first).
+
+    Then the slot task may go on with a tail backup (see :func:`_next_job`).
+    """
     ws = open_workspace(run_config(runtime))
     slot, item = state["slot"], state["draft"].item
+    claim = state.get("claim") or slot.id
+    if not ws.backups.settle(claim, backup=bool(state.get("backup"))):
+        # Verified second: the place is filled, so the item is dropped, never packaged.
+        ws.drop_media(state["draft"])
+        shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
+        return _tally(slot, "surplus") | _next_job(ws)
     history = list(state.get("history") or [])
     item.metadata["fixes"] = len(history)
     if ws.groundings[slot.grounding_id].strategy != "solution_graph":
@@ -696,7 +775,7 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
     ws.ledger.accept(slot.record(), item)
     shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
     ws.warm_packaging()
-    return _tally(slot, "accepted")
+    return _tally(slot, "accepted") | _next_job(ws)
 
 
 REPLACEMENTS_PER_SLOT = 4
@@ -710,27 +789,37 @@ def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
 
     Then the slot goes on with a replacement record from its grounding's reserve, if any
     is left (see :class:`~benchsmith.agents.collect.Reserve`): the state starts afresh for
-    that record, and ``failure`` is cleared so the router sends it back to the start.
+    that record, and ``carry_on`` sends it back to the start. A tail backup takes no
+    replacement (the slot it backs up goes on), and a slot whose place a backup filled
+    (``superseded``) is no rejection: neither writes the ledger. Either may go on with
+    another backup (:func:`_next_job`).
     """
     ws = open_workspace(run_config(runtime))
     slot = state["slot"]
     failure = state["failure"]
     assert failure is not None  # the routers send only failed slots here
+    shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
+    if failure.check == SUPERSEDED:
+        ws.backups.superseded()
+        return _tally(slot, "superseded") | _next_job(ws)
     history = list(state.get("history") or [])
     extra: dict[str, Any] = {"check": failure.check, "attempts": state.get("attempt", 0)}
     if history:
         extra["history"] = history
     ws.ledger.reject(slot.record(), failure.reason, **extra)
-    shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
     update = _tally(slot, "rejected")
     replaced = int(state.get("replaced") or 0)
-    if replaced >= REPLACEMENTS_PER_SLOT or stop_requested():
-        return update
+    if state.get("backup") or replaced >= REPLACEMENTS_PER_SLOT or stop_requested():
+        return update | _next_job(ws)
     nxt = ws.replacement(slot)
     if nxt is None:
-        return update
+        return update | _next_job(ws)
+    claim = state.get("claim") or slot.id
+    ws.backups.note_chain(claim, slot.grounding_id)
     return update | {
         "slot": nxt,
+        "claim": claim,
+        "carry_on": True,
         "replaced": replaced + 1,
         "attempt": 0,
         "feedback": [],

@@ -84,10 +84,15 @@ def route_slot_start(
 def route_after_discard(
     state: SlotState, runtime: Runtime[RunConfig]
 ) -> Literal["computed", "orchestrate", "__end__"]:
-    """END, or the replacement record's start when ``discard`` drew one (no failure left)."""
-    if state.get("failure") is not None:
-        return END
-    return route_slot_start(state, runtime)
+    """END, or the next slot's start when ``discard`` loaded one (a replacement or backup)."""
+    return route_slot_start(state, runtime) if state.get("carry_on") else END
+
+
+def route_after_accept(
+    state: SlotState, runtime: Runtime[RunConfig]
+) -> Literal["computed", "orchestrate", "__end__"]:
+    """END, or a tail backup's start when ``accept`` loaded one."""
+    return route_slot_start(state, runtime) if state.get("carry_on") else END
 
 
 def _fix_or_discard(state: SlotState) -> Literal["orchestrate", "discard"]:

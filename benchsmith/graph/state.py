@@ -17,7 +17,9 @@ from typing_extensions import TypedDict
 
 from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
 
-SlotStatus = Literal["accepted", "rejected"]
+SlotStatus = Literal["accepted", "rejected", "superseded", "surplus"]
+"""How a slot ended: accepted or rejected (in the ledger), or, for tail backups, superseded
+(stopped: another slot filled its place) or surplus (verified second: dropped)."""
 Tallies = dict[str, dict[str, int]]
 """Finished slots per subtask and status: ``{"capitals": {"accepted": 7, "rejected": 1}}``."""
 
@@ -90,9 +92,17 @@ class SlotState(SlotInput, SlotOutput):
     ``decision`` is the orchestration's decision, ``draft`` the executed item with its media
     paths, ``failure`` the last attempt's failure (None once verification passed).
     ``replaced`` counts the rejected records this slot task replaced in place.
+
+    ``claim`` names the place in the quota the slot works for (the id of the slot first
+    sent; replacements keep it), ``backup`` says whether the slot is a tail backup for
+    another slot's claim, and ``carry_on`` whether ``accept`` or ``discard`` loaded another
+    slot to realize (a replacement or a backup) instead of ending.
     """
 
     replaced: int
+    claim: str
+    backup: bool
+    carry_on: bool
     attempt: int
     feedback: list[str]
     history: list[dict[str, Any]]
@@ -139,8 +149,9 @@ class BuildOutput(TypedDict):
 class BuildState(BuildInput, BuildOutput):
     """The working state of a build.
 
-    The executor's part holds ids and counts only: ``pending_slots`` (the next round's
-    slots), ``tallies`` (finished slots per subtask and status; the items are on disk),
+    The executor's part holds ids and counts only: ``pending_slots`` (the next window's
+    slots), ``queued_slots`` (the round's later windows) and ``window`` (their size),
+    ``tallies`` (finished slots per subtask and status; the items are on disk),
     ``targets`` (items per grounding after reallocations) and ``exec_round``.
     """
 
@@ -159,6 +170,7 @@ class BuildState(BuildInput, BuildOutput):
     exec_round: int
     pending_slots: list[Slot]
     queued_slots: list[Slot]
+    window: int
     tallies: Annotated[Tallies, add_tallies]
     build_log: Annotated[list[str], operator.add]
 

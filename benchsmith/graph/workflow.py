@@ -16,6 +16,7 @@ package -> END`` (or ``planner -> finish_plan -> END``), where the planner and `
                                               -(fixable, budget left)-> orchestrate
                                               -(otherwise)-> discard -> END
     discard -(a reserved record replaces the rejected one)-> computed / orchestrate
+    accept, discard -(a tail backup for a slow chain)-> computed / orchestrate
     (orchestrate and execute fail to discard, or back to orchestrate while fixable)
 
 A plan-only run (``build`` false), or a build whose planning found no plan, ends after the
@@ -54,6 +55,7 @@ from benchsmith.agents.realize import (
 from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
 from benchsmith.graph.routers import (
+    route_after_accept,
     route_after_allocation,
     route_after_collect,
     route_after_computed,
@@ -109,7 +111,7 @@ def make_slot_builder() -> StateGraph:
     slot.add_conditional_edges("orchestrate", route_after_orchestrate)
     slot.add_conditional_edges("execute", route_after_execute)
     slot.add_conditional_edges("verify", route_after_verify)
-    slot.add_edge("accept", END)
+    slot.add_conditional_edges("accept", route_after_accept)
     slot.add_conditional_edges("discard", route_after_discard)
     return slot
 

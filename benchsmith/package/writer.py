@@ -409,6 +409,16 @@ def render_report_md(report: dict[str, Any]) -> str:
         f"({fixes['total_fixes']} fix(es) in all). Orchestration fell back to the template "
         f"for {report['orchestration_fallbacks']} accepted item(s).",
     ]
+    backups = report.get("tail_backups") or {}
+    if backups.get("started"):
+        lines += [
+            "",
+            f"Tail backups: {backups['started']} record(s) realized beside a slow chain of "
+            f"fixes at the end of a fan-out; {backups.get('won', 0)} filled the place first, "
+            f"{backups.get('superseded', 0)} slot(s) stopped because their place was filled, "
+            f"and {backups.get('surplus', 0)} item(s) verified second were dropped (never "
+            "packaged; their model calls are counted below).",
+        ]
     llm = report["llm"]
     cost = llm.get("cost_usd")
     lines += [
@@ -520,8 +530,12 @@ def write_package(
     status: str | None = None,
     judge_note: str = "",
     notes: list[str] | None = None,
+    tail_backups: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Write the whole benchmark folder from the ledger; return the report.
+
+    ``tail_backups`` counts this run's speculative slots (see
+    :mod:`benchsmith.agents.backups`): ``started``, ``won``, ``superseded`` and ``surplus``.
 
     A folder already packaged from the same ledger is left as it is (its report is
     returned), so rerunning a finished build changes nothing.
@@ -588,6 +602,7 @@ def write_package(
         "rejection_reasons": dict(sorted(reasons.items())),
         "fixes": {"items_fixed": data.items_fixed, "total_fixes": data.total_fixes},
         "orchestration_fallbacks": data.fallbacks,
+        "tail_backups": dict(tail_backups or {}),
         "acceptance": {
             "enforced_checks": rate,
             "accepted": passed,

@@ -1,0 +1,199 @@
+"""Tail backups: the bookkeeping alone, then slots racing for one place in the quota.
+
+The slot-graph tests drive one slot through the compiled slot subgraph (as builds run it)
+and stand in for the other slot of the race by calling the workspace's bookkeeping at the
+moment the scripted model is asked, so every interleaving is fixed, not left to threads.
+"""
+
+from __future__ import annotations
+
+import pytest
+from executor_fakes import Router, good_question, judge_yes, make_catalog, make_spec
+from test_executor import items, run
+from test_slot_graph import first_slot, ledger_entries, run_slot, setup
+
+from benchsmith.agents.backups import TailBackups
+from benchsmith.agents.collect import Reserve, record_order, window_size
+from benchsmith.agents.realize import close_workspace, open_workspace
+from benchsmith.config import RunConfig, RunPaths
+
+GID = "capitals--capitals"
+
+
+@pytest.fixture(autouse=True)
+def _forget(tmp_path):
+    yield
+    close_workspace(RunConfig(paths=RunPaths(out_dir=str(tmp_path / "bench"))))
+
+
+# -- the bookkeeping ----------------------------------------------------------------------------
+
+
+def test_backups_start_only_at_the_tail_and_once_per_chain():
+    backups = TailBackups(enabled=True)
+    backups.begin_window(2)
+    backups.note_chain("a", "g")
+    drawn = iter(["slot-1", "slot-2"])
+    assert backups.take(lambda gid: next(drawn)) is None  # slots of the window not started
+    backups.fresh_started()
+    backups.fresh_started()
+    assert backups.in_tail
+    assert backups.take(lambda gid: next(drawn)) == ("a", "slot-1")
+    backups.note_chain("a", "g")  # the chain fails again: it has its backup already
+    assert backups.take(lambda gid: next(drawn)) is None
+    assert backups.summary() == {"started": 1, "won": 0, "superseded": 0, "surplus": 0}
+
+
+def test_the_first_to_settle_a_contested_place_fills_it():
+    backups = TailBackups(enabled=True)
+    backups.begin_window(0)
+    assert backups.settle("plain", backup=False)  # uncontested: always filled, not kept
+    assert not backups.is_settled("plain")
+    backups.note_chain("a", "g")
+    assert backups.take(lambda gid: "slot") == ("a", "slot")
+    assert not backups.is_settled("a")
+    assert backups.settle("a", backup=True)
+    assert backups.is_settled("a")
+    assert not backups.settle("a", backup=False)  # the chain, verified second: surplus
+    assert backups.summary() == {"started": 1, "won": 1, "superseded": 0, "surplus": 1}
+
+
+def test_a_settled_chain_gets_no_backup_and_none_without_records_or_when_off():
+    backups = TailBackups(enabled=True)
+    backups.begin_window(0)
+    backups.note_chain("a", "g")
+    assert backups.settle("a", backup=False)  # the chain's own fix was accepted
+    assert backups.take(lambda gid: "slot") is None
+    backups.note_chain("b", "g")
+    assert backups.take(lambda gid: None) is None  # the grounding's reserve is empty
+    off = TailBackups(enabled=False)
+    off.begin_window(0)
+    off.note_chain("a", "g")
+    assert off.take(lambda gid: "slot") is None
+
+
+def test_a_new_window_forgets_the_last_ones_chains():
+    backups = TailBackups(enabled=True)
+    backups.begin_window(0)
+    backups.note_chain("a", "g")
+    backups.begin_window(0)
+    assert backups.take(lambda gid: "slot") is None
+
+
+@pytest.mark.parametrize(
+    ("slots", "window"), [(0, 4096), (10, 10), (4096, 4096), (4100, 2050), (20000, 4000)]
+)
+def test_windows_are_equal_and_at_most_4096(slots, window):
+    assert window_size(slots) == window
+
+
+# -- slots racing in the slot subgraph -----------------------------------------------------------
+
+
+def _reserve(config, spec, skip=1):
+    """Give the workspace a reserve: the grounding's records after the first ``skip``."""
+    ws = open_workspace(config)
+    grounding = spec.groundings[0]
+    order = record_order(grounding, 0)
+    free = list(enumerate(order))[skip:]
+    ws.reserve = {grounding.id: Reserve(grounding, free, ["en"], 0)}
+    ws.backups.begin_window(0)  # every slot of the fan-out has started: the tail
+    return ws
+
+
+def test_a_finished_slot_takes_a_backup_for_a_chain_and_fills_its_place(tmp_path):
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([(GID, "capitals", 2, card.size, {})])
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    config = setup(tmp_path, spec, router, tail_backups="on")
+    ws = _reserve(config, spec)
+    ws.backups.note_chain("slow-chain", GID)  # another slot is on a chain of fixes
+    path, output = run_slot(config, first_slot(spec))
+    # its own slot, then the backup (the reserve's next record) in the same task
+    assert path == ["orchestrate", "execute", "verify", "accept"] * 2
+    assert output["tallies"] == {"capitals": {"accepted": 1}}  # the last accept's update
+    entries = ledger_entries(config)
+    assert [e["status"] for e in entries] == ["accepted", "accepted"]
+    assert entries[1]["slot"]["record_index"] == record_order(spec.groundings[0], 0)[1]
+    assert ws.backups.summary() == {"started": 1, "won": 1, "superseded": 0, "surplus": 0}
+    # The chain, if its fix passes now, finds its place filled: its item is not packaged.
+    assert not ws.backups.settle("slow-chain", backup=False)
+
+
+def test_a_chain_stops_before_its_next_judge_when_a_backup_filled_its_place(tmp_path):
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([(GID, "capitals", 1, card.size, {})])
+    slot = first_slot(spec)
+    calls = {"judge": 0}
+
+    def judge(prompt):
+        calls["judge"] += 1
+        return judge_yes(prompt) | {"clear": "no", "reason": "too terse"}
+
+    def orchestrate(prompt):
+        if "previous attempt was rejected" in prompt:
+            # While the fix is worded, a backup for this slot is accepted elsewhere.
+            ws = open_workspace(config)
+            assert ws.backups.take(ws.draw_reserved)[0] == slot.id
+            assert ws.backups.settle(slot.id, backup=True)
+            return {"question": "Which city is the capital of this country, please?"}
+        return good_question(prompt)
+
+    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge)
+    config = setup(tmp_path, spec, router, tail_backups="on")
+    ws = _reserve(config, spec)
+    path, output = run_slot(config, slot)
+    assert path == ["orchestrate", "execute", "verify"] * 2 + ["discard"]
+    assert output["tallies"] == {"capitals": {"superseded": 1}}
+    assert calls["judge"] == 1  # no judge call for a place already filled
+    assert ledger_entries(config) == []  # stopped, not rejected
+    assert ws.backups.summary()["superseded"] == 1
+
+
+def test_an_item_verified_second_is_dropped_not_accepted(tmp_path):
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([(GID, "capitals", 1, card.size, {})])
+    slot = first_slot(spec)
+
+    def judge(prompt):
+        # While this slot is judged, its backup (started earlier) is accepted first.
+        ws = open_workspace(config)
+        ws.backups.note_chain(slot.id, GID)
+        assert ws.backups.take(lambda gid: "a record")[0] == slot.id
+        assert ws.backups.settle(slot.id, backup=True)
+        return judge_yes(prompt)
+
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge)
+    config = setup(tmp_path, spec, router, tail_backups="on")
+    ws = _reserve(config, spec)
+    path, output = run_slot(config, slot)
+    assert path == ["orchestrate", "execute", "verify", "accept"]
+    assert output["tallies"] == {"capitals": {"surplus": 1}}
+    assert ledger_entries(config) == []
+    assert ws.backups.summary()["surplus"] == 1
+    assert not any((ws.bench_dir / "media").rglob("*"))
+
+
+def test_a_build_with_backups_packages_exactly_its_size(tmp_path):
+    # One record the judge always refuses: its chain of fixes races a backup at the tail.
+    # Whichever wins, the quota holds exactly and every packaged item passed every check.
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([(GID, "capitals", 5, card.size, {})])
+
+    def judge(prompt):
+        if "Japan" in prompt or "Kenya" in prompt:
+            return judge_yes(prompt) | {"single_answer": "no", "reason": "two capitals"}
+        return judge_yes(prompt)
+
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge)
+    result, _path, _runtime, out = run(
+        tmp_path, spec, router, seed=3, max_fix_attempts=2, tail_backups="on"
+    )
+    assert result.status == "complete" and result.items == 5
+    rows = items(out)
+    assert len(rows) == 5 and len({r["id"] for r in rows}) == 5
+    refused = {3, 4}  # Japan and Kenya (their rows in the dataset)
+    assert not refused & {r["metadata"]["source"]["record_index"] for r in rows}
+    backups = result.report["tail_backups"]
+    assert set(backups) == {"started", "won", "superseded", "surplus"}
+    assert backups["won"] <= backups["started"]
