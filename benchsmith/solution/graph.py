@@ -99,6 +99,16 @@ _SOLVED: dict[tuple[Any, ...], tuple[sp.Expr, ...]] = {}
 (admission builds several graphs over the same formulas)."""
 
 
+_SOLVE_FLAGS = {"rational": False, "bivariate": False, "force": False}
+"""How sympy's ``solve`` is asked. ``bivariate=False`` skips its search for Lambert-W forms
+(``x e^x = c``), whose roots :func:`_usable` refuses anyway; ``force=False`` keeps it from
+assuming every symbol positive (a last retry, and in its checks of roots and its combining of
+logarithms), which the signs of the quantities contradict (a net present value may be
+negative; a root must hold under the signs they have). On a rate in an annuity formula
+(``r`` and ``(1 + r)^n`` together), which has no closed form, the two cost over half a
+second of a cold build to fail."""
+
+
 def _solve_roots(
     expr: sp.Expr, output: str, unknown: str, signs: tuple[tuple[str, str], ...]
 ) -> tuple[sp.Expr, ...]:
@@ -111,8 +121,9 @@ def _solve_roots(
     assumed = expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
     roots = fast_roots(assumed, symbols[output], symbols[unknown])
     if roots is None:
+        equation = sp.Eq(symbols[output], assumed)
         try:
-            roots = sp.solve(sp.Eq(symbols[output], assumed), symbols[unknown], rational=False)
+            roots = sp.solve(equation, symbols[unknown], **_SOLVE_FLAGS)
         except (NotImplementedError, ValueError, TypeError, AttributeError):
             return ()
     back = {s: sp.Symbol(n) for n, s in symbols.items()}
