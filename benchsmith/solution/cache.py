@@ -1,7 +1,7 @@
 """A content-addressed cache of the slow, deterministic parts of computed problems.
 
-Solving a formula for one of its inputs (sympy) and planning the cells of a graph (every
-derivation of every concept and difficulty, probed with drawn worlds) take seconds and give
+Solving a formula for one of its inputs and planning the cells of a graph (every derivation
+of every concept and difficulty, probed with drawn worlds) take most of a first build and give
 the same result every time for the same input. Their results are kept as small JSON files
 under ``$BENCHSMITH_HOME/cache/solution`` (``~/.benchsmith/cache/solution``), one per entry,
 named by the SHA-256 of the entry's key. A key holds everything the result depends on: the
