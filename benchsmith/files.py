@@ -85,12 +85,13 @@ def _file_mode(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], *, fsync: bool = True) -> Iterator[Path]:
     """A temporary path beside ``path`` that becomes ``path`` when the block ends well.
 
     The caller writes the temporary file however it likes (a SQLite backup, a copy, a
-    library's ``save``); it is fsynced and renamed over ``path`` on success and removed on
-    failure, so readers see the old file or the new one, never half of either.
+    library's ``save``); it is fsynced (unless ``fsync=False``) and renamed over ``path`` on
+    success and removed on failure, so readers see the old file or the new one, never half
+    of either.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -99,8 +100,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp = Path(name)
     try:
         yield tmp
-        with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+        if fsync:
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
         os.chmod(tmp, _file_mode(target))
         os.replace(tmp, target)
     finally:
@@ -146,9 +148,14 @@ def atomic_hashed_path(
         out.tmp.unlink(missing_ok=True)
 
 
-def atomic_write(path: str | os.PathLike[str], data: str | bytes) -> Path:
-    """Write a whole file atomically (readers see the old file or the new one)."""
-    with atomic_path(path) as tmp:
+def atomic_write(path: str | os.PathLike[str], data: str | bytes, *, fsync: bool = True) -> Path:
+    """Write a whole file atomically (readers see the old file or the new one).
+
+    ``fsync=False`` skips flushing the file to disk before the rename (milliseconds a file):
+    for files whose readers check what they read and can rebuild it (a cache), where a
+    power loss may leave an empty or partial file but a running reader never sees one.
+    """
+    with atomic_path(path, fsync=fsync) as tmp:
         tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
     return Path(path)
 

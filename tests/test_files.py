@@ -25,3 +25,14 @@ def test_a_hashed_file_gets_the_umask_mode(tmp_path):
         out.tmp.write_bytes(b"rows")
     assert out.path is not None and out.path.name.startswith("test-")
     assert mode(out.path) == 0o666 & ~files._UMASK
+
+
+def test_fsync_can_be_skipped_for_files_readers_check(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    files.atomic_write(tmp_path / "a.json", "{}\n")
+    assert len(synced) == 1
+    entry = files.atomic_write(tmp_path / "cache" / "b.json", "{}\n", fsync=False)
+    assert len(synced) == 1 and entry.read_text() == "{}\n"
+    assert [p.name for p in entry.parent.iterdir()] == ["b.json"]  # no temporary file left

@@ -1,7 +1,7 @@
 """A content-addressed cache of the slow, deterministic parts of computed problems.
 
-Solving a formula for one of its inputs (sympy) and planning the cells of a graph (every
-derivation of every concept and difficulty, probed with drawn worlds) take seconds and give
+Solving a formula for one of its inputs and planning the cells of a graph (every derivation
+of every concept and difficulty, probed with drawn worlds) take most of a first build and give
 the same result every time for the same input. Their results are kept as small JSON files
 under ``$BENCHSMITH_HOME/cache/solution`` (``~/.benchsmith/cache/solution``), one per entry,
 named by the SHA-256 of the entry's key. A key holds everything the result depends on: the
@@ -11,7 +11,9 @@ so a change of either misses the cache instead of reusing a stale result.
 
 Entries are written atomically (readers see a whole file or none) and stored with their full
 key, checked on reading; an entry that cannot be read, parsed or checked is ignored (and
-rebuilt by the caller), so a corrupt file never crashes a build nor gives other items.
+rebuilt by the caller), so a corrupt file never crashes a build nor gives other items. For the
+same reason entries are not fsynced (a cold build writes dozens, at milliseconds each): a
+power loss may leave an empty or partial entry, which is ignored and rebuilt like any other.
 Processes may share the folder: two writers of one entry write the same bytes.
 
 Expressions are stored as ``sympy.srepr`` text and read back without ``eval``: only the
@@ -109,7 +111,7 @@ def store(kind: str, key: str, value: Any) -> None:
     path = _path(kind, key)
     text = json.dumps({"key": key, "value": value}, separators=(",", ":")) + "\n"
     try:
-        atomic_write(path, text)
+        atomic_write(path, text, fsync=False)  # checked on reading: durability not needed
     except OSError as exc:
         _log.debug("could not write cache entry %s: %s", path, exc)
 

@@ -1,7 +1,8 @@
 """The solution graph: quantities are nodes, formulas are edges, derivations are chains.
 
 A step computes one quantity of a formula from the others: forward (the formula's output)
-or by solving the formula for an input with sympy (``n`` from ``FV = PV (1 + r)^n``). A
+or by solving the formula for an input (``n`` from ``FV = PV (1 + r)^n``): directly when the
+input can be isolated or the equation is linear in it (:mod:`.isolation`), else with sympy. A
 derivation of a target in k steps is a chain of steps in which every quantity is computed
 once and never also given; givens may feed several steps. A derivation is refused when its
 quantities also satisfy another, non-equivalent formula of the graph (the givens would then
@@ -22,6 +23,7 @@ import sympy as sp
 from benchsmith.solution import cache
 from benchsmith.solution.expressions import numeric_function
 from benchsmith.solution.formulas import Formula
+from benchsmith.solution.isolation import fast_roots
 from benchsmith.solution.quantities import Quantity
 
 _ALLOWED_FUNCTIONS = (sp.exp, sp.log)
@@ -97,17 +99,33 @@ _SOLVED: dict[tuple[Any, ...], tuple[sp.Expr, ...]] = {}
 (admission builds several graphs over the same formulas)."""
 
 
+_SOLVE_FLAGS = {"rational": False, "bivariate": False, "force": False}
+"""How sympy's ``solve`` is asked. ``bivariate=False`` skips its search for Lambert-W forms
+(``x e^x = c``), whose roots :func:`_usable` refuses anyway; ``force=False`` keeps it from
+assuming every symbol positive (a last retry, and in its checks of roots and its combining of
+logarithms), which the signs of the quantities contradict (a net present value may be
+negative; a root must hold under the signs they have). On a rate in an annuity formula
+(``r`` and ``(1 + r)^n`` together), which has no closed form, the two cost over half a
+second of a cold build to fail."""
+
+
 def _solve_roots(
     expr: sp.Expr, output: str, unknown: str, signs: tuple[tuple[str, str], ...]
 ) -> tuple[sp.Expr, ...]:
-    """Solve ``output = expr`` for ``unknown`` with sympy: the usable roots, plain symbols."""
+    """Solve ``output = expr`` for ``unknown``: the usable roots, over plain symbols.
+
+    The roots of the simple kinds (:mod:`.isolation`) are built directly; the others come
+    from sympy's ``solve``.
+    """
     symbols = {n: sp.Symbol(n, **{sign: True}) for n, sign in signs}
     assumed = expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
-    equation = sp.Eq(symbols[output], assumed)
-    try:
-        roots = sp.solve(equation, symbols[unknown], rational=False)
-    except (NotImplementedError, ValueError, TypeError, AttributeError):
-        return ()
+    roots = fast_roots(assumed, symbols[output], symbols[unknown])
+    if roots is None:
+        equation = sp.Eq(symbols[output], assumed)
+        try:
+            roots = sp.solve(equation, symbols[unknown], **_SOLVE_FLAGS)
+        except (NotImplementedError, ValueError, TypeError, AttributeError):
+            return ()
     back = {s: sp.Symbol(n) for n, s in symbols.items()}
     plain = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr)]
     return tuple(r for r in plain if _usable(r) and r.free_symbols)

@@ -61,7 +61,7 @@ def test_solving_for_an_unknown():
     forms = {f.formula.id: f for f in g.forms_for("n")}
     solved = forms["f0"]
     assert solved.inverted
-    assert solved.strings == ("(log(FV) - log(PV))/log(r + 1)",)
+    assert solved.strings == ("log(FV/PV)/log(r + 1)",)  # isolated: divide by PV, take logs
     step_value = solved.functions[0](1628.894626777442, 1000.0, 0.05)  # inputs: FV, PV, r
     assert step_value == pytest.approx(10.0, rel=1e-12)
     r_form = next(f for f in g.forms_for("r") if f.formula.id == "f0")
