@@ -142,6 +142,7 @@ def _run_graph(
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
+    from benchsmith.agents.collect import slot_workers
     from benchsmith.graph import make_builder
 
     # A checkpointer only when a person reviews the plan (interrupts need one): without it
@@ -149,10 +150,8 @@ def _run_graph(
     graph = make_builder().compile(checkpointer=InMemorySaver() if reviewer else None)
     thread: dict[str, Any] = {
         "configurable": {"thread_id": uuid.uuid4().hex},
-        # A few more slot workers than model requests in flight: while some workers run
-        # tools and checks, the endpoint still has ``concurrency`` requests (its semaphore
-        # caps them there, see LLMRuntime.from_config).
-        "max_concurrency": config.concurrency + max(2, config.concurrency // 4),
+        # A few more slot workers than model requests in flight (collect.slot_workers).
+        "max_concurrency": slot_workers(config.concurrency),
         "recursion_limit": recursion_limit(config, int(payload.get("size") or 0)),
     }
     current: Any = payload
@@ -202,12 +201,14 @@ def recursion_limit(config: RunConfig, size: int) -> int:
     ``size * max_slots_factor`` slots. A slot's own steps run inside its subgraph and do
     not count here.
     """
-    from benchsmith.agents.collect import WINDOW
+    from benchsmith.agents.collect import slot_workers
 
     planning = 3 + 3 * config.max_design_rounds * (1 + config.max_regrounding)
     planning += config.max_allocation_rounds
-    # Windows are of at most WINDOW slots and equal within a round (collect.window_size).
-    windows = max(1, math.ceil(max(size, 1) * config.max_slots_factor / WINDOW))
+    # A round's slot tasks take its slots until none is left, so a round is one fan-out;
+    # at worst (each task ending after one slot) a fan-out per ``slot_workers`` slots.
+    workers = slot_workers(config.concurrency)
+    windows = max(1, math.ceil(max(size, 1) * config.max_slots_factor / workers))
     building = 2 * windows * (config.max_refill_rounds + 2) + 4
     return max(200, 2 * (planning + building))
 

@@ -70,7 +70,8 @@ class BuildProgress:
             return
         if node == "collect" and update.get("targets"):
             self._targets(update)
-        elif node == "realize":
+        elif node in ("realize:accept", "realize:discard"):
+            # Each slot as it ends (a slot task realizes many slots before it ends).
             for subtask, counts in (update.get("tallies") or {}).items():
                 for status, count in counts.items():
                     for _ in range(count):

@@ -351,7 +351,8 @@ def test_the_progress_clock_runs_while_a_slow_step_finishes_nothing():
         time.sleep(0.05)
     assert clocks()[0] == "00:00" and clocks()[-1] != "00:00", out.getvalue()
     assert progress.bar.n == 0  # no item finished meanwhile
-    progress("realize", {"tallies": {"capitals": {"accepted": 1}}})
+    progress("realize:accept", {"tallies": {"capitals": {"accepted": 1}}})
+    progress("realize", {"tallies": {"capitals": {"accepted": 1}}})  # the task's total: ignored
     assert progress.bar.n == 1
     progress.close()
     assert not progress.ticker.running

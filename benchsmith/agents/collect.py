@@ -24,29 +24,22 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from benchsmith.agents.slot_queue import SlotQueue
 from benchsmith.config import RunConfig
 from benchsmith.graph.state import BuildState, Slot
 from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec, Grounding
 from benchsmith.tools.context import stable_seed
 
-WINDOW = 4096
-"""Most slots sent in one fan-out. LangGraph keeps a task object (about 8 KB) per ``Send``
-until its step ends, so a round larger than this is sent a window at a time: memory stays
-bounded (about 35 MB of tasks at most) however large the benchmark. Each window boundary
-costs the wait for the window's last slot (every slot of a step ends before the next
-step), so a round of up to ``WINDOW`` slots goes out whole, and a larger one in windows of
-equal size (``window_size``)."""
 
+def slot_workers(concurrency: int) -> int:
+    """Slot tasks that run at once for a build of ``concurrency`` requests in flight.
 
-def window_size(slots: int) -> int:
-    """The slots of each fan-out of a round of ``slots``: equal windows of at most WINDOW.
-
-    4,100 slots go out as two windows of 2,050, not 4,096 and 4, so no window is a short
-    one that pays a whole boundary for a few slots.
+    A few more than the requests: while some run tools and checks, the endpoint still has
+    ``concurrency`` requests (its semaphore caps them there). The graph's
+    ``max_concurrency`` and the fan-out of each round are this many.
     """
-    windows = max(1, math.ceil(slots / WINDOW))
-    return math.ceil(slots / windows) if slots else WINDOW
+    return concurrency + max(2, concurrency // 4)
 
 
 def record_order(grounding: Grounding, seed: int) -> list[int]:
@@ -278,18 +271,19 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     from benchsmith.agents.sources import run_config
 
     config = run_config(runtime)
-    queued = list(state.get("queued_slots") or [])
-    if queued:
-        # The rest of the current round, one window at a time (see WINDOW).
-        size = int(state.get("window") or WINDOW)
-        open_workspace(config).backups.begin_window(min(size, len(queued)))
-        return {
-            "pending_slots": queued[:size],
-            "queued_slots": queued[size:],
-            "build_log": [f"collect: next {min(size, len(queued))} slot(s) of this round"],
-        }
-    round_ = int(state.get("exec_round") or 0)
+    workers = slot_workers(config.concurrency)
     spec_path = Path(config.paths.out_dir or ".") / "spec.json"
+    if spec_path.is_file():
+        ws = open_workspace(config)
+        if len(ws.queue):
+            # Slots of this round no task took (a task ends early only when stopping).
+            sends = ws.queue.take_many(workers)
+            ws.backups.begin_window(len(sends))
+            return {
+                "pending_slots": sends,
+                "build_log": [f"collect: {len(sends)} more slot task(s) for this round"],
+            }
+    round_ = int(state.get("exec_round") or 0)
     if not spec_path.is_file():
         # The plan is on disk before the first slot, so a killed build resumes without it,
         # and every slot opens the build's workspace from it.
@@ -313,7 +307,10 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     ws.reserve = plan.reserve
     log = list(plan.notes)
     if plan.slots:
-        log.append(f"collect: round {round_}: {len(plan.slots)} slot(s) to realize")
+        log.append(
+            f"collect: round {round_}: {len(plan.slots)} slot(s) to realize by "
+            f"{min(workers, len(plan.slots))} slot task(s)"
+        )
     else:
         log.append(
             "collect: every quota is met"
@@ -325,12 +322,11 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     subtask_targets: dict[str, int] = {}
     for gid, target in plan.targets.items():
         subtask_targets[subtask_of[gid]] = subtask_targets.get(subtask_of[gid], 0) + target
-    window = window_size(len(plan.slots))
-    ws.backups.begin_window(min(window, len(plan.slots)))
+    ws.queue = SlotQueue(plan.slots)
+    sends = ws.queue.take_many(workers)
+    ws.backups.begin_window(len(sends))
     return {
-        "pending_slots": plan.slots[:window],
-        "queued_slots": plan.slots[window:],
-        "window": window,
+        "pending_slots": sends,
         "targets": plan.targets,
         "subtask_targets": subtask_targets,
         "exec_round": round_ + 1,

@@ -87,7 +87,6 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
         "targets": {},
         "exec_round": 0,
         "pending_slots": [],
-        "queued_slots": [],
         "shortfalls": [],
         "build_status": "planning" if spec is None else "building",
         "report": None,

@@ -27,6 +27,7 @@ from benchsmith.agents.orchestration import (
     TemplateMissingError,
     orchestrate,
 )
+from benchsmith.agents.slot_queue import SlotQueue
 from benchsmith.agents.sources import catalog_sources, run_config
 from benchsmith.agents.verification import ReviewContext, verify
 from benchsmith.catalog.cards import MEDIA_MODALITIES, field_value, value_text
@@ -86,6 +87,8 @@ class Workspace:
         )
         self._voices: dict[str, str] | None = None
         self._voices_lock = threading.Lock()
+        self.queue = SlotQueue()
+        """The round's slots no slot task has taken yet (set by ``collect``)."""
         self.reserve: dict[str, Any] = {}
         """Per grounding, this round's :class:`~benchsmith.agents.collect.Reserve` (set by
         ``collect``): the records a rejected slot replaces itself with."""
@@ -630,17 +633,25 @@ def _superseded(claim: str) -> dict[str, Any]:
 
 
 def _next_job(ws: Workspace) -> dict[str, Any]:
-    """After a slot ends: a tail backup to realize in place (``carry_on``), if one is due."""
+    """After a slot ends: the round's next slot, or a tail backup, to realize in place.
+
+    ``carry_on`` sends the slot task back to the start with it; with neither left (or a
+    stop asked for) the task ends.
+    """
     if stop_requested():
         return {"carry_on": False}
-    job = ws.backups.take(ws.draw_reserved)
-    if job is None:
-        return {"carry_on": False}
-    claim, slot = job
+    fresh = ws.queue.take()
+    if fresh is not None:
+        claim, slot, backup = fresh.id, fresh, False
+    else:
+        job = ws.backups.take(ws.draw_reserved)
+        if job is None:
+            return {"carry_on": False}
+        (claim, slot), backup = job, True
     return {
         "slot": slot,
         "claim": claim,
-        "backup": True,
+        "backup": backup,
         "carry_on": True,
         "replaced": 0,
         "attempt": 0,

@@ -53,7 +53,7 @@ def route_after_planner(state: BuildState) -> Literal["collect", "finish_plan"]:
 
 
 def route_after_collect(state: BuildState) -> list[Send] | Literal["package"]:
-    """One ``Send`` per pending sample slot; package when the quota monitor sent none."""
+    """One ``Send`` per slot task (its first slot); package when the monitor sent none."""
     slots = state.get("pending_slots") or []
     if slots:
         return [Send("realize", SlotInput(slot=slot)) for slot in slots]
@@ -91,7 +91,7 @@ def route_after_discard(
 def route_after_accept(
     state: SlotState, runtime: Runtime[RunConfig]
 ) -> Literal["computed", "orchestrate", "__end__"]:
-    """END, or a tail backup's start when ``accept`` loaded one."""
+    """END, or the start of the slot ``accept`` loaded (the round's next, or a backup)."""
     return route_slot_start(state, runtime) if state.get("carry_on") else END
 
 

@@ -149,8 +149,8 @@ class BuildOutput(TypedDict):
 class BuildState(BuildInput, BuildOutput):
     """The working state of a build.
 
-    The executor's part holds ids and counts only: ``pending_slots`` (the next window's
-    slots), ``queued_slots`` (the round's later windows) and ``window`` (their size),
+    The executor's part holds ids and counts only: ``pending_slots`` (the first slot of
+    each slot task of the round; the tasks take the rest from the workspace's queue),
     ``tallies`` (finished slots per subtask and status; the items are on disk),
     ``targets`` (items per grounding after reallocations) and ``exec_round``.
     """
@@ -169,8 +169,6 @@ class BuildState(BuildInput, BuildOutput):
     subtask_targets: dict[str, int]
     exec_round: int
     pending_slots: list[Slot]
-    queued_slots: list[Slot]
-    window: int
     tallies: Annotated[Tallies, add_tallies]
     build_log: Annotated[list[str], operator.add]
 

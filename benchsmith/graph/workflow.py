@@ -16,14 +16,17 @@ package -> END`` (or ``planner -> finish_plan -> END``), where the planner and `
                                               -(fixable, budget left)-> orchestrate
                                               -(otherwise)-> discard -> END
     discard -(a reserved record replaces the rejected one)-> computed / orchestrate
-    accept, discard -(a tail backup for a slow chain)-> computed / orchestrate
+    accept, discard -(the round's next slot, or a tail backup)-> computed / orchestrate
     (orchestrate and execute fail to discard, or back to orchestrate while fixable)
 
 A plan-only run (``build`` false), or a build whose planning found no plan, ends after the
 planner in ``finish_plan`` (``build_status`` ``planned``); a build from an approved spec
-goes from preflight straight to ``collect``. ``collect`` is the quota monitor: it sends one
-``realize`` per sample slot (bounded by the run's ``max_concurrency``) and loops until
-every quota is met or nothing more can be drawn, then ``package`` writes the folder.
+goes from preflight straight to ``collect``. ``collect`` is the quota monitor: it plans a
+round of sample slots and sends one ``realize`` task per slot worker (the run's
+``max_concurrency``); each task runs a slot through the slot subgraph, then the round's
+next slot, until none is left (``accept``/``discard`` go back to the start with it). It
+loops until every quota is met or nothing more can be drawn, then ``package`` writes the
+folder.
 
 ``builder`` is the uncompiled ``StateGraph`` (tests compile it with their own
 checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at (Studio

@@ -13,7 +13,7 @@ from test_executor import items, run
 from test_slot_graph import first_slot, ledger_entries, run_slot, setup
 
 from benchsmith.agents.backups import TailBackups
-from benchsmith.agents.collect import Reserve, record_order, window_size
+from benchsmith.agents.collect import Reserve, record_order
 from benchsmith.agents.realize import close_workspace, open_workspace
 from benchsmith.config import RunConfig, RunPaths
 
@@ -78,13 +78,6 @@ def test_a_new_window_forgets_the_last_ones_chains():
     backups.note_chain("a", "g")
     backups.begin_window(0)
     assert backups.take(lambda gid: "slot") is None
-
-
-@pytest.mark.parametrize(
-    ("slots", "window"), [(0, 4096), (10, 10), (4096, 4096), (4100, 2050), (20000, 4000)]
-)
-def test_windows_are_equal_and_at_most_4096(slots, window):
-    assert window_size(slots) == window
 
 
 # -- slots racing in the slot subgraph -----------------------------------------------------------

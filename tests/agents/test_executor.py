@@ -573,18 +573,44 @@ def test_a_given_spec_is_on_disk_before_anything_runs(tmp_path):
     assert result.items == 2 and "SubtaskProposal" not in router.prompts
 
 
-def test_the_graph_limits_follow_the_size_so_many_windows_still_finish(tmp_path, monkeypatch):
-    # One slot per window: 110 items take over 220 supersteps, past the 200-step floor, so
-    # the build finishes only because recursion_limit is derived from the size and window.
-    import benchsmith.agents.collect as collect
+def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_path):
+    # 110 items at concurrency 4: six slot tasks (collect.slot_workers) realize every slot
+    # of the round in place, each through the slot subgraph, in one superstep; every slot
+    # reports as it ends ("realize:accept"), not when its task ends.
+    from benchsmith.agents.collect import slot_workers
     from benchsmith.api import recursion_limit
 
-    monkeypatch.setattr(collect, "WINDOW", 1)
     rows = [(f"Country {i}", f"City {i}", "Nowhere") for i in range(150)]
     _catalog, card = make_catalog(tmp_path, rows=rows)
     spec = make_spec([("capitals--capitals", "capitals", 110, card.size, {})])
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
-    result, path, _runtime, _out = run(tmp_path, spec, router)
+    accepted = []
+    out = tmp_path / "bench"
+    config = RunConfig(
+        judge="enforce",
+        reword="on",
+        concurrency=4,
+        paths=RunPaths(
+            out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
+        ),
+    )
+    install(config, router)
+    path = []
+
+    def progress(node, update):
+        if node == "realize:accept":
+            accepted.append(update["tallies"])
+        elif ":" not in node:
+            path.append(node)
+
+    try:
+        result = build_benchmark(out=out, config=config, spec=spec, progress=progress)
+    finally:
+        register_runtime(config, None)
     assert result.status == "complete" and result.items == 110
-    assert path.count("realize") == 110 and len(path) > 220
-    assert recursion_limit(RunConfig(), 110) > len(path) > 200
+    assert slot_workers(4) == 6
+    assert path == ["preflight", "collect"] + ["realize"] * 6 + ["collect", "package"]
+    assert len(accepted) == 110 and all(t == {"capitals": {"accepted": 1}} for t in accepted)
+    assert len(router.prompts["SampleDecision"]) == 110
+    # The recursion limit still covers the worst case: a fan-out per slot_workers slots.
+    assert recursion_limit(config, 110) >= 2 * (110 * 3 // 6)
