@@ -775,7 +775,9 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
     slot, item = state["slot"], state["draft"].item
     claim = state.get("claim") or slot.id
     if not ws.backups.settle(claim, backup=bool(state.get("backup"))):
-        # Verified second: the place is filled, so the item is dropped, never packaged.
+        # Verified second: the place is filled, so the item is dropped, never packaged, and
+        # leaves the duplicate index (later items are compared with kept items only).
+        ws.duplicates.remove(item)
         ws.drop_media(state["draft"])
         shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
         return _tally(slot, "surplus") | _next_job(ws)

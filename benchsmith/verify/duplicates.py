@@ -115,7 +115,7 @@ class DuplicateIndex:
         self.bands, self.rows = band_layout(max(0.5, threshold - 0.15), num_perm)
         self._buckets: list[dict[int, int | list[int]]] = [{} for _ in range(self.bands)]
         self._exact: dict[bytes, str] = {}
-        self._entries: list[_Entry] = []
+        self._entries: list[_Entry | None] = []  # None: taken out (remove)
         self._ids: set[str] = set()
 
     def __len__(self) -> int:
@@ -208,6 +208,25 @@ class DuplicateIndex:
                 self._add(key, entry, shingles, bands)
             return verdict
 
+    def remove(self, item: Item) -> None:
+        """Take out an item added before that is not kept after all (a surplus item).
+
+        Its media must still be on disk (they are part of its fingerprint). An item that was
+        never added is left alone.
+        """
+        key, _entry, _shingles = self._fingerprint(item)
+        with self._lock:
+            if item.id not in self._ids:
+                return
+            self._ids.discard(item.id)
+            if self._exact.get(key) != item.id:
+                return  # an exact twin stood for it: it has no entry of its own
+            del self._exact[key]
+            for number, other in enumerate(self._entries):
+                if other is not None and other.id == item.id:
+                    self._entries[number] = None  # its band keys now lead nowhere
+                    break
+
     def _check(
         self, key: bytes, entry: _Entry, shingles: frozenset[str]
     ) -> tuple[DuplicateVerdict, list[int] | None]:
@@ -225,7 +244,7 @@ class DuplicateIndex:
         best: tuple[float, str] | None = None
         for number in candidates:
             other = self._entries[number]
-            if other.media != entry.media:
+            if other is None or other.media != entry.media:
                 continue
             union = len(entry.shingles | other.shingles)
             jaccard = len(entry.shingles & other.shingles) / union

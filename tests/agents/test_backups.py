@@ -165,6 +165,7 @@ def test_an_item_verified_second_is_dropped_not_accepted(tmp_path):
     assert ledger_entries(config) == []
     assert ws.backups.summary()["surplus"] == 1
     assert not any((ws.bench_dir / "media").rglob("*"))
+    assert len(ws.duplicates) == 0  # later items are not compared with a dropped one
 
 
 def test_a_build_with_backups_packages_exactly_its_size(tmp_path):

@@ -200,3 +200,21 @@ def test_add_if_unique_leaves_a_duplicate_out_so_its_slot_can_retry():
     reworded = Item(id="b", input="Name the city that is the capital of Spain.", target="Madrid")
     assert index.add_if_unique(reworded).kind == "unique"
     assert len(index) == 2
+
+
+def test_a_removed_item_is_no_longer_a_duplicate_of_anything():
+    index = DuplicateIndex(threshold=0.7)
+    kept = item("a", "What is the capital of France, the country in western Europe?")
+    dropped = item("b", "Which river flows through the city of Paris in northern France?")
+    assert index.add_if_unique(kept).kind == "unique"
+    assert index.add_if_unique(dropped).kind == "unique"
+    index.remove(dropped)
+    assert len(index) == 1
+    # Neither its exact text nor a near copy of it is a duplicate any more ...
+    assert index.check(item("c", dropped.input_text())).kind == "unique"
+    near = "Which river flows through the city of Paris in northern France today?"
+    assert index.check(item("d", near)).kind == "unique"
+    # ... while the kept item still is, and the removed id may be added again.
+    assert index.check(item("e", kept.input_text())).kind == "exact"
+    index.remove(item("zz", "never added"))  # nothing to take out
+    assert index.add_if_unique(dropped).kind == "unique"
