@@ -302,7 +302,8 @@ def execute(
         "modalities": modalities,
         "difficulty": subtask.difficulty,
         "skills": list(subtask.skills),
-        "language": slot.get("language"),
+        # A slot without a language is worded from the English template (``template_for``).
+        "language": slot.get("language") or "en",
         "question": question,
         "answer": answer,
         "wording": decision.wording,

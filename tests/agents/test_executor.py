@@ -585,3 +585,15 @@ def test_the_graph_limits_follow_the_size_so_many_windows_still_finish(tmp_path,
     assert result.status == "complete" and result.items == 110
     assert path.count("realize") == 110 and len(path) > 220
     assert recursion_limit(RunConfig(), 110) > len(path) > 200
+
+
+def test_an_item_of_a_plan_without_languages_says_it_is_english(tmp_path):
+    # The slot had no language, so the English template worded it: a reviewer reading
+    # metadata.language must see "en", not null.
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 2, card.size, {})])
+    assert all(not s.languages for s in spec.subtasks)
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router)
+    assert result.items == 2
+    assert [row["metadata"]["language"] for row in items(out)] == ["en", "en"]
