@@ -273,11 +273,19 @@ def pick_templates(
     semantics = next(
         (getattr(f, "semantics", "") for f in card.fields if f.path == answer_field), ""
     )
+    # Fields the card gives in other languages (a country's name in French, ...).
+    translated = {
+        f.path: dict(getattr(f, "translations", None) or {})
+        for f in card.fields
+        if getattr(f, "translations", None)
+    }
+    data_language = (list(card.languages) or ["en"])[0]
     cands = template_candidates(
         question_field=question_field,
         answer_field=answer_field,
         answer_semantics=semantics,
         has_media=has_media,
+        translations=translated.get(question_field or ""),
     )
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
@@ -297,6 +305,8 @@ def pick_templates(
             answer_field=answer_field,
             fields=fields,
             check=constant_check if constant else check,
+            translations=translated,
+            data_language=data_language,
         )
 
     order = list(cands)

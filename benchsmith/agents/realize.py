@@ -460,12 +460,18 @@ class Workspace:
             return verify(
                 draft.item, question=draft.question, source_text=None, review=review, **common
             )
+        from benchsmith.agents.templates import question_slot
+
         record = self.record(grounding.dataset_id, slot.record_index)
         media = self.media_fields(grounding.dataset_id)
         spoken = draft.item.metadata.get("spoken_text")
+        # The entity as the slot language's template names it (``names.fr`` in French).
+        entity = question_slot(
+            grounding.question_templates, slot.language, grounding.question_field
+        )
         review = ReviewContext(
             language=language,
-            entity=value_text(field_value(record, grounding.question_field)) or None,
+            entity=value_text(field_value(record, entity)) or None,
             expected=self.answer_of(slot),
             texts={"shown": draft.shown_text, "spoken": spoken or ""},
             clean_speech=draft.clean_speech,

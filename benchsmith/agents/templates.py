@@ -63,7 +63,9 @@ class Concept:
 
     ``words`` are stems that identify the answer field (in its path or semantics);
     ``media`` is True for questions about the item's image or recording (no entity slot);
-    templates use ``{q}`` for the question field's slot.
+    templates use ``{q}`` for the question field's slot. The entity stands alone after a
+    colon ("... of the following country: {q}?"), so no name needs an article ("the
+    Netherlands") or a case ending the data cannot give.
     """
 
     name: str
@@ -82,7 +84,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "subregion",
         "subregion",
-        en="In which subregion of the world is {q}?",
+        en="In which subregion of the world is the following country: {q}?",
         fr="Dans quelle sous-région du monde se trouve le pays suivant : {q} ?",
         de="In welcher Teilregion der Welt liegt das folgende Land: {q}?",
         es="¿En qué subregión del mundo se encuentra el siguiente país: {q}?",
@@ -90,7 +92,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "capital",
         "capital",
-        en="What is the capital of {q}?",
+        en="What is the capital of the following country: {q}?",
         fr="Quelle est la capitale du pays suivant : {q} ?",
         de="Was ist die Hauptstadt des folgenden Landes: {q}?",
         es="¿Cuál es la capital del siguiente país: {q}?",
@@ -102,7 +104,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "region",
         "region continent",
         forbid="subregion",
-        en="In which world region is {q}?",
+        en="In which world region is the following country: {q}?",
         fr="Dans quelle région du monde se trouve le pays suivant : {q} ?",
         de="In welcher Weltregion liegt das folgende Land: {q}?",
         es="¿En qué región del mundo se encuentra el siguiente país: {q}?",
@@ -112,7 +114,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "currency",
         "currency",
-        en="Which currency is used in {q}?",
+        en="Which currency is used in the following country: {q}?",
         fr="Quelle monnaie est utilisée dans le pays suivant : {q} ?",
         de="Welche Währung wird im folgenden Land verwendet: {q}?",
         es="¿Qué moneda se usa en el siguiente país: {q}?",
@@ -123,7 +125,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "languages",
         "language",
         forbid="code codes iso translation",
-        en="Which languages are official in {q}?",
+        en="Which languages are official in the following country: {q}?",
         fr="Quelles sont les langues officielles du pays suivant : {q} ?",
         de="Welche Sprachen sind im folgenden Land Amtssprachen: {q}?",
         es="¿Cuáles son los idiomas oficiales del siguiente país: {q}?",
@@ -131,7 +133,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "population",
         "population",
-        en="What is the population of {q}?",
+        en="What is the population of the following country: {q}?",
         fr="Quelle est la population du pays suivant : {q} ?",
         de="Wie viele Einwohner hat das folgende Land: {q}?",
         es="¿Cuál es la población del siguiente país: {q}?",
@@ -139,13 +141,13 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "area",
         "area",
-        en="What is the area of {q} in square kilometres?",
+        en="What is the area of the following country, in square kilometres: {q}?",
         fr="Quelle est la superficie du pays suivant, en kilomètres carrés : {q} ?",
     ),
     _concept(
         "demonym",
         "demonym",
-        en="What is the demonym of the people of {q}?",
+        en="What is the demonym of the people of the following country: {q}?",
     ),
     _concept(
         "digit",
@@ -275,6 +277,7 @@ def candidates(
     answer_field: str,
     answer_semantics: str = "",
     has_media: bool = False,
+    translations: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
     """Template candidates for a (question field, answer field) pair, best first.
 
@@ -283,7 +286,11 @@ def candidates(
         answer_field: The field holding the answer (never a slot).
         answer_semantics: The answer field's semantics from the card.
         has_media: The dataset's own image or recording is shown with the question.
+        translations: The question field's value in other languages (language code to
+            the field holding it, from the card): a template in such a language names
+            the entity in it ("Sahara occidental", not "Western Sahara").
     """
+    translations = translations or {}
     out: list[Candidate] = []
     concept = concept_for(answer_field, answer_semantics)
     if concept is not None and (concept.media == (question_field is None)):
@@ -292,11 +299,19 @@ def candidates(
     elif concept is not None:
         concept = None
     if concept is not None:
-        slot = f"{{{question_field}}}" if question_field else ""
+
+        def slot(lang: str) -> str:
+            if not question_field:
+                return ""
+            path = translations.get(lang) or translations.get(base_language(lang))
+            return f"{{{path or question_field}}}"
+
         out.append(
             Candidate(
                 label=f"concept-{concept.name}",
-                templates={lang: t.replace("{q}", slot) for lang, t in concept.templates.items()},
+                templates={
+                    lang: t.replace("{q}", slot(lang)) for lang, t in concept.templates.items()
+                },
                 source=f"concept:{concept.name}",
             )
         )
@@ -307,7 +322,9 @@ def candidates(
         generic = f"What is the {noun} in the image?"
     else:
         generic = ""
-    if generic and all(generic != c.templates.get("en") for c in out):
+    # A concept's curated sentence is better than the generic one in every language it has:
+    # the generic one only stands in where no concept fits.
+    if generic and not any(c.templates.get("en") for c in out):
         out.append(Candidate(label="generic", templates={"en": generic}, source="generic"))
     return out
 
@@ -319,10 +336,15 @@ def template_problems(
     answer_field: str,
     fields: Iterable[str],
     check: Any = None,
+    translations: Mapping[str, Mapping[str, str]] | None = None,
+    data_language: str = "en",
 ) -> list[str]:
     """Why a template cannot be used (empty when it can).
 
-    Its slots must name record fields other than the answer field. Filled with a stand-in
+    Its slots must name record fields other than the answer field, and a field the card
+    translates (``translations``: field to language to the translating field) in the
+    template's language, not its ``data_language`` value ("Quelle est la capitale du pays
+    suivant : Western Sahara ?" mixes two languages). Filled with a stand-in
     proper name in every slot (so the template's own words are judged, not one record's
     values, which the executor checks item by item), it must pass the reviewer checks
     (``check(text, language, entity)`` returns the failure reasons; see
@@ -336,6 +358,14 @@ def template_problems(
             problems.append(f"slot {{{name}}} is the answer field")
         elif name not in known:
             problems.append(f"slot {{{name}}} names no field of the dataset")
+        elif (translations or {}).get(name) and base_language(language) != base_language(
+            data_language
+        ):
+            own = template_for(translations[name], language)  # type: ignore[index]
+            problems.append(
+                f"slot {{{name}}} holds {data_language} text in a {language} template"
+                + (f"; use {{{own}}}" if own else f"; the dataset has no {language} {name}")
+            )
     stray = SLOT.sub("", template)
     if "{" in stray or "}" in stray:
         problems.append("stray brace outside a slot")
@@ -362,3 +392,19 @@ def instruction(delivery: str, language: str | None) -> str | None:
     """The instruction shown next to media carrying the question, in the item's language."""
     table = INSTRUCTIONS.get(delivery, {})
     return table.get((language or "en").lower()) or table.get(base_language(language))
+
+
+def question_slot(
+    templates: Mapping[str, str], language: str | None, question_field: str | None
+) -> str | None:
+    """The field whose value a language's question names (the entity the checks look for).
+
+    The question field itself, or the field translating it that the language's template
+    uses (``names.fr`` for French); None when the media carry the question.
+    """
+    if not question_field:
+        return None
+    names = slots(template_for(templates, language) or "")
+    if not names or question_field in names:
+        return question_field
+    return names[0]

@@ -124,7 +124,8 @@ def test_a_leaking_rewording_gives_way_to_the_template_without_a_retry(tmp_path)
     for row in items(out):
         meta = row["metadata"]
         assert meta["fixes"] == 0 and meta["wording"] == "template"
-        assert row["input"] == meta["template"] == f"What is the capital of {meta['question'][23:]}"
+        asks = "What is the capital of the following country: "
+        assert row["input"] == meta["template"] == f"{asks}{meta['question'][len(asks) :]}"
         assert "no_leak: the answer" in meta["rewording_rejected"]
     assert len(router.prompts["SampleDecision"]) == 5  # no second attempt was needed
     assert len(router.prompts["JudgeVerdict"]) == 5

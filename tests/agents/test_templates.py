@@ -16,12 +16,20 @@ from benchsmith.agents.alignment import (
 )
 from benchsmith.agents.design import check_subtasks, design_node
 from benchsmith.agents.grounding import pick_templates
-from benchsmith.agents.templates import CONCEPTS, candidates, fill, template_problems
+from benchsmith.agents.templates import (
+    CONCEPTS,
+    candidates,
+    fill,
+    question_slot,
+    template_problems,
+)
 from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Grounding, Scores, Subtask
 from benchsmith.verify.wording import wording_problems
+
+ASKS = "What is the capital of the following country: "
 
 WORLD = card(
     "world",
@@ -33,13 +41,16 @@ WORLD = card(
 
 
 def test_candidates_come_from_the_card_and_never_slot_the_answer():
-    [concept, generic] = candidates(
+    [concept] = candidates(
         question_field="name", answer_field="capital", answer_semantics="capital city"
     )
-    assert concept.templates["en"] == "What is the capital of {name}?"
+    assert concept.templates["en"] == "What is the capital of the following country: {name}?"
     assert concept.templates["fr"] == "Quelle est la capitale du pays suivant : {name} ?"
-    assert generic.templates == {"en": "What is the capital city of {name}?"}
-    [digit, _generic] = candidates(
+    [generic] = candidates(
+        question_field="name", answer_field="leader", answer_semantics="head of state"
+    )
+    assert generic.templates == {"en": "What is the head of state of {name}?"}
+    [digit] = candidates(
         question_field=None, answer_field="label", answer_semantics="the digit shown, 0-9",
         has_media=True,
     )  # fmt: skip
@@ -58,6 +69,65 @@ def test_candidates_come_from_the_card_and_never_slot_the_answer():
             scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
             available_records=1,
         )  # fmt: skip
+
+
+def test_a_template_names_the_entity_in_its_own_language_where_the_card_translates_it():
+    # "Quelle est la capitale du pays suivant : Western Sahara ?" mixed two languages: the
+    # French template slotted the English name although the card gives the French one.
+    translations = {"fr": "names.fr", "de": "names.de"}
+    [concept] = candidates(
+        question_field="name", answer_field="capital", answer_semantics="capital city",
+        translations=translations,
+    )  # fmt: skip
+    assert concept.templates["en"] == "What is the capital of the following country: {name}?"
+    assert concept.templates["fr"] == "Quelle est la capitale du pays suivant : {names.fr} ?"
+    assert concept.templates["de"] == "Was ist die Hauptstadt des folgenden Landes: {names.de}?"
+    assert concept.templates["es"] == "¿Cuál es la capital del siguiente país: {name}?"
+    fields = ["name", "names.fr", "names.de", "capital"]
+    check = {"translations": {"name": translations}, "fields": fields, "answer_field": "capital"}
+    assert template_problems(
+        "Quelle est la capitale du pays suivant : {name} ?", language="fr", **check
+    ) == ["slot {name} holds en text in a fr template; use {names.fr}"]
+    assert template_problems(
+        "¿Cuál es la capital del siguiente país: {name}?", language="es", **check
+    ) == ["slot {name} holds en text in a es template; the dataset has no es name"]
+    for text, lang in [(concept.templates["fr"], "fr"), (concept.templates["en"], "en")]:
+        assert template_problems(text, language=lang, **check) == []
+    record = {"name": "Western Sahara", "names": {"fr": "Sahara occidental"}}
+    assert fill(concept.templates["fr"], record) == (
+        "Quelle est la capitale du pays suivant : Sahara occidental ?"
+    )
+    # the entity the checks look for is the one the language's template names
+    assert question_slot(concept.templates, "fr", "name") == "names.fr"
+    assert question_slot(concept.templates, "en", "name") == "name"
+    assert question_slot(concept.templates, None, "name") == "name"
+    assert question_slot(concept.templates, "fr", None) is None
+
+
+def test_pick_templates_uses_the_cards_translations():
+    translated = card(
+        "world2",
+        "World countries: capitals",
+        ["text", "table"],
+        [("name", "text"), ("names.fr", "text"), ("capital", "text")],
+        size=250,
+    )
+    translated.fields[0] = translated.fields[0].model_copy(
+        update={"translations": {"fr": "names.fr"}}
+    )
+    subtask = Subtask(
+        id="capitals", name="Capitals", description="Name the capital of a country.",
+        languages=["en", "fr"],
+    )  # fmt: skip
+    picked = pick_templates(
+        None, subtask, translated, question_field="name", answer_field="capital",
+        has_media=False,
+    )  # fmt: skip
+    assert picked.templates == {
+        "en": "What is the capital of the following country: {name}?",
+        "fr": "Quelle est la capitale du pays suivant : {names.fr} ?",
+    }
+    assert picked.missing == {}
 
 
 def test_answer_fields_are_ranked_by_the_intent_so_capitals_never_ask_for_a_subregion():
@@ -164,7 +234,7 @@ def _build(tmp_path, question, languages=None):
 
 def test_a_rewording_that_passes_every_check_is_kept(tmp_path):
     def reword(prompt):
-        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        name = prompt.split(f"The question is: {ASKS}")[1].split("?")[0]
         return {"question": f"Which city is the capital of {name}?"}
 
     result, items, _router = _build(tmp_path, reword)
@@ -172,9 +242,9 @@ def test_a_rewording_that_passes_every_check_is_kept(tmp_path):
     assert {i["metadata"]["wording"] for i in items} == {"model"}
     names = {n for n, _c, _k in COUNTRIES}
     for item in items:
-        assert item["metadata"]["template"].startswith("What is the capital of ")
+        assert item["metadata"]["template"].startswith(ASKS)
         asked = item["input"].removeprefix("Which city is the capital of ").removesuffix("?")
-        assert asked in names and asked == item["metadata"]["template"][23:-1]
+        assert asked in names and asked == item["metadata"]["template"][len(ASKS) : -1]
     assert result.report["wording"]["model"] == 3
 
 
@@ -192,7 +262,7 @@ BAD_REWORDINGS = {
 @pytest.mark.parametrize("check", sorted(BAD_REWORDINGS))
 def test_a_rewording_refused_by_each_check_is_replaced_by_the_template(tmp_path, check):
     def reword(prompt):
-        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        name = prompt.split(f"The question is: {ASKS}")[1].split("?")[0]
         return {"question": BAD_REWORDINGS[check](name)}
 
     result, items, _router = _build(tmp_path, reword)
