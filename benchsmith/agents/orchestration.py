@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents.templates import answer_field_for, question_slot, template_for
 from benchsmith.agents.templates import fill as fill_template
-from benchsmith.agents.templates import question_slot, template_for
 from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import RoleModel
@@ -254,7 +254,7 @@ def orchestrate(
             template=template,
         )
     schema = decision_schema(ranges, reword=reword)
-    answer = value_text(field_value(record, grounding.answer_field))
+    answer = value_text(field_value(record, answer_field_for(grounding, language)))
     prompt = render(
         "orchestrate",
         subtask_name=subtask.name,

@@ -27,6 +27,7 @@ from benchsmith.agents.orchestration import (
     orchestrate,
 )
 from benchsmith.agents.sources import catalog_sources, run_config
+from benchsmith.agents.templates import answer_field_for, question_slot
 from benchsmith.agents.verification import ReviewContext, verify
 from benchsmith.catalog.cards import MEDIA_MODALITIES, field_value, value_text
 from benchsmith.config import RunConfig
@@ -126,6 +127,7 @@ class Workspace:
                     update={
                         "question_templates": picked.templates,
                         "template_source": picked.source,
+                        "answer_fields": picked.answer_fields,
                     }
                 )
             )
@@ -371,7 +373,7 @@ class Workspace:
         """The record's answer for a records slot (empty when the record has none)."""
         grounding = self.groundings[slot.grounding_id]
         record = self.record(grounding.dataset_id, slot.record_index)
-        return value_text(field_value(record, grounding.answer_field))
+        return value_text(field_value(record, answer_field_for(grounding, slot.language)))
 
     def decide(self, slot: Slot, feedback: list[str]) -> Any:
         """The orchestration role's decision for a records slot (raises TemplateMissingError)."""
@@ -426,7 +428,9 @@ class Workspace:
                 bench_dir=self.bench_dir,
                 work_dir=work,
                 seed=self.config.seed,
-                answer_values=self.answer_values(grounding.dataset_id, grounding.answer_field),
+                answer_values=self.answer_values(
+                    grounding.dataset_id, answer_field_for(grounding, slot.language)
+                ),
                 tool_context=self.tool_context,
             )
         except TemplateMissingError as exc:
@@ -460,8 +464,6 @@ class Workspace:
             return verify(
                 draft.item, question=draft.question, source_text=None, review=review, **common
             )
-        from benchsmith.agents.templates import question_slot
-
         record = self.record(grounding.dataset_id, slot.record_index)
         media = self.media_fields(grounding.dataset_id)
         spoken = draft.item.metadata.get("spoken_text")
@@ -650,7 +652,8 @@ def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str,
     slot = state["slot"]
     if not ws.answer_of(slot):
         grounding = ws.groundings[slot.grounding_id]
-        reason = f"record has no value in the answer field {grounding.answer_field!r}"
+        field = answer_field_for(grounding, slot.language)
+        reason = f"record has no value in the answer field {field!r}"
         return _failed(state, Failure(reason=reason, check="record", counts=False), config)
     attempt = state.get("attempt", 0) + 1
     try:

@@ -408,3 +408,21 @@ def question_slot(
     if not names or question_field in names:
         return question_field
     return names[0]
+
+
+def answer_field_for(grounding: Any, language: str | None) -> str:
+    """The field holding a grounding's answer in a language (``capital_names.fr``)."""
+    fields = getattr(grounding, "answer_fields", None) or {}
+    return template_for(fields, language) or grounding.answer_field
+
+
+def language_bearing(info: Any) -> bool:
+    """Whether a card field's values are words of a language (not numbers or codes only).
+
+    Text, category and list fields are, unless every example the card shows is free of
+    letters (digit labels "0" to "9").
+    """
+    if getattr(info, "modality", "text") not in ("text", "category", "json"):
+        return False
+    examples = list(getattr(info, "examples", None) or [])
+    return not examples or any(re.search(r"[^\W\d_]", str(e)) for e in examples)

@@ -180,6 +180,40 @@ NO_SINGLE_CAPITAL = {
 }
 
 
+#: Localized capital names CLDR gets wrong for a capital (it names the zone's island).
+_CAPITAL_NAME_FIXES = {("PM", "es"): "San Pedro"}
+
+
+def capital_names(alpha_2: str, capital: str | None, languages: Iterable[str]) -> dict[str, str]:
+    """The capital's name in each language, where CLDR (through babel) knows the city.
+
+    CLDR names the exemplar city of every time zone in every language ("Wien", "Vienne",
+    "Viena" for Europe/Vienna); a capital that is the exemplar city of one of its country's
+    zones takes those names. Other capitals get none (a question in another language could
+    only offer their English exonym), and nothing is returned when babel is missing.
+    """
+    if not capital:
+        return {}
+    try:
+        import pytz
+        from babel.dates import get_timezone_location
+    except ImportError:
+        return {}
+
+    def city(zone: str, language: str) -> str:
+        name = get_timezone_location(zone, locale=language, return_city=True)
+        name = re.sub(r"\s*\([^)]*\)", "", name.replace("\u00ad", ""))  # "Tripoli (Libye)"
+        return " ".join(name.split())
+
+    for zone in pytz.country_timezones.get(alpha_2, []):
+        if city(zone, "en") == capital:
+            return {
+                code: _CAPITAL_NAME_FIXES.get((alpha_2, code)) or city(zone, code)
+                for code in languages
+            }
+    return {}
+
+
 def english_name(country: Any) -> str:
     """The short English name a sentence uses: ISO's common name, else its name uninverted.
 
@@ -279,6 +313,7 @@ def build_world_countries(folder: Path) -> Spec:
                 "names": translated_names(country, tables),
                 "official_name": getattr(country, "official_name", None),
                 "capital": capital,
+                "capital_names": capital_names(country.alpha_2, capital, NAME_LANGUAGES),
                 "region": info.get("region") or None,
                 "subregion": info.get("subregion") or None,
                 "languages": languages,
@@ -294,6 +329,7 @@ def build_world_countries(folder: Path) -> Spec:
 
     _write_jsonl(folder, records())
     version = _version("countryinfo") if has_countryinfo else None
+    has_capital_names = bool(capital_names("AT", "Vienna", ["de"]))
     return Spec(
         name="World countries: capitals, regions, languages, currencies, population",
         description=(
@@ -303,7 +339,14 @@ def build_world_countries(folder: Path) -> Spec:
             "subregion, official languages (ISO 639-1 codes and English names), currencies "
             "(ISO 4217 codes and names), population, area in km², calling codes, bordering "
             "countries and demonym, and each country's name in "
-            f"{', '.join(sorted(tables))} (iso-codes translations). Capitals are countryinfo's, "
+            f"{', '.join(sorted(tables))} (iso-codes translations)"
+            + (
+                " and, for the capitals CLDR names (the exemplar cities of time zones, through "
+                "babel), the capital's name in those languages"
+                if has_capital_names
+                else ""
+            )
+            + ". Capitals are countryinfo's, "
             "corrected where they changed since (Astana, Gitega) and left empty where no "
             "single undisputed capital exists (Bolivia, South Africa, Israel, ...). "
             "countryinfo's population and area figures are a snapshot "
@@ -347,6 +390,10 @@ def build_world_countries(folder: Path) -> Spec:
             },
             "official_name": "official English name, where ISO gives one",
             "capital": "capital city (countryinfo)",
+            **{
+                f"capital_names.{code}": f"the capital's name in {_LANGUAGE_NAMES.get(code, code)}"
+                for code in NAME_LANGUAGES
+            },
             "region": "world region / continent: Africa, Americas, Asia, Europe, Oceania",
             "subregion": "UN-style subregion, e.g. Western Europe",
             "languages": "official languages as ISO 639-1 codes",
@@ -360,7 +407,14 @@ def build_world_countries(folder: Path) -> Spec:
             "demonym": "English demonym, e.g. French",
         },
         modalities=["table", "text"],
-        translations={"name": {code: f"names.{code}" for code in sorted(tables)}},
+        translations={
+            "name": {code: f"names.{code}" for code in sorted(tables)},
+            **(
+                {"capital": {code: f"capital_names.{code}" for code in NAME_LANGUAGES}}
+                if has_capital_names
+                else {}
+            ),
+        },
         notes=(
             (f"countryinfo {version}" if version else "countryinfo not installed: codes only")
             + "; no single capital: "

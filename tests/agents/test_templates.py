@@ -18,6 +18,7 @@ from benchsmith.agents.design import check_subtasks, design_node
 from benchsmith.agents.grounding import pick_templates
 from benchsmith.agents.templates import (
     CONCEPTS,
+    answer_field_for,
     candidates,
     fill,
     question_slot,
@@ -109,11 +110,20 @@ def test_pick_templates_uses_the_cards_translations():
         "world2",
         "World countries: capitals",
         ["text", "table"],
-        [("name", "text"), ("names.fr", "text"), ("capital", "text")],
+        [
+            ("name", "text"),
+            ("names.fr", "text"),
+            ("capital", "text"),
+            ("capital_names.fr", "text"),
+            ("region", "category"),
+        ],
         size=250,
     )
     translated.fields[0] = translated.fields[0].model_copy(
         update={"translations": {"fr": "names.fr"}}
+    )
+    translated.fields[2] = translated.fields[2].model_copy(
+        update={"translations": {"fr": "capital_names.fr"}}
     )
     subtask = Subtask(
         id="capitals", name="Capitals", description="Name the capital of a country.",
@@ -128,6 +138,23 @@ def test_pick_templates_uses_the_cards_translations():
         "fr": "Quelle est la capitale du pays suivant : {names.fr} ?",
     }
     assert picked.missing == {}
+    # the French item's answer and choices are the capitals' French names ("Vienne")
+    assert picked.answer_fields == {"fr": "capital_names.fr"}
+    grounding = Grounding(
+        id="g", subtask_id="capitals", dataset_id="world2", question_field="name",
+        answer_field="capital", answer_fields=picked.answer_fields,
+        scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+        available_records=1,
+    )  # fmt: skip
+    assert answer_field_for(grounding, "fr") == "capital_names.fr"
+    assert answer_field_for(grounding, "en") == answer_field_for(grounding, None) == "capital"
+    # regions come in English only: a French item would offer "Europe, Asia, Americas"
+    regions = pick_templates(
+        None, subtask, translated, question_field="name", answer_field="region",
+        has_media=False,
+    )  # fmt: skip
+    assert list(regions.templates) == ["en"]
+    assert regions.missing == {"fr": "the dataset gives its region values in en only, not in fr"}
 
 
 def test_answer_fields_are_ranked_by_the_intent_so_capitals_never_ask_for_a_subregion():
@@ -171,8 +198,14 @@ def test_a_language_without_a_passing_template_is_reported_not_filled():
         id="regions", name="Regions", description="Name the world region of a country.",
         languages=["en", "fr", "sw"],
     )  # fmt: skip
+    # the regions come in French and Swahili too: only the templates can be missing
+    world = WORLD.model_copy(deep=True)
+    region = next(i for i, f in enumerate(world.fields) if f.path == "region")
+    world.fields[region] = world.fields[region].model_copy(
+        update={"translations": {"fr": "region_fr", "sw": "region_sw"}}
+    )
     picked = pick_templates(
-        None, subtask, WORLD, question_field="name", answer_field="region", has_media=False
+        None, subtask, world, question_field="name", answer_field="region", has_media=False
     )
     assert set(picked.templates) == {"en", "fr"}
     assert picked.templates["fr"].startswith("Dans quelle région du monde")
@@ -187,8 +220,10 @@ def test_a_model_template_in_the_wrong_language_is_refused():
         def structured(self, schema, messages):
             return schema(template="own", own_sw="What is the capital of {name}?")
 
+    world = WORLD.model_copy(deep=True)  # Swahili capitals: only the template can fail
+    world.fields[1] = world.fields[1].model_copy(update={"translations": {"sw": "capital_sw"}})
     picked = pick_templates(
-        Model(), subtask, WORLD, question_field="name", answer_field="capital", has_media=False
+        Model(), subtask, world, question_field="name", answer_field="capital", has_media=False
     )
     assert picked.templates == {}
     assert "language_id" in picked.missing["sw"]

@@ -122,6 +122,25 @@ def test_country_names_read_as_a_sentence_needs_them_and_capitals_have_one_answe
     assert {"en", "fr", "de", "es"} <= set(card.languages)
 
 
+@pytest.mark.skipif(not importlib.util.find_spec("babel"), reason="babel missing")
+def test_capitals_have_their_cldr_names_so_other_languages_never_offer_english_ones(built):
+    # A Spanish item asked "¿Cuál es la capital del siguiente país: México?" and offered
+    # "Mexico City"; a German one "Copenhagen" and "Brussels".
+    catalog, _outcome = built
+    rows = {r["alpha_2"]: r for r in catalog.records("world-countries")}
+    assert rows["MX"]["capital_names"]["es"] == "Ciudad de México"
+    assert rows["AT"]["capital_names"] == {
+        "de": "Wien", "es": "Viena", "fr": "Vienne", "it": "Vienna", "nl": "Wenen",
+        "pt": "Viena",
+    }  # fmt: skip
+    assert rows["LY"]["capital_names"]["fr"] == "Tripoli"  # CLDR's "Tripoli (Libye)"
+    assert "\u00ad" not in rows["IS"]["capital_names"]["de"]  # no soft hyphens
+    assert rows["CN"]["capital_names"] == {}  # not a zone's city: no name to offer
+    card = catalog.get("world-countries")
+    capital = next(f for f in card.fields if f.path == "capital")
+    assert capital.translations["de"] == "capital_names.de"
+
+
 def test_images_open(built):
     from PIL import Image
 
