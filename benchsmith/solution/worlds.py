@@ -92,6 +92,29 @@ def mixes_models(names: Iterable[str], pairs: set[frozenset[str]]) -> frozenset[
     return None
 
 
+def crosses_scenarios(derivation: Any, graph: SolutionGraph) -> Any | None:
+    """The first step that carries one section's situation into another's (None: none does).
+
+    A section of a chapter sets a situation (a loan, an annuity, an investment); the
+    quantities it defines belong to it, and a shared one (the number of periods ``n``) is
+    defined once where the chapter introduces it. A problem about one section may take a
+    value computed in another only when that section computes what it defines (``r =
+    j / m`` where rates are defined): a number of periods solved from a loan's payment and
+    then used to discount an unrelated future value joins two situations the text never
+    links ("What is the present value?" of a problem about a loan reads as the principal).
+    """
+    final = derivation.steps[-1].formula.source.section
+    for step in derivation.steps[:-1]:
+        section = step.formula.source.section
+        if section == final:
+            continue
+        quantity = graph.quantities.get(step.output)
+        home = quantity.source.section if quantity is not None and quantity.source else None
+        if home is not None and home != section:
+            return step
+    return None
+
+
 @lru_cache(maxsize=4096)
 def _forward(expr: sp.Expr, names: tuple[str, ...]) -> Any:
     """The compiled right-hand side of a formula (compiled once per formula)."""
