@@ -289,7 +289,7 @@ def verify(
             )
     dup: dict[str, Any] | None = None
     if duplicates is not None:
-        found = duplicates.add_if_unique(item)
+        found = duplicates.add_if_unique(item, entity=review.entity if review else None)
         dup = found.model_dump()
         if found.kind != "unique":
             sim = f" (similarity {found.similarity:.2f})" if found.similarity is not None else ""

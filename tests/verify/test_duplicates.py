@@ -200,3 +200,22 @@ def test_add_if_unique_leaves_a_duplicate_out_so_its_slot_can_retry():
     reworded = Item(id="b", input="Name the city that is the capital of Spain.", target="Madrid")
     assert index.add_if_unique(reworded).kind == "unique"
     assert len(index) == 2
+
+
+def test_one_template_about_two_entities_is_not_a_near_duplicate():
+    # A build rejected ten items as near duplicates (0.82) of "What is the bordering
+    # countries as ISO alpha-3 codes of Vietnam?": the same long template about another
+    # country asks another question.
+    template = "What are the bordering countries, as ISO alpha-3 codes, of {}?"
+    index = DuplicateIndex()
+    assert index.add_if_unique(item("a", template.format("Vietnam")), entity="Vietnam").kind == (
+        "unique"
+    )
+    laos = item("b", template.format("Laos"))
+    assert index.check(laos).kind == "near"  # without the entity, the texts are 0.82 alike
+    assert index.add_if_unique(laos, entity="Laos") == DuplicateVerdict(kind="unique")
+    # the same entity asked twice is still a duplicate
+    again = item("c", template.format("Vietnam").replace("What are", "Which are"))
+    assert index.add_if_unique(again, entity="Vietnam").kind == "near"
+    exact = item("d", template.format("Laos"))
+    assert index.add_if_unique(exact, entity="Laos").kind == "exact"
