@@ -258,6 +258,14 @@ def noun_phrase(path: str, semantics: str) -> str:
     return " ".join(words).strip()
 
 
+def _plural(noun: str) -> bool:
+    """Whether an English noun phrase is plural (its last word: countries, codes, languages)."""
+    last = (noun.split() or [""])[-1].lower()
+    if last in {"data", "people", "children", "media", "criteria"}:
+        return True
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "ous"))
+
+
 @dataclass
 class Candidate:
     """One candidate template set (per language) for a grounding."""
@@ -316,10 +324,16 @@ def candidates(
             )
         )
     noun = noun_phrase(answer_field, answer_semantics)
+    # "bordering countries as ISO alpha-3 codes": the head noun takes the verb ("What are
+    # the bordering countries"), the qualifier goes to the end of the sentence.
+    parts = re.split(r"\s+(?=(?:as|in)\s)", noun, maxsplit=1)
+    head, qualifier = parts[0], (parts[1] if len(parts) > 1 else "")
+    verb = "are" if _plural(head) else "is"
+    tail = f", {qualifier.strip()}" if qualifier.strip() else ""
     if question_field:
-        generic = f"What is the {noun} of {{{question_field}}}?"
+        generic = f"What {verb} the {head} of {{{question_field}}}{tail}?"
     elif has_media:
-        generic = f"What is the {noun} in the image?"
+        generic = f"What {verb} the {head} in the image{tail}?"
     else:
         generic = ""
     # A concept's curated sentence is better than the generic one in every language it has:

@@ -452,3 +452,19 @@ def test_without_rewording_the_model_still_chooses_the_settings():
     assert decision.question == "What is the capital of Kenya?"
     assert decision.params == {0: {"voice": "en-gb"}} and decision.source == "model"
     assert asked[0][0] == {"s0_voice"} and "You may reword" not in asked[0][1]
+
+
+def test_the_generic_template_agrees_with_a_plural_answer_and_ends_with_its_qualifier():
+    # "What is the bordering countries as ISO alpha-3 codes of Vietnam?" was accepted.
+    def generic(field, semantics):
+        [only] = candidates(question_field="name", answer_field=field, answer_semantics=semantics)
+        return only.templates["en"]
+
+    assert generic("borders", "bordering countries as ISO alpha-3 codes") == (
+        "What are the bordering countries of {name}, as ISO alpha-3 codes?"
+    )
+    assert generic("calling_codes", "international calling codes") == (
+        "What are the international calling codes of {name}?"
+    )
+    assert generic("status", "status") == "What is the status of {name}?"
+    assert generic("leader", "head of state") == "What is the head of state of {name}?"
