@@ -97,7 +97,17 @@ def rank_answer_fields(card: Any, topics: set[str], *, limit: int = 3) -> list[t
     fields = {f.path: f for f in card.fields}
     names = [p for p in (card.output_fields or list(fields)) if p in fields]
     names = [p for p in names if fields[p].modality not in ("image", "audio")] or names
-    scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
+    # A topic word that describes the records themselves ("country" for a table of
+    # countries: its input fields say so) names what the question is about, not what it
+    # asks: "which continent is a country in" asks for the region, not the bordering
+    # countries. Those words count only when no other topic word fits any field.
+    entity = set().union(
+        *(field_words(p, fields[p].semantics) for p in card.input_fields if p in fields)
+    )
+    asked = topics - entity
+    scored = [(p, field_overlap(asked, p, fields[p].semantics)) for p in names]
+    if not any(s for _p, s in scored):
+        scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
     best = max((s for _p, s in scored), default=0)
     if best > 0:
         return [(p, s) for p, s in scored if s == best][:limit]

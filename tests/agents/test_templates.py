@@ -468,3 +468,28 @@ def test_the_generic_template_agrees_with_a_plural_answer_and_ends_with_its_qual
     )
     assert generic("status", "status") == "What is the status of {name}?"
     assert generic("leader", "head of state") == "What is the head of state of {name}?"
+
+
+def test_a_topic_word_naming_the_records_does_not_pick_the_answer():
+    # "which continent is a country in" was grounded in the bordering countries (both
+    # fields carried one topic word; "country" describes every record, not the answer).
+    world = WORLD.model_copy(deep=True)
+    world.fields = [
+        f.model_copy(update={"semantics": sem})
+        for f, sem in zip(
+            world.fields,
+            ["English short name of the country", "capital city", "UN subregion", "continent"],
+            strict=True,
+        )
+    ]
+    world.fields.append(
+        world.fields[0].model_copy(
+            update={"path": "borders", "semantics": "bordering countries as codes"}
+        )
+    )
+    world.output_fields = [*world.output_fields, "borders"]
+    assert rank_answer_fields(world, topic_stems("which continent is a country in")) == [
+        ("region", 1)
+    ]
+    # with nothing else to go on, the records' own word still counts
+    assert "borders" in dict(rank_answer_fields(world, topic_stems("country facts")))
