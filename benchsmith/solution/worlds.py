@@ -30,6 +30,8 @@ from benchsmith.solution.formulas import Formula
 from benchsmith.solution.graph import SolutionGraph
 
 WORLD_TOLERANCE = 1e-6
+#: Words that open the condition of a model ("future value under continuous compounding").
+_MODEL_WORDS = frozenset({"under", "with", "using", "assuming", "when", "if"})
 _STOP = {"the", "a", "an", "of", "per"}
 
 
@@ -89,6 +91,63 @@ def mixes_models(names: Iterable[str], pairs: set[frozenset[str]]) -> frozenset[
     for pair in sorted(pairs, key=sorted):
         if pair <= present:
             return pair
+    return None
+
+
+def general_sides(graph: SolutionGraph, pairs: set[frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Per special alternative (``FVC``), the quantities of the general model it replaces.
+
+    Of two alternatives the special one has the longer description, whose added words name
+    a condition ("future value under continuous compounding"; "present value of the
+    annuity" is another thing and has no general side). The general model's side is what
+    its formulas relate that the special one's do not (``r``, ``n`` for ``FV = PV (1 +
+    r)^n``), and everything linked to those by formulas without the special quantity
+    (``m``, ``EAR``, annuities ...); the special formula's own inputs (``PV``, ``j``, ``t``)
+    are shared.
+    """
+    key = ("general_sides", frozenset(pairs))
+    cached = graph.memo.get(key)
+    if cached is not None:
+        return cached
+    out: dict[str, frozenset[str]] = {}
+    for pair in pairs:
+        a, b = sorted(pair, key=lambda n: len(_words(graph.quantities[n].description)))
+        extra = _words(graph.quantities[b].description)[
+            len(_words(graph.quantities[a].description)) :
+        ]
+        if not extra or extra[0] not in _MODEL_WORDS:
+            continue  # "present value of the annuity" is another thing, not another model
+        special_names = {n for f in graph.formulas if b in f.names for n in f.names}
+        side = {n for f in graph.formulas if a in f.names for n in f.names} - special_names
+        grown = True
+        while grown:
+            grown = False
+            for formula in graph.formulas:
+                if b in formula.names or not formula.names & side:
+                    continue
+                new = formula.names - special_names - side
+                if new:
+                    side |= new
+                    grown = True
+        out[b] = frozenset(side)
+    graph.memo[key] = out
+    return out
+
+
+def mixes_with_general(
+    names: Iterable[str], graph: SolutionGraph, pairs: set[frozenset[str]]
+) -> tuple[str, str] | None:
+    """A special quantity and a quantity of its general model both among ``names``.
+
+    "The number of compounding periods per year is 2. The future value under continuous
+    compounding is $2,436.93": periods per year mean nothing under continuous compounding.
+    """
+    present = set(names)
+    for special, side in sorted(general_sides(graph, pairs).items()):
+        if special in present:
+            clash = sorted(side & present)
+            if clash:
+                return special, clash[0]
     return None
 
 

@@ -110,3 +110,34 @@ def test_no_problem_joins_the_situations_of_two_sections():
         for d in plan.derivations:
             assert crosses_scenarios(d, graph) is None, [s.formula.text for s in d.steps]
     assert section  # every admitted formula has its section
+
+
+def _chapter_graph():
+    from pathlib import Path
+
+    from benchsmith.solution.knowledge import build_knowledge
+
+    chapter = Path(__file__).parents[2] / "examples" / "references" / "time-value-of-money.md"
+    return build_knowledge([chapter]).graph
+
+
+def test_continuous_compounding_never_meets_periods_per_year():
+    # "The effective annual rate is 7.392%. The number of compounding periods per year is 2.
+    # The future value under continuous compounding is $2,436.93. ... What is the present
+    # value?": periods per year mean nothing under continuous compounding.
+    from benchsmith.solution.generate import plan_cells
+    from benchsmith.solution.worlds import general_sides, mixes_with_general
+
+    graph = _chapter_graph()
+    pairs = alternatives(graph)
+    sides = general_sides(graph, pairs)
+    assert set(sides) == {"FVC"}  # "present value of the annuity" is not a model of PV
+    assert {"r", "n", "m", "EAR"} <= sides["FVC"] and not {"PV", "j", "t"} & sides["FVC"]
+    assert mixes_with_general({"FVC", "PV", "EAR", "m", "t", "j"}, graph, pairs) == ("FVC", "EAR")
+    assert mixes_with_general({"FVC", "PV", "j", "t"}, graph, pairs) is None
+    assert mixes_with_general({"PVA", "PMT", "m", "t", "r", "n"}, graph, pairs) is None
+    plans, _unfillable = plan_cells(graph, (1, 2, 3), seed=0)
+    for plan in plans.values():
+        for d in plan.derivations:
+            assert mixes_with_general(mentioned(d), graph, pairs) is None
+
