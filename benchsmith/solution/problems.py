@@ -187,6 +187,11 @@ def instantiate(
         world = draw_world(graph, part, rng)
         if world is None:
             continue
+        # The situation as a whole must be plausible, not only what the problem prints: a
+        # $1,027 project paying $18,284 a period has a profitability index of 364, where
+        # the text says 0.1 to 10, even when the problem never names that index.
+        if any(not graph.quantities[n].contains(v) for n, v in world.items()):
+            continue
         givens = {n: printed_value(world[n], graph.quantities[n]) for n in derivation.givens}
         problem = execute(derivation, givens, graph, world=world)
         if problem is None or not plausible(problem, graph):

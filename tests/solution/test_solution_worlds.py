@@ -141,3 +141,18 @@ def test_continuous_compounding_never_meets_periods_per_year():
         for d in plan.derivations:
             assert mixes_with_general(mentioned(d), graph, pairs) is None
 
+
+def test_a_problem_is_cut_only_from_a_plausible_situation():
+    # "The cash flow received each period is $18,284.00. The initial investment is
+    # $1,027.00. ... What is the net present value?": a profitability index of 364 where the
+    # chapter says 0.1 to 10, though the problem never names it.
+    graph = _chapter_graph()
+    final = next(f for f in graph.forms_for("NPV") if f.formula.output == "NPV")
+    [chain] = [d for d in graph.derivations(final, 1) if set(d.givens) == {"CF", "C_0", "n", "r"}]
+    rng = random.Random(0)
+    for _ in range(30):
+        problem = instantiate(chain, graph, rng)
+        if problem is None:
+            continue
+        pi = (problem.answer + problem.givens["C_0"]) / problem.givens["C_0"]
+        assert graph.quantities["PI"].contains(pi)
