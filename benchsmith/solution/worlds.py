@@ -158,7 +158,9 @@ def crosses_scenarios(derivation: Any, graph: SolutionGraph) -> Any | None:
     quantities it defines belong to it, and a shared one (the number of periods ``n``) is
     defined once where the chapter introduces it. A problem about one section may take a
     value computed in another only when that section computes what it defines (``r =
-    j / m`` where rates are defined): a number of periods solved from a loan's payment and
+    j / m`` where rates are defined) or what the problem's own section defines (a resistance
+    from the power a resistor dissipates, for Ohm's law): a number of periods solved from a
+    loan's payment and
     then used to discount an unrelated future value joins two situations the text never
     links ("What is the present value?" of a problem about a loan reads as the principal).
     """
@@ -169,7 +171,7 @@ def crosses_scenarios(derivation: Any, graph: SolutionGraph) -> Any | None:
             continue
         quantity = graph.quantities.get(step.output)
         home = quantity.source.section if quantity is not None and quantity.source else None
-        if home is not None and home != section:
+        if home is not None and home not in (section, final):
             return step
     return None
 
