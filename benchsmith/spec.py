@@ -106,6 +106,12 @@ class Grounding(BaseModel):
         default=None, description="Record field the question is about."
     )
     answer_field: str = Field(description="Record field holding the ground-truth answer.")
+    answer_fields: dict[str, str] = Field(
+        default_factory=dict,
+        description="Per language (ISO code), the record field holding the answer in that "
+        "language where the dataset translates the answer field, e.g. {'fr': "
+        "'capital_names.fr'}; other languages use answer_field.",
+    )
     plan: list[PlanStep] = Field(default_factory=list)
     question_templates: dict[str, str] = Field(
         default_factory=dict,
@@ -138,7 +144,7 @@ class Grounding(BaseModel):
         for lang, text in self.question_templates.items():
             if not text.strip():
                 raise ValueError(f"grounding {self.id}: the {lang} question template is empty")
-            if self.answer_field in slot.findall(text):
+            if {self.answer_field, *self.answer_fields.values()} & set(slot.findall(text)):
                 raise ValueError(
                     f"grounding {self.id}: the {lang} question template has the answer field "
                     f"{{{self.answer_field}}} as a slot; the answer must not be in the question"

@@ -179,7 +179,9 @@ def test_the_spoken_capitals_intent_plans_spoken_capital_questions(demo):
         assert g["dataset_id"] == "world-countries"
         assert g["answer_field"] == "capital"
         assert g["question_field"] == "name"
-        assert g["question_templates"]["en"] == "What is the capital of {name}?"
+        assert (
+            g["question_templates"]["en"] == "What is the capital of the following country: {name}?"
+        )
         assert g["plan"][0]["tool"] == "tts_speak"
     for s in spec["subtasks"]:
         assert s["input_modalities"] == ["audio"]

@@ -11,6 +11,7 @@ none of the intent and is refused.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -96,7 +97,17 @@ def rank_answer_fields(card: Any, topics: set[str], *, limit: int = 3) -> list[t
     fields = {f.path: f for f in card.fields}
     names = [p for p in (card.output_fields or list(fields)) if p in fields]
     names = [p for p in names if fields[p].modality not in ("image", "audio")] or names
-    scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
+    # A topic word that describes the records themselves ("country" for a table of
+    # countries: its input fields say so) names what the question is about, not what it
+    # asks: "which continent is a country in" asks for the region, not the bordering
+    # countries. Those words count only when no other topic word fits any field.
+    entity = set().union(
+        *(field_words(p, fields[p].semantics) for p in card.input_fields if p in fields)
+    )
+    asked = topics - entity
+    scored = [(p, field_overlap(asked, p, fields[p].semantics)) for p in names]
+    if not any(s for _p, s in scored):
+        scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
     best = max((s for _p, s in scored), default=0)
     if best > 0:
         return [(p, s) for p, s in scored if s == best][:limit]
@@ -149,6 +160,55 @@ def formats_from_intent(intent: str) -> tuple[str, ...]:
     """Answer formats an intent asks for ("the number" -> numeric), if it names any."""
     text = intent.lower()
     return tuple(fmt for fmt, pattern in _FORMAT_PATTERNS if re.search(pattern, text))
+
+
+@functools.lru_cache(maxsize=1)
+def _language_names() -> dict[str, str]:
+    """English language name (lowercase, no qualifier) to ISO 639-1 code, from pycountry.
+
+    A name that is also a country's ("Tonga") is left out: "in Tonga" names a place.
+    """
+    import pycountry
+
+    countries = {
+        n.lower()
+        for c in pycountry.countries
+        for n in (c.name, getattr(c, "common_name", None))
+        if n
+    }
+    names: dict[str, str] = {}
+    for lang in pycountry.languages:
+        code = getattr(lang, "alpha_2", None)
+        if not code:
+            continue
+        for name in (lang.name, getattr(lang, "common_name", None)):
+            for part in re.sub(r"\s*\([^)]*\)", "", name or "").split(";"):
+                plain = part.strip().lower()
+                if plain and plain not in countries:
+                    names.setdefault(plain, code)
+                    # "Modern Greek" is asked for as "Greek".
+                    if plain.startswith("modern "):
+                        names.setdefault(plain.removeprefix("modern "), code)
+    return names
+
+
+def languages_from_intent(intent: str) -> tuple[str, ...]:
+    """Languages an intent asks its items in ("... in German and Spanish" -> de, es).
+
+    Only a list of language names after "in" counts ("in English, French or Italian",
+    "in German"), so "questions about French cities" asks for no language.
+    """
+    names = _language_names()
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    name = rf"(?:{alternatives})"
+    pattern = rf"\bin\s+({name}(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:and\s+|or\s+)?{name})*)\b"
+    found: list[str] = []
+    for match in re.finditer(pattern, intent.lower()):
+        for word in re.findall(name, match.group(1)):
+            code = names[word]
+            if code not in found:
+                found.append(code)
+    return tuple(found)
 
 
 def carries_intent(name: str, description: str, intent: str) -> bool:

@@ -17,7 +17,11 @@ from typing import Annotated, Any, Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
-from benchsmith.agents.alignment import carries_intent, formats_from_intent
+from benchsmith.agents.alignment import (
+    carries_intent,
+    formats_from_intent,
+    languages_from_intent,
+)
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
 from benchsmith.graph.state import BuildState
@@ -359,7 +363,8 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
         max_rounds=config.max_design_rounds,
         modalities=modalities,
         formats=formats,
-        languages=list(config.languages),
+        # "... in German and Spanish": the items' languages, unless the run sets them.
+        languages=list(config.languages) or list(languages_from_intent(state["intent"])),
         keep=keep,
         feedback=feedback,
         sources=describe_sources(config),

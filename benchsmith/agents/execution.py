@@ -24,7 +24,7 @@ from benchsmith.agents.orchestration import (
     TemplateMissingError,
 )
 from benchsmith.agents.plans import PLACEHOLDER
-from benchsmith.agents.templates import instruction
+from benchsmith.agents.templates import answer_field_for, instruction
 from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import ToolParamError
 from benchsmith.files import atomic_path
@@ -185,9 +185,11 @@ def execute(
     Raises:
         ToolError: A tool refused its parameters or input, or missed its post-condition.
     """
-    answer = value_text(field_value(record, grounding.answer_field))
+    # The answer in the item's language, where the dataset translates it ("Wien" in German).
+    answer_field = answer_field_for(grounding, slot.get("language"))
+    answer = value_text(field_value(record, answer_field))
     if not answer:
-        raise ToolParamError(f"record has no value in the answer field {grounding.answer_field!r}")
+        raise ToolParamError(f"record has no value in the answer field {answer_field!r}")
     question = decision.question
     ctx = ToolContext(
         media_dir=work_dir,
@@ -302,7 +304,8 @@ def execute(
         "modalities": modalities,
         "difficulty": subtask.difficulty,
         "skills": list(subtask.skills),
-        "language": slot.get("language"),
+        # A slot without a language is worded from the English template (``template_for``).
+        "language": slot.get("language") or "en",
         "question": question,
         "answer": answer,
         "wording": decision.wording,
@@ -318,7 +321,7 @@ def execute(
             "record_index": slot["record_index"],
             "grounding": grounding.id,
             "question_field": grounding.question_field,
-            "answer_field": grounding.answer_field,
+            "answer_field": answer_field,
         },
         "trace": trace,
         "orchestration": {"source": decision.source, "note": decision.note[:300]},

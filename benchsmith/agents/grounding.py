@@ -27,8 +27,13 @@ from benchsmith.agents.alignment import (
     topic_stems,
 )
 from benchsmith.agents.plans import build_plan, candidate_tools, validate_step
+from benchsmith.agents.templates import (
+    base_language,
+    language_bearing,
+    template_for,
+    template_problems,
+)
 from benchsmith.agents.templates import candidates as template_candidates
-from benchsmith.agents.templates import template_for, template_problems
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
 from benchsmith.graph.state import BuildState
@@ -248,11 +253,15 @@ def template_schema(labels: Sequence[str], own_languages: Sequence[str]) -> type
 
 @dataclass
 class TemplatePick:
-    """The templates a grounding keeps, and the languages it had to leave out."""
+    """The templates a grounding keeps, and the languages it had to leave out.
+
+    ``answer_fields``: per language, the field translating the answer field into it.
+    """
 
     templates: dict[str, str]
     source: str
     missing: dict[str, str]
+    answer_fields: dict[str, str] = field(default_factory=dict)
 
 
 def pick_templates(
@@ -273,11 +282,19 @@ def pick_templates(
     semantics = next(
         (getattr(f, "semantics", "") for f in card.fields if f.path == answer_field), ""
     )
+    # Fields the card gives in other languages (a country's name in French, ...).
+    translated = {
+        f.path: dict(getattr(f, "translations", None) or {})
+        for f in card.fields
+        if getattr(f, "translations", None)
+    }
+    data_language = (list(card.languages) or ["en"])[0]
     cands = template_candidates(
         question_field=question_field,
         answer_field=answer_field,
         answer_semantics=semantics,
         has_media=has_media,
+        translations=translated.get(question_field or ""),
     )
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
@@ -297,6 +314,8 @@ def pick_templates(
             answer_field=answer_field,
             fields=fields,
             check=constant_check if constant else check,
+            translations=translated,
+            data_language=data_language,
         )
 
     order = list(cands)
@@ -327,7 +346,25 @@ def pick_templates(
     kept: dict[str, str] = {}
     missing: dict[str, str] = {}
     source = ""
+    # An answer in words comes in the item's language or not at all: a German item offers
+    # "Wien", never "Vienna" ("Europe" for "Europa").
+    answer_info = next((f for f in card.fields if f.path == answer_field), None)
+    answer_translations = translated.get(answer_field, {})
+    answer_fields: dict[str, str] = {}
     for lang in wanted:
+        if base_language(lang) == base_language(data_language):
+            continue
+        own_field = template_for(answer_translations, lang)
+        if own_field:
+            answer_fields[lang] = own_field
+        elif answer_info is not None and language_bearing(answer_info):
+            missing[lang] = (
+                f"the dataset gives its {answer_field} values in {data_language} only, "
+                f"not in {lang}"
+            )
+    for lang in wanted:
+        if lang in missing:
+            continue
         reasons = []
         options = [(c.source, template_for(c.templates, lang)) for c in order]
         if lang in own:
@@ -344,7 +381,12 @@ def pick_templates(
             break
         if lang not in kept:
             missing[lang] = "; ".join(reasons) or f"no candidate template in {lang}"
-    return TemplatePick(templates=kept, source=source, missing=missing)
+    return TemplatePick(
+        templates=kept,
+        source=source,
+        missing=missing,
+        answer_fields={k: v for k, v in answer_fields.items() if k in kept},
+    )
 
 
 def robustness(card: CardLike, answer_field: str, subtask: Subtask, picked: Any) -> float:
@@ -471,6 +513,7 @@ def ground_subtask(
             dataset_id=card.id,
             question_field=question_field,
             answer_field=choice.answer_field,
+            answer_fields=picked.answer_fields,
             plan=plan,
             question_templates=picked.templates,
             template_source=picked.source,

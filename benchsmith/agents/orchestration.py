@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents.templates import answer_field_for, question_slot, template_for
 from benchsmith.agents.templates import fill as fill_template
-from benchsmith.agents.templates import template_for
 from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import RoleModel
@@ -254,7 +254,7 @@ def orchestrate(
             template=template,
         )
     schema = decision_schema(ranges, reword=reword)
-    answer = value_text(field_value(record, grounding.answer_field))
+    answer = value_text(field_value(record, answer_field_for(grounding, language)))
     prompt = render(
         "orchestrate",
         subtask_name=subtask.name,
@@ -282,7 +282,10 @@ def orchestrate(
     if not reword:
         return SampleDecision(question=template, params=params, source="model", template=template)
     reworded = re.sub(r"\s+", " ", decision.question).strip()
-    entity = value_text(field_value(record, grounding.question_field)) or None
+    # The entity as the language's template names it (a translated name, where the card
+    # gives one).
+    entity_field = question_slot(grounding.question_templates, language, grounding.question_field)
+    entity = value_text(field_value(record, entity_field)) or None
     # The record's text too: a rewording may not echo an instruction a row carried.
     source = record_for_prompt(record, media_fields)
     problems = (

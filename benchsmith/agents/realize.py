@@ -29,6 +29,7 @@ from benchsmith.agents.orchestration import (
 )
 from benchsmith.agents.slot_queue import SlotQueue
 from benchsmith.agents.sources import catalog_sources, run_config
+from benchsmith.agents.templates import answer_field_for, question_slot
 from benchsmith.agents.verification import ReviewContext, verify
 from benchsmith.catalog.cards import MEDIA_MODALITIES, field_value, value_text
 from benchsmith.config import RunConfig
@@ -135,6 +136,7 @@ class Workspace:
                     update={
                         "question_templates": picked.templates,
                         "template_source": picked.source,
+                        "answer_fields": picked.answer_fields,
                     }
                 )
             )
@@ -380,7 +382,7 @@ class Workspace:
         """The record's answer for a records slot (empty when the record has none)."""
         grounding = self.groundings[slot.grounding_id]
         record = self.record(grounding.dataset_id, slot.record_index)
-        return value_text(field_value(record, grounding.answer_field))
+        return value_text(field_value(record, answer_field_for(grounding, slot.language)))
 
     def decide(self, slot: Slot, feedback: list[str]) -> Any:
         """The orchestration role's decision for a records slot (raises TemplateMissingError)."""
@@ -439,7 +441,9 @@ class Workspace:
                 bench_dir=self.bench_dir,
                 work_dir=work,
                 seed=self.config.seed,
-                answer_values=self.answer_values(grounding.dataset_id, grounding.answer_field),
+                answer_values=self.answer_values(
+                    grounding.dataset_id, answer_field_for(grounding, slot.language)
+                ),
                 tool_context=self.tool_context,
             )
         except TemplateMissingError as exc:
@@ -476,9 +480,13 @@ class Workspace:
         record = self.record(grounding.dataset_id, slot.record_index)
         media = self.media_fields(grounding.dataset_id)
         spoken = draft.item.metadata.get("spoken_text")
+        # The entity as the slot language's template names it (``names.fr`` in French).
+        entity = question_slot(
+            grounding.question_templates, slot.language, grounding.question_field
+        )
         review = ReviewContext(
             language=language,
-            entity=value_text(field_value(record, grounding.question_field)) or None,
+            entity=value_text(field_value(record, entity)) or None,
             expected=self.answer_of(slot),
             texts={"shown": draft.shown_text, "spoken": spoken or ""},
             clean_speech=draft.clean_speech,
@@ -720,7 +728,8 @@ def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str,
         return _superseded(claim)
     if not ws.answer_of(slot):
         grounding = ws.groundings[slot.grounding_id]
-        reason = f"record has no value in the answer field {grounding.answer_field!r}"
+        field = answer_field_for(grounding, slot.language)
+        reason = f"record has no value in the answer field {field!r}"
         failure = Failure(reason=reason, check="record", counts=False)
         return _failed(state, failure, config) | {"claim": claim}
     attempt = state.get("attempt", 0) + 1

@@ -63,7 +63,9 @@ class Concept:
 
     ``words`` are stems that identify the answer field (in its path or semantics);
     ``media`` is True for questions about the item's image or recording (no entity slot);
-    templates use ``{q}`` for the question field's slot.
+    templates use ``{q}`` for the question field's slot. The entity stands alone after a
+    colon ("... of the following country: {q}?"), so no name needs an article ("the
+    Netherlands") or a case ending the data cannot give.
     """
 
     name: str
@@ -82,7 +84,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "subregion",
         "subregion",
-        en="In which subregion of the world is {q}?",
+        en="In which subregion of the world is the following country: {q}?",
         fr="Dans quelle sous-région du monde se trouve le pays suivant : {q} ?",
         de="In welcher Teilregion der Welt liegt das folgende Land: {q}?",
         es="¿En qué subregión del mundo se encuentra el siguiente país: {q}?",
@@ -90,7 +92,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "capital",
         "capital",
-        en="What is the capital of {q}?",
+        en="What is the capital of the following country: {q}?",
         fr="Quelle est la capitale du pays suivant : {q} ?",
         de="Was ist die Hauptstadt des folgenden Landes: {q}?",
         es="¿Cuál es la capital del siguiente país: {q}?",
@@ -102,7 +104,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "region",
         "region continent",
         forbid="subregion",
-        en="In which world region is {q}?",
+        en="In which world region is the following country: {q}?",
         fr="Dans quelle région du monde se trouve le pays suivant : {q} ?",
         de="In welcher Weltregion liegt das folgende Land: {q}?",
         es="¿En qué región del mundo se encuentra el siguiente país: {q}?",
@@ -112,7 +114,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "currency",
         "currency",
-        en="Which currency is used in {q}?",
+        en="Which currency is used in the following country: {q}?",
         fr="Quelle monnaie est utilisée dans le pays suivant : {q} ?",
         de="Welche Währung wird im folgenden Land verwendet: {q}?",
         es="¿Qué moneda se usa en el siguiente país: {q}?",
@@ -123,7 +125,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "languages",
         "language",
         forbid="code codes iso translation",
-        en="Which languages are official in {q}?",
+        en="Which languages are official in the following country: {q}?",
         fr="Quelles sont les langues officielles du pays suivant : {q} ?",
         de="Welche Sprachen sind im folgenden Land Amtssprachen: {q}?",
         es="¿Cuáles son los idiomas oficiales del siguiente país: {q}?",
@@ -131,7 +133,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "population",
         "population",
-        en="What is the population of {q}?",
+        en="What is the population of the following country: {q}?",
         fr="Quelle est la population du pays suivant : {q} ?",
         de="Wie viele Einwohner hat das folgende Land: {q}?",
         es="¿Cuál es la población del siguiente país: {q}?",
@@ -139,13 +141,13 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "area",
         "area",
-        en="What is the area of {q} in square kilometres?",
+        en="What is the area of the following country, in square kilometres: {q}?",
         fr="Quelle est la superficie du pays suivant, en kilomètres carrés : {q} ?",
     ),
     _concept(
         "demonym",
         "demonym",
-        en="What is the demonym of the people of {q}?",
+        en="What is the demonym of the people of the following country: {q}?",
     ),
     _concept(
         "digit",
@@ -256,6 +258,14 @@ def noun_phrase(path: str, semantics: str) -> str:
     return " ".join(words).strip()
 
 
+def _plural(noun: str) -> bool:
+    """Whether an English noun phrase is plural (its last word: countries, codes, languages)."""
+    last = (noun.split() or [""])[-1].lower()
+    if last in {"data", "people", "children", "media", "criteria"}:
+        return True
+    return last.endswith("s") and not last.endswith(("ss", "us", "is", "ous"))
+
+
 @dataclass
 class Candidate:
     """One candidate template set (per language) for a grounding."""
@@ -275,6 +285,7 @@ def candidates(
     answer_field: str,
     answer_semantics: str = "",
     has_media: bool = False,
+    translations: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
     """Template candidates for a (question field, answer field) pair, best first.
 
@@ -283,7 +294,11 @@ def candidates(
         answer_field: The field holding the answer (never a slot).
         answer_semantics: The answer field's semantics from the card.
         has_media: The dataset's own image or recording is shown with the question.
+        translations: The question field's value in other languages (language code to
+            the field holding it, from the card): a template in such a language names
+            the entity in it ("Sahara occidental", not "Western Sahara").
     """
+    translations = translations or {}
     out: list[Candidate] = []
     concept = concept_for(answer_field, answer_semantics)
     if concept is not None and (concept.media == (question_field is None)):
@@ -292,22 +307,38 @@ def candidates(
     elif concept is not None:
         concept = None
     if concept is not None:
-        slot = f"{{{question_field}}}" if question_field else ""
+
+        def slot(lang: str) -> str:
+            if not question_field:
+                return ""
+            path = translations.get(lang) or translations.get(base_language(lang))
+            return f"{{{path or question_field}}}"
+
         out.append(
             Candidate(
                 label=f"concept-{concept.name}",
-                templates={lang: t.replace("{q}", slot) for lang, t in concept.templates.items()},
+                templates={
+                    lang: t.replace("{q}", slot(lang)) for lang, t in concept.templates.items()
+                },
                 source=f"concept:{concept.name}",
             )
         )
     noun = noun_phrase(answer_field, answer_semantics)
+    # "bordering countries as ISO alpha-3 codes": the head noun takes the verb ("What are
+    # the bordering countries"), the qualifier goes to the end of the sentence.
+    parts = re.split(r"\s+(?=(?:as|in)\s)", noun, maxsplit=1)
+    head, qualifier = parts[0], (parts[1] if len(parts) > 1 else "")
+    verb = "are" if _plural(head) else "is"
+    tail = f", {qualifier.strip()}" if qualifier.strip() else ""
     if question_field:
-        generic = f"What is the {noun} of {{{question_field}}}?"
+        generic = f"What {verb} the {head} of {{{question_field}}}{tail}?"
     elif has_media:
-        generic = f"What is the {noun} in the image?"
+        generic = f"What {verb} the {head} in the image{tail}?"
     else:
         generic = ""
-    if generic and all(generic != c.templates.get("en") for c in out):
+    # A concept's curated sentence is better than the generic one in every language it has:
+    # the generic one only stands in where no concept fits.
+    if generic and not any(c.templates.get("en") for c in out):
         out.append(Candidate(label="generic", templates={"en": generic}, source="generic"))
     return out
 
@@ -319,10 +350,15 @@ def template_problems(
     answer_field: str,
     fields: Iterable[str],
     check: Any = None,
+    translations: Mapping[str, Mapping[str, str]] | None = None,
+    data_language: str = "en",
 ) -> list[str]:
     """Why a template cannot be used (empty when it can).
 
-    Its slots must name record fields other than the answer field. Filled with a stand-in
+    Its slots must name record fields other than the answer field, and a field the card
+    translates (``translations``: field to language to the translating field) in the
+    template's language, not its ``data_language`` value ("Quelle est la capitale du pays
+    suivant : Western Sahara ?" mixes two languages). Filled with a stand-in
     proper name in every slot (so the template's own words are judged, not one record's
     values, which the executor checks item by item), it must pass the reviewer checks
     (``check(text, language, entity)`` returns the failure reasons; see
@@ -336,6 +372,14 @@ def template_problems(
             problems.append(f"slot {{{name}}} is the answer field")
         elif name not in known:
             problems.append(f"slot {{{name}}} names no field of the dataset")
+        elif (translations or {}).get(name) and base_language(language) != base_language(
+            data_language
+        ):
+            own = template_for(translations[name], language)  # type: ignore[index]
+            problems.append(
+                f"slot {{{name}}} holds {data_language} text in a {language} template"
+                + (f"; use {{{own}}}" if own else f"; the dataset has no {language} {name}")
+            )
     stray = SLOT.sub("", template)
     if "{" in stray or "}" in stray:
         problems.append("stray brace outside a slot")
@@ -362,3 +406,37 @@ def instruction(delivery: str, language: str | None) -> str | None:
     """The instruction shown next to media carrying the question, in the item's language."""
     table = INSTRUCTIONS.get(delivery, {})
     return table.get((language or "en").lower()) or table.get(base_language(language))
+
+
+def question_slot(
+    templates: Mapping[str, str], language: str | None, question_field: str | None
+) -> str | None:
+    """The field whose value a language's question names (the entity the checks look for).
+
+    The question field itself, or the field translating it that the language's template
+    uses (``names.fr`` for French); None when the media carry the question.
+    """
+    if not question_field:
+        return None
+    names = slots(template_for(templates, language) or "")
+    if not names or question_field in names:
+        return question_field
+    return names[0]
+
+
+def answer_field_for(grounding: Any, language: str | None) -> str:
+    """The field holding a grounding's answer in a language (``capital_names.fr``)."""
+    fields = getattr(grounding, "answer_fields", None) or {}
+    return template_for(fields, language) or grounding.answer_field
+
+
+def language_bearing(info: Any) -> bool:
+    """Whether a card field's values are words of a language (not numbers or codes only).
+
+    Text, category and list fields are, unless every example the card shows is free of
+    letters (digit labels "0" to "9").
+    """
+    if getattr(info, "modality", "text") not in ("text", "category", "json"):
+        return False
+    examples = list(getattr(info, "examples", None) or [])
+    return not examples or any(re.search(r"[^\W\d_]", str(e)) for e in examples)

@@ -29,6 +29,7 @@ from benchsmith.spec import Subtask
 from benchsmith.tools.context import Limits
 from benchsmith.verify.duplicates import DuplicateIndex
 from benchsmith.verify.injection import INJECTION, check_injection
+from benchsmith.verify.solution import check_solution_graph
 from benchsmith.verify.structural import (
     check_answer_in_choices,
     check_language,
@@ -257,6 +258,9 @@ def verify(
         check_language(Item(id=item.id, input=question, target=item.target), languages),
         check_verbatim_source(text_item, source_text),
     ]
+    if item.metadata.get("solution_graph"):
+        # A computed item's answer is recomputed from its graph, as a reviewer would.
+        verdicts.append(check_solution_graph(item, question))
     if review is not None:
         verdicts += review_verdicts(item, question, review)
     dumped = [v.model_dump() for v in verdicts]
@@ -285,7 +289,7 @@ def verify(
             )
     dup: dict[str, Any] | None = None
     if duplicates is not None:
-        found = duplicates.add_if_unique(item)
+        found = duplicates.add_if_unique(item, entity=review.entity if review else None)
         dup = found.model_dump()
         if found.kind != "unique":
             sim = f" (similarity {found.similarity:.2f})" if found.similarity is not None else ""

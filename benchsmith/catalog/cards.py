@@ -85,6 +85,11 @@ class FieldInfo(BaseModel):
         description="Distinct values seen while profiling; None when too many to count or not "
         "counted (lists, objects).",
     )
+    translations: dict[str, str] = Field(
+        default_factory=dict,
+        description="This field's value in other languages: language code (e.g. 'fr') to the "
+        "dotted path of the field that holds it (e.g. 'names.fr').",
+    )
 
     @field_validator("examples", mode="before")
     @classmethod

@@ -40,9 +40,17 @@ from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
-RECIPE = "benchsmith-starter/1"
+RECIPE = "benchsmith-starter/2"
 RECORDS_FILE = "records.jsonl"
 LANGUAGE_COVERAGE = 0.5  # keep a translation locale only if it names at least half the countries
+_LANGUAGE_NAMES = {
+    "de": "German",
+    "es": "Spanish",
+    "fr": "French",
+    "it": "Italian",
+    "nl": "Dutch",
+    "pt": "Portuguese",
+}
 
 
 @dataclass
@@ -62,6 +70,7 @@ class Spec:
     modality: dict[str, str] = field(default_factory=dict)
     modalities: list[str] | None = None
     notes: str = ""
+    translations: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,9 +153,126 @@ def _lookup(database: Any, **key: str) -> Any:
 
 
 # -- pycountry + countryinfo -------------------------------------------------------------------
+#: Languages the world-countries records name every country in (``names.<code>``): those the
+#: question templates are written in (:mod:`benchsmith.agents.templates`).
+NAME_LANGUAGES = ("de", "es", "fr", "it", "nl", "pt")
+
+#: Capitals countryinfo (a mid-2010s snapshot) gets wrong or leaves out, as of 2025.
+CAPITAL_CORRECTIONS = {
+    "KZ": "Astana",  # named Nur-Sultan from 2019 to 2022
+    "BI": "Gitega",  # the political capital since 2019 (Bujumbura remains the economic one)
+    "GB": "London",  # countryinfo has none
+}
+
+#: Places with no single undisputed capital: a question about their capital has no one
+#: right answer, so the record carries none (and no item asks it).
+NO_SINGLE_CAPITAL = {
+    "BO": "Sucre is the constitutional capital, La Paz the seat of government",
+    "ZA": "three capitals: Pretoria, Cape Town and Bloemfontein",
+    "SZ": "Mbabane is the administrative capital, Lobamba the royal and legislative one",
+    "LK": "Sri Jayawardenepura Kotte is the official capital, Colombo the commercial one",
+    "MS": "Plymouth, the de jure capital, was abandoned in 1997; the government sits in Brades",
+    "TK": "no capital: each atoll has its own administrative centre",
+    "NR": "no official capital (the government sits in Yaren)",
+    "IL": "the status of Jerusalem as capital is disputed",
+    "PS": "the capital is disputed",
+    "EH": "a disputed territory",
+}
+
+
+#: Localized capital names CLDR gets wrong for a capital (it names the zone's island).
+_CAPITAL_NAME_FIXES = {("PM", "es"): "San Pedro"}
+
+
+def capital_names(alpha_2: str, capital: str | None, languages: Iterable[str]) -> dict[str, str]:
+    """The capital's name in each language, where CLDR (through babel) knows the city.
+
+    CLDR names the exemplar city of every time zone in every language ("Wien", "Vienne",
+    "Viena" for Europe/Vienna); a capital that is the exemplar city of one of its country's
+    zones takes those names. Other capitals get none (a question in another language could
+    only offer their English exonym), and nothing is returned when babel is missing.
+    """
+    if not capital:
+        return {}
+    try:
+        import pytz
+        from babel.dates import get_timezone_location
+    except ImportError:
+        return {}
+
+    def city(zone: str, language: str) -> str:
+        name = get_timezone_location(zone, locale=language, return_city=True)
+        name = re.sub(r"\s*\([^)]*\)", "", name.replace("\u00ad", ""))  # "Tripoli (Libye)"
+        return " ".join(name.split())
+
+    for zone in pytz.country_timezones.get(alpha_2, []):
+        if city(zone, "en") == capital:
+            return {
+                code: _CAPITAL_NAME_FIXES.get((alpha_2, code)) or city(zone, code)
+                for code in languages
+            }
+    return {}
+
+
+def english_name(country: Any) -> str:
+    """The short English name a sentence uses: ISO's common name, else its name uninverted.
+
+    "Bolivia, Plurinational State of" -> "Bolivia" (common name), "Micronesia, Federated
+    States of" -> "Federated States of Micronesia" (official name), "Congo, The Democratic
+    Republic of the" -> "Democratic Republic of the Congo".
+    """
+    common = getattr(country, "common_name", None)
+    if common:
+        return str(common)
+    name = str(country.name)
+    head, sep, tail = name.partition(", ")
+    if not sep or not re.search(r"\b(?:of|of the)$|^(?:British|U\.S\.)$", tail):
+        return name
+    official = str(getattr(country, "official_name", "") or "")
+    official = re.sub(r"^the\s+", "", official)
+    if official and "," not in official:
+        return official
+    if tail in ("British", "U.S."):
+        return f"{tail} {head}"
+    return re.sub(r"^The\s+", "", f"{tail} {head}")
+
+
+def translated_names(country: Any, tables: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The country's name in each language of ``tables`` (msgid -> msgstr) that has one.
+
+    The translation of the name a sentence uses (its common name first); an inverted
+    translation ("Micronésie, États fédérés de") is replaced by that of the official name
+    when it has none, and left out otherwise.
+    """
+    english = english_name(country)
+    sources = [english, getattr(country, "common_name", None), country.name]
+    official = getattr(country, "official_name", None)
+    out: dict[str, str] = {}
+    for code, table in tables.items():
+        for source in (*sources, official):
+            text = table.get(source, "").strip() if source else ""
+            if text and ("," not in text or "," in english):
+                out[code] = text
+                break
+    return out
+
+
+def _name_tables(pycountry: Any, languages: Iterable[str]) -> dict[str, dict[str, str]]:
+    """Per language, pycountry's iso3166-1 translation table (msgid -> msgstr)."""
+    tables: dict[str, dict[str, str]] = {}
+    for code in languages:
+        mo = Path(pycountry.LOCALES_DIR) / code / "LC_MESSAGES" / "iso3166-1.mo"
+        if mo.is_file():
+            with open(mo, "rb") as handle:
+                tables[code] = dict(gettext.GNUTranslations(handle)._catalog)
+    return tables
+
+
 def build_world_countries(folder: Path) -> Spec:
     """Countries with capital, region, languages, currencies, population and area."""
     import pycountry
+
+    tables = _name_tables(pycountry, NAME_LANGUAGES)
 
     facts: dict[str, dict[str, Any]] = {}
     has_countryinfo = importlib.util.find_spec("countryinfo") is not None
@@ -175,13 +301,19 @@ def build_world_countries(folder: Path) -> Spec:
             info = facts.get(country.alpha_2, {})
             languages = [str(x) for x in info.get("languages") or []]
             currencies = [str(x) for x in info.get("currencies") or []]
+            capital = CAPITAL_CORRECTIONS.get(country.alpha_2) or info.get("capital") or None
+            if country.alpha_2 in NO_SINGLE_CAPITAL:
+                capital = None
             yield {
                 "alpha_2": country.alpha_2,
                 "alpha_3": country.alpha_3,
                 "numeric": country.numeric,
-                "name": country.name,
+                "name": english_name(country),
+                "iso_name": country.name,
+                "names": translated_names(country, tables),
                 "official_name": getattr(country, "official_name", None),
-                "capital": info.get("capital") or None,
+                "capital": capital,
+                "capital_names": capital_names(country.alpha_2, capital, NAME_LANGUAGES),
                 "region": info.get("region") or None,
                 "subregion": info.get("subregion") or None,
                 "languages": languages,
@@ -197,6 +329,7 @@ def build_world_countries(folder: Path) -> Spec:
 
     _write_jsonl(folder, records())
     version = _version("countryinfo") if has_countryinfo else None
+    has_capital_names = bool(capital_names("AT", "Vienna", ["de"]))
     return Spec(
         name="World countries: capitals, regions, languages, currencies, population",
         description=(
@@ -205,7 +338,18 @@ def build_world_countries(folder: Path) -> Spec:
             "countryinfo's facts where it has them: capital city, region (continent) and "
             "subregion, official languages (ISO 639-1 codes and English names), currencies "
             "(ISO 4217 codes and names), population, area in km², calling codes, bordering "
-            "countries and demonym. countryinfo's population and area figures are a snapshot "
+            "countries and demonym, and each country's name in "
+            f"{', '.join(sorted(tables))} (iso-codes translations)"
+            + (
+                " and, for the capitals CLDR names (the exemplar cities of time zones, through "
+                "babel), the capital's name in those languages"
+                if has_capital_names
+                else ""
+            )
+            + ". Capitals are countryinfo's, "
+            "corrected where they changed since (Astana, Gitega) and left empty where no "
+            "single undisputed capital exists (Bolivia, South Africa, Israel, ...). "
+            "countryinfo's population and area figures are a snapshot "
             "from the mid-2010s, not current values; a few territories have no facts. Good for "
             "lookup and comparison questions (capital of X, largest country in a region, "
             "currency of Y)."
@@ -218,6 +362,7 @@ def build_world_countries(folder: Path) -> Spec:
         ),
         source="pycountry.countries joined with countryinfo.all_countries() on ISO alpha-2",
         domain="geography",
+        languages=["en", *sorted(tables)],
         input_fields=["name", "alpha_2", "alpha_3"],
         output_fields=[
             "capital",
@@ -237,9 +382,18 @@ def build_world_countries(folder: Path) -> Spec:
             "alpha_2": "ISO 3166-1 alpha-2 country code",
             "alpha_3": "ISO 3166-1 alpha-3 country code",
             "numeric": "ISO 3166-1 numeric code (3 digits, as text)",
-            "name": "English short name of the country (ISO 3166-1)",
+            "name": "English short name of the country (ISO 3166-1 common name)",
+            "iso_name": "the ISO 3166-1 name, as ISO sorts it (e.g. Korea, Republic of)",
+            **{
+                f"names.{code}": f"the country's name in {_LANGUAGE_NAMES.get(code, code)}"
+                for code in tables
+            },
             "official_name": "official English name, where ISO gives one",
             "capital": "capital city (countryinfo)",
+            **{
+                f"capital_names.{code}": f"the capital's name in {_LANGUAGE_NAMES.get(code, code)}"
+                for code in NAME_LANGUAGES
+            },
             "region": "world region / continent: Africa, Americas, Asia, Europe, Oceania",
             "subregion": "UN-style subregion, e.g. Western Europe",
             "languages": "official languages as ISO 639-1 codes",
@@ -253,7 +407,19 @@ def build_world_countries(folder: Path) -> Spec:
             "demonym": "English demonym, e.g. French",
         },
         modalities=["table", "text"],
-        notes=f"countryinfo {version}" if version else "countryinfo not installed: codes only",
+        translations={
+            "name": {code: f"names.{code}" for code in sorted(tables)},
+            **(
+                {"capital": {code: f"capital_names.{code}" for code in NAME_LANGUAGES}}
+                if has_capital_names
+                else {}
+            ),
+        },
+        notes=(
+            (f"countryinfo {version}" if version else "countryinfo not installed: codes only")
+            + "; no single capital: "
+            + "; ".join(f"{code}: {why}" for code, why in sorted(NO_SINGLE_CAPITAL.items()))
+        ),
     )
 
 
@@ -953,6 +1119,8 @@ def make_card(
             update["semantics"] = spec.semantics[info.path]
         if info.path in spec.modality:
             update["modality"] = spec.modality[info.path]
+        if info.path in spec.translations:
+            update["translations"] = spec.translations[info.path]
         fields.append(info.model_copy(update=update))
     return DatasetCard(
         id=source.id,

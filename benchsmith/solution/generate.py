@@ -29,7 +29,12 @@ from benchsmith.solution.problems import Problem, instantiate, mentioned
 from benchsmith.solution.report import solution_report
 from benchsmith.solution.solver_check import solver_check
 from benchsmith.solution.wording import StructuredModel, check_text, model_text, template_text
-from benchsmith.solution.worlds import alternatives, mixes_models
+from benchsmith.solution.worlds import (
+    alternatives,
+    crosses_scenarios,
+    mixes_models,
+    mixes_with_general,
+)
 
 ANSWER_FORMATS = ("numeric", "multiple_choice")
 DERIVATION_CAP = 60
@@ -92,11 +97,14 @@ def plan_cells(
                 if form.formula.concept == concept
                 for d in graph.derivations(form, k, cap=DERIVATION_CAP)
                 if mixes_models(mentioned(d), pairs) is None
+                and mixes_with_general(mentioned(d), graph, pairs) is None
+                and crosses_scenarios(d, graph) is None
             ]
             if not chains:
                 unfillable[(concept, k)] = (
                     f"no chain of {k} step(s) ends in a formula of it without over-determining "
-                    "its givens or mixing two models of one quantity"
+                    "its givens, mixing two models of one quantity or joining two sections' "
+                    "situations"
                 )
                 continue
             usable = [d for d in chains if instantiate(d, graph, rng, PROBE_ATTEMPTS)]

@@ -39,6 +39,8 @@ def base_metadata(
         "subtask": subtask,
         "answer_format": answer_format,
         "modalities": ["text"],
+        # The template text (and the model's, asked in English) is English.
+        "language": "en",
         "concepts": concepts,
         "formulas": [f.equation() for f in formulas],
         "steps": len(steps),

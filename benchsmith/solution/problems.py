@@ -153,6 +153,13 @@ def mentioned(derivation: Derivation) -> frozenset[str]:
     return frozenset(derivation.givens) | {s.output for s in derivation.steps}
 
 
+def stated_range(quantity: Quantity) -> bool:
+    """Whether the text itself states the quantity's range (not examples or defaults)."""
+    return any(
+        part == "range" and origin.startswith("definition") for part, origin in quantity.origins
+    )
+
+
 def plausible(problem: Problem, graph: SolutionGraph) -> bool:
     """Whether every value of the problem lies in its quantity's range (counts whole)."""
     for name, value in problem.values.items():
@@ -186,6 +193,16 @@ def instantiate(
     for _ in range(attempts):
         world = draw_world(graph, part, rng)
         if world is None:
+            continue
+        # The situation as a whole must be plausible, not only what the problem prints: a
+        # $1,027 project paying $18,284 a period has a profitability index of 364, where
+        # the text says 0.1 to 10, even when the problem never names that index. Only a
+        # range the text states counts here (ranges estimated from separate worked examples
+        # need not fit together).
+        if any(
+            stated_range(graph.quantities[n]) and not graph.quantities[n].contains(v)
+            for n, v in world.items()
+        ):
             continue
         givens = {n: printed_value(world[n], graph.quantities[n]) for n in derivation.givens}
         problem = execute(derivation, givens, graph, world=world)

@@ -30,6 +30,8 @@ from benchsmith.solution.formulas import Formula
 from benchsmith.solution.graph import SolutionGraph
 
 WORLD_TOLERANCE = 1e-6
+#: Words that open the condition of a model ("future value under continuous compounding").
+_MODEL_WORDS = frozenset({"under", "with", "using", "assuming", "when", "if"})
 _STOP = {"the", "a", "an", "of", "per"}
 
 
@@ -89,6 +91,88 @@ def mixes_models(names: Iterable[str], pairs: set[frozenset[str]]) -> frozenset[
     for pair in sorted(pairs, key=sorted):
         if pair <= present:
             return pair
+    return None
+
+
+def general_sides(graph: SolutionGraph, pairs: set[frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Per special alternative (``FVC``), the quantities of the general model it replaces.
+
+    Of two alternatives the special one has the longer description, whose added words name
+    a condition ("future value under continuous compounding"; "present value of the
+    annuity" is another thing and has no general side). The general model's side is what
+    its formulas relate that the special one's do not (``r``, ``n`` for ``FV = PV (1 +
+    r)^n``), and everything linked to those by formulas without the special quantity
+    (``m``, ``EAR``, annuities ...); the special formula's own inputs (``PV``, ``j``, ``t``)
+    are shared.
+    """
+    key = ("general_sides", frozenset(pairs))
+    cached = graph.memo.get(key)
+    if cached is not None:
+        return cached
+    out: dict[str, frozenset[str]] = {}
+    for pair in pairs:
+        a, b = sorted(pair, key=lambda n: len(_words(graph.quantities[n].description)))
+        extra = _words(graph.quantities[b].description)[
+            len(_words(graph.quantities[a].description)) :
+        ]
+        if not extra or extra[0] not in _MODEL_WORDS:
+            continue  # "present value of the annuity" is another thing, not another model
+        special_names = {n for f in graph.formulas if b in f.names for n in f.names}
+        side = {n for f in graph.formulas if a in f.names for n in f.names} - special_names
+        grown = True
+        while grown:
+            grown = False
+            for formula in graph.formulas:
+                if b in formula.names or not formula.names & side:
+                    continue
+                new = formula.names - special_names - side
+                if new:
+                    side |= new
+                    grown = True
+        out[b] = frozenset(side)
+    graph.memo[key] = out
+    return out
+
+
+def mixes_with_general(
+    names: Iterable[str], graph: SolutionGraph, pairs: set[frozenset[str]]
+) -> tuple[str, str] | None:
+    """A special quantity and a quantity of its general model both among ``names``.
+
+    "The number of compounding periods per year is 2. The future value under continuous
+    compounding is $2,436.93": periods per year mean nothing under continuous compounding.
+    """
+    present = set(names)
+    for special, side in sorted(general_sides(graph, pairs).items()):
+        if special in present:
+            clash = sorted(side & present)
+            if clash:
+                return special, clash[0]
+    return None
+
+
+def crosses_scenarios(derivation: Any, graph: SolutionGraph) -> Any | None:
+    """The first step that carries one section's situation into another's (None: none does).
+
+    A section of a chapter sets a situation (a loan, an annuity, an investment); the
+    quantities it defines belong to it, and a shared one (the number of periods ``n``) is
+    defined once where the chapter introduces it. A problem about one section may take a
+    value computed in another only when that section computes what it defines (``r =
+    j / m`` where rates are defined) or what the problem's own section defines (a resistance
+    from the power a resistor dissipates, for Ohm's law): a number of periods solved from a
+    loan's payment and
+    then used to discount an unrelated future value joins two situations the text never
+    links ("What is the present value?" of a problem about a loan reads as the principal).
+    """
+    final = derivation.steps[-1].formula.source.section
+    for step in derivation.steps[:-1]:
+        section = step.formula.source.section
+        if section == final:
+            continue
+        quantity = graph.quantities.get(step.output)
+        home = quantity.source.section if quantity is not None and quantity.source else None
+        if home is not None and home not in (section, final):
+            return step
     return None
 
 

@@ -13,7 +13,10 @@ Rules chosen here:
   fewer than :data:`SHORT_TEXT_WORDS` words (including unspaced CJK text, which is one "word")
   uses character 5-grams instead.
 - Near duplicates are looked for only among items with the same media (same file hashes, in
-  the same order): one question template asked about different images is not a duplicate.
+  the same order) and, when the caller names it, the same entity (the record's value the
+  question is about): one question template asked about different images, or about
+  different countries ("What are the bordering countries of Vietnam?" and "... of Laos?",
+  Jaccard 0.82 for a long template), is not a duplicate.
 - LSH retrieves candidates at a threshold below ``threshold`` (better recall near the
   boundary); the reported ``similarity`` is the exact Jaccard of the shingle sets, which must
   reach ``threshold``.
@@ -56,6 +59,7 @@ class _Entry:
     id: str
     media: tuple[str, ...]
     shingles: frozenset[int]
+    entity: str = ""
 
 
 def band_layout(threshold: float, num_perm: int) -> tuple[int, int]:
@@ -150,14 +154,19 @@ class DuplicateIndex:
             return frozenset({joined}) if joined else frozenset()
         return frozenset(joined[i : i + CHAR_NGRAM] for i in range(len(joined) - CHAR_NGRAM + 1))
 
-    def _fingerprint(self, item: Item) -> tuple[bytes, _Entry, frozenset[str]]:
+    def _fingerprint(
+        self, item: Item, entity: str | None = None
+    ) -> tuple[bytes, _Entry, frozenset[str]]:
         text = normalize_text(item.input_text())
         media = self._media_hashes(item)
         key = hashlib.sha256("\x00".join((text, *media)).encode("utf-8")).digest()
         shingles = self.shingles(text)
         # Integer hashes of the shingles (consistent within the process, which is all the
         # exact Jaccard comparison needs) take a fraction of the strings' memory.
-        return key, _Entry(item.id, media, frozenset(hash(s) for s in shingles)), shingles
+        entry = _Entry(
+            item.id, media, frozenset(hash(s) for s in shingles), normalize_text(entity or "")
+        )
+        return key, entry, shingles
 
     def _minhash(self, shingles: frozenset[str]) -> MinHash:
         m = self._template.copy()
@@ -195,13 +204,14 @@ class DuplicateIndex:
             self._add(key, entry, shingles, bands)
             return verdict
 
-    def add_if_unique(self, item: Item) -> DuplicateVerdict:
+    def add_if_unique(self, item: Item, entity: str | None = None) -> DuplicateVerdict:
         """:meth:`check`, and add ``item`` only when it is unique, atomically.
 
         A rejected candidate leaves no trace, so its slot may try a new wording under the
-        same id (the executor's local fix).
+        same id (the executor's local fix). ``entity``: what the question is about (the
+        record's value it names); an item about another entity is never its near duplicate.
         """
-        key, entry, shingles = self._fingerprint(item)
+        key, entry, shingles = self._fingerprint(item, entity)
         with self._lock:
             verdict, bands = self._check(key, entry, shingles)
             if verdict.kind == "unique":
@@ -246,6 +256,8 @@ class DuplicateIndex:
             other = self._entries[number]
             if other is None or other.media != entry.media:
                 continue
+            if entry.entity and other.entity and entry.entity != other.entity:
+                continue  # the same template about another entity asks another question
             union = len(entry.shingles | other.shingles)
             jaccard = len(entry.shingles & other.shingles) / union
             # Highest similarity first; ties go to the smallest id (deterministic).

@@ -127,7 +127,8 @@ def test_a_leaking_rewording_gives_way_to_the_template_without_a_retry(tmp_path)
     for row in items(out):
         meta = row["metadata"]
         assert meta["fixes"] == 0 and meta["wording"] == "template"
-        assert row["input"] == meta["template"] == f"What is the capital of {meta['question'][23:]}"
+        asks = "What is the capital of the following country: "
+        assert row["input"] == meta["template"] == f"{asks}{meta['question'][len(asks) :]}"
         assert "no_leak: the answer" in meta["rewording_rejected"]
     assert len(router.prompts["SampleDecision"]) == 5  # no second attempt was needed
     assert len(router.prompts["JudgeVerdict"]) == 5
@@ -614,3 +615,70 @@ def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_pat
     assert len(router.prompts["SampleDecision"]) == 110
     # The recursion limit still covers the worst case: a fan-out per slot_workers slots.
     assert recursion_limit(config, 110) >= 2 * (110 * 3 // 6)
+
+
+def test_an_item_of_a_plan_without_languages_says_it_is_english(tmp_path):
+    # The slot had no language, so the English template worded it: a reviewer reading
+    # metadata.language must see "en", not null.
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 2, card.size, {})])
+    assert all(not s.languages for s in spec.subtasks)
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router)
+    assert result.items == 2
+    assert [row["metadata"]["language"] for row in items(out)] == ["en", "en"]
+
+
+def test_a_french_item_names_the_country_and_offers_the_capitals_in_french(tmp_path):
+    # "Quelle est la capitale du pays suivant : Western Sahara ?" with "The Valley" among
+    # the choices: the entity and the answers must come from the French fields.
+    rows = [
+        ("Austria", "Autriche", "Vienna", "Vienne"),
+        ("Belgium", "Belgique", "Brussels", "Bruxelles"),
+        ("Denmark", "Danemark", "Copenhagen", "Copenhague"),
+        ("Poland", "Pologne", "Warsaw", "Varsovie"),
+        ("Portugal", "Portugal", "Lisbon", "Lisbonne"),
+        ("Egypt", "Égypte", "Cairo", "Le Caire"),
+    ]
+    data = tmp_path / "world.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"name": n, "names": {"fr": nf}, "capital": c, "capital_names": {"fr": cf}})
+            + "\n"
+            for n, nf, c, cf in rows
+        )
+    )
+    from benchsmith.catalog.store import Catalog
+    from benchsmith.spec import PlanStep
+
+    card = Catalog(tmp_path / "catalog").add(str(data), id="world", replace=True)
+    subtask = Subtask(
+        id="capitals", name="Capitals", description="Name the capital city of a country.",
+        answer_format="multiple_choice", languages=["fr"],
+    )  # fmt: skip
+    choice = PlanStep(
+        tool="make_multiple_choice",
+        params={"question": "{question}", "answer": "{answer}", "n_choices": 4},
+    )
+    spec = make_spec([("capitals--world", "world", 4, card.size, {"plan": [choice]})], [subtask])
+    spec.groundings[0] = spec.groundings[0].model_copy(
+        update={
+            "question_templates": {"fr": "Quelle est la capitale du pays suivant : {names.fr} ?"},
+            "answer_fields": {"fr": "capital_names.fr"},
+        }
+    )
+    router = Router(JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router, judge="off", reword="off")
+    assert result.status == "complete" and result.items == 4
+    french = {nf: cf for _n, nf, _c, cf in rows}
+    for row in items(out):
+        country = row["input"].removeprefix("Quelle est la capitale du pays suivant : ")[:-2]
+        answer = row["choices"]["ABCD".index(row["target"])]
+        assert answer == french[country]
+        assert set(row["choices"]) <= set(french.values())
+        assert row["metadata"]["source"]["answer_field"] == "capital_names.fr"
+        entity = next(
+            v for v in row["metadata"]["verification"]["structural"] if v["check"] == "entity"
+        )
+        assert entity["ok"] and country in entity["reason"]
+

@@ -66,7 +66,9 @@ def assert_no_injected_text(rows):
 
 
 def by_name(rows):
-    return {r["metadata"]["question"].split(" of ")[-1].rstrip("?"): r for r in rows}
+    return {
+        r["metadata"]["question"].split(" of ")[-1].split(": ")[-1].rstrip("?"): r for r in rows
+    }
 
 
 def test_short_answer_build_rejects_injected_records_and_keeps_clean_ones(tmp_path):

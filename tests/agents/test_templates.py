@@ -16,12 +16,21 @@ from benchsmith.agents.alignment import (
 )
 from benchsmith.agents.design import check_subtasks, design_node
 from benchsmith.agents.grounding import pick_templates
-from benchsmith.agents.templates import CONCEPTS, candidates, fill, template_problems
+from benchsmith.agents.templates import (
+    CONCEPTS,
+    answer_field_for,
+    candidates,
+    fill,
+    question_slot,
+    template_problems,
+)
 from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Grounding, Scores, Subtask
 from benchsmith.verify.wording import wording_problems
+
+ASKS = "What is the capital of the following country: "
 
 WORLD = card(
     "world",
@@ -33,13 +42,16 @@ WORLD = card(
 
 
 def test_candidates_come_from_the_card_and_never_slot_the_answer():
-    [concept, generic] = candidates(
+    [concept] = candidates(
         question_field="name", answer_field="capital", answer_semantics="capital city"
     )
-    assert concept.templates["en"] == "What is the capital of {name}?"
+    assert concept.templates["en"] == "What is the capital of the following country: {name}?"
     assert concept.templates["fr"] == "Quelle est la capitale du pays suivant : {name} ?"
-    assert generic.templates == {"en": "What is the capital city of {name}?"}
-    [digit, _generic] = candidates(
+    [generic] = candidates(
+        question_field="name", answer_field="leader", answer_semantics="head of state"
+    )
+    assert generic.templates == {"en": "What is the head of state of {name}?"}
+    [digit] = candidates(
         question_field=None, answer_field="label", answer_semantics="the digit shown, 0-9",
         has_media=True,
     )  # fmt: skip
@@ -58,6 +70,91 @@ def test_candidates_come_from_the_card_and_never_slot_the_answer():
             scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
             available_records=1,
         )  # fmt: skip
+
+
+def test_a_template_names_the_entity_in_its_own_language_where_the_card_translates_it():
+    # "Quelle est la capitale du pays suivant : Western Sahara ?" mixed two languages: the
+    # French template slotted the English name although the card gives the French one.
+    translations = {"fr": "names.fr", "de": "names.de"}
+    [concept] = candidates(
+        question_field="name", answer_field="capital", answer_semantics="capital city",
+        translations=translations,
+    )  # fmt: skip
+    assert concept.templates["en"] == "What is the capital of the following country: {name}?"
+    assert concept.templates["fr"] == "Quelle est la capitale du pays suivant : {names.fr} ?"
+    assert concept.templates["de"] == "Was ist die Hauptstadt des folgenden Landes: {names.de}?"
+    assert concept.templates["es"] == "¿Cuál es la capital del siguiente país: {name}?"
+    fields = ["name", "names.fr", "names.de", "capital"]
+    check = {"translations": {"name": translations}, "fields": fields, "answer_field": "capital"}
+    assert template_problems(
+        "Quelle est la capitale du pays suivant : {name} ?", language="fr", **check
+    ) == ["slot {name} holds en text in a fr template; use {names.fr}"]
+    assert template_problems(
+        "¿Cuál es la capital del siguiente país: {name}?", language="es", **check
+    ) == ["slot {name} holds en text in a es template; the dataset has no es name"]
+    for text, lang in [(concept.templates["fr"], "fr"), (concept.templates["en"], "en")]:
+        assert template_problems(text, language=lang, **check) == []
+    record = {"name": "Western Sahara", "names": {"fr": "Sahara occidental"}}
+    assert fill(concept.templates["fr"], record) == (
+        "Quelle est la capitale du pays suivant : Sahara occidental ?"
+    )
+    # the entity the checks look for is the one the language's template names
+    assert question_slot(concept.templates, "fr", "name") == "names.fr"
+    assert question_slot(concept.templates, "en", "name") == "name"
+    assert question_slot(concept.templates, None, "name") == "name"
+    assert question_slot(concept.templates, "fr", None) is None
+
+
+def test_pick_templates_uses_the_cards_translations():
+    translated = card(
+        "world2",
+        "World countries: capitals",
+        ["text", "table"],
+        [
+            ("name", "text"),
+            ("names.fr", "text"),
+            ("capital", "text"),
+            ("capital_names.fr", "text"),
+            ("region", "category"),
+        ],
+        size=250,
+    )
+    translated.fields[0] = translated.fields[0].model_copy(
+        update={"translations": {"fr": "names.fr"}}
+    )
+    translated.fields[2] = translated.fields[2].model_copy(
+        update={"translations": {"fr": "capital_names.fr"}}
+    )
+    subtask = Subtask(
+        id="capitals", name="Capitals", description="Name the capital of a country.",
+        languages=["en", "fr"],
+    )  # fmt: skip
+    picked = pick_templates(
+        None, subtask, translated, question_field="name", answer_field="capital",
+        has_media=False,
+    )  # fmt: skip
+    assert picked.templates == {
+        "en": "What is the capital of the following country: {name}?",
+        "fr": "Quelle est la capitale du pays suivant : {names.fr} ?",
+    }
+    assert picked.missing == {}
+    # the French item's answer and choices are the capitals' French names ("Vienne")
+    assert picked.answer_fields == {"fr": "capital_names.fr"}
+    grounding = Grounding(
+        id="g", subtask_id="capitals", dataset_id="world2", question_field="name",
+        answer_field="capital", answer_fields=picked.answer_fields,
+        scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+        available_records=1,
+    )  # fmt: skip
+    assert answer_field_for(grounding, "fr") == "capital_names.fr"
+    assert answer_field_for(grounding, "en") == answer_field_for(grounding, None) == "capital"
+    # regions come in English only: a French item would offer "Europe, Asia, Americas"
+    regions = pick_templates(
+        None, subtask, translated, question_field="name", answer_field="region",
+        has_media=False,
+    )  # fmt: skip
+    assert list(regions.templates) == ["en"]
+    assert regions.missing == {"fr": "the dataset gives its region values in en only, not in fr"}
 
 
 def test_answer_fields_are_ranked_by_the_intent_so_capitals_never_ask_for_a_subregion():
@@ -101,8 +198,14 @@ def test_a_language_without_a_passing_template_is_reported_not_filled():
         id="regions", name="Regions", description="Name the world region of a country.",
         languages=["en", "fr", "sw"],
     )  # fmt: skip
+    # the regions come in French and Swahili too: only the templates can be missing
+    world = WORLD.model_copy(deep=True)
+    region = next(i for i, f in enumerate(world.fields) if f.path == "region")
+    world.fields[region] = world.fields[region].model_copy(
+        update={"translations": {"fr": "region_fr", "sw": "region_sw"}}
+    )
     picked = pick_templates(
-        None, subtask, WORLD, question_field="name", answer_field="region", has_media=False
+        None, subtask, world, question_field="name", answer_field="region", has_media=False
     )
     assert set(picked.templates) == {"en", "fr"}
     assert picked.templates["fr"].startswith("Dans quelle région du monde")
@@ -117,8 +220,10 @@ def test_a_model_template_in_the_wrong_language_is_refused():
         def structured(self, schema, messages):
             return schema(template="own", own_sw="What is the capital of {name}?")
 
+    world = WORLD.model_copy(deep=True)  # Swahili capitals: only the template can fail
+    world.fields[1] = world.fields[1].model_copy(update={"translations": {"sw": "capital_sw"}})
     picked = pick_templates(
-        Model(), subtask, WORLD, question_field="name", answer_field="capital", has_media=False
+        Model(), subtask, world, question_field="name", answer_field="capital", has_media=False
     )
     assert picked.templates == {}
     assert "language_id" in picked.missing["sw"]
@@ -164,7 +269,7 @@ def _build(tmp_path, question, languages=None):
 
 def test_a_rewording_that_passes_every_check_is_kept(tmp_path):
     def reword(prompt):
-        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        name = prompt.split(f"The question is: {ASKS}")[1].split("?")[0]
         return {"question": f"Which city is the capital of {name}?"}
 
     result, items, _router = _build(tmp_path, reword)
@@ -172,9 +277,9 @@ def test_a_rewording_that_passes_every_check_is_kept(tmp_path):
     assert {i["metadata"]["wording"] for i in items} == {"model"}
     names = {n for n, _c, _k in COUNTRIES}
     for item in items:
-        assert item["metadata"]["template"].startswith("What is the capital of ")
+        assert item["metadata"]["template"].startswith(ASKS)
         asked = item["input"].removeprefix("Which city is the capital of ").removesuffix("?")
-        assert asked in names and asked == item["metadata"]["template"][23:-1]
+        assert asked in names and asked == item["metadata"]["template"][len(ASKS) : -1]
     assert result.report["wording"]["model"] == 3
 
 
@@ -192,7 +297,7 @@ BAD_REWORDINGS = {
 @pytest.mark.parametrize("check", sorted(BAD_REWORDINGS))
 def test_a_rewording_refused_by_each_check_is_replaced_by_the_template(tmp_path, check):
     def reword(prompt):
-        name = prompt.split("The question is: What is the capital of ")[1].split("?")[0]
+        name = prompt.split(f"The question is: {ASKS}")[1].split("?")[0]
         return {"question": BAD_REWORDINGS[check](name)}
 
     result, items, _router = _build(tmp_path, reword)
@@ -347,3 +452,44 @@ def test_without_rewording_the_model_still_chooses_the_settings():
     assert decision.question == "What is the capital of Kenya?"
     assert decision.params == {0: {"voice": "en-gb"}} and decision.source == "model"
     assert asked[0][0] == {"s0_voice"} and "You may reword" not in asked[0][1]
+
+
+def test_the_generic_template_agrees_with_a_plural_answer_and_ends_with_its_qualifier():
+    # "What is the bordering countries as ISO alpha-3 codes of Vietnam?" was accepted.
+    def generic(field, semantics):
+        [only] = candidates(question_field="name", answer_field=field, answer_semantics=semantics)
+        return only.templates["en"]
+
+    assert generic("borders", "bordering countries as ISO alpha-3 codes") == (
+        "What are the bordering countries of {name}, as ISO alpha-3 codes?"
+    )
+    assert generic("calling_codes", "international calling codes") == (
+        "What are the international calling codes of {name}?"
+    )
+    assert generic("status", "status") == "What is the status of {name}?"
+    assert generic("leader", "head of state") == "What is the head of state of {name}?"
+
+
+def test_a_topic_word_naming_the_records_does_not_pick_the_answer():
+    # "which continent is a country in" was grounded in the bordering countries (both
+    # fields carried one topic word; "country" describes every record, not the answer).
+    world = WORLD.model_copy(deep=True)
+    world.fields = [
+        f.model_copy(update={"semantics": sem})
+        for f, sem in zip(
+            world.fields,
+            ["English short name of the country", "capital city", "UN subregion", "continent"],
+            strict=True,
+        )
+    ]
+    world.fields.append(
+        world.fields[0].model_copy(
+            update={"path": "borders", "semantics": "bordering countries as codes"}
+        )
+    )
+    world.output_fields = [*world.output_fields, "borders"]
+    assert rank_answer_fields(world, topic_stems("which continent is a country in")) == [
+        ("region", 1)
+    ]
+    # with nothing else to go on, the records' own word still counts
+    assert "borders" in dict(rank_answer_fields(world, topic_stems("country facts")))

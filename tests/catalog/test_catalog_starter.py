@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import socket
 from pathlib import Path
 
@@ -91,6 +92,53 @@ def test_facts_and_language_diversity(built):
             if r["alpha_2"] == "DE" and r["language"] == "de"
         ]
         assert german == ["Deutschland"]
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("countryinfo"), reason="countryinfo missing")
+def test_country_names_read_as_a_sentence_needs_them_and_capitals_have_one_answer(built):
+    # Reviewed items said "capital of Micronesia, Federated States of", named Western Sahara
+    # in English in a French question, and gave Nur-Sultan for Kazakhstan and Plymouth (a
+    # town abandoned in 1997) for Montserrat.
+    catalog, _outcome = built
+    rows = {r["alpha_2"]: r for r in catalog.records("world-countries")}
+    assert rows["FM"]["name"] == "Federated States of Micronesia"
+    assert rows["FM"]["iso_name"] == "Micronesia, Federated States of"
+    assert rows["BO"]["name"] == "Bolivia" and rows["KR"]["name"] == "South Korea"
+    assert rows["CD"]["name"] == "Democratic Republic of the Congo"
+    assert rows["VG"]["name"] == "British Virgin Islands"
+    assert not [r["name"] for r in rows.values() if re.search(r", .*\bof( the)?$", r["name"])]
+    assert rows["EH"]["names"]["fr"] == "Sahara occidental"
+    assert rows["UG"]["names"]["fr"] == "Ouganda" and rows["DE"]["names"]["de"] == "Deutschland"
+    assert rows["FM"]["names"]["fr"] == "États fédérés de Micronésie"
+    inverted = [n for r in rows.values() for n in r["names"].values() if re.search(r", \w+$", n)]
+    assert not [n for n in inverted if n.split(", ")[-1] in ("de", "von", "of", "Îles", "Islas")]
+    assert rows["KZ"]["capital"] == "Astana" and rows["GB"]["capital"] == "London"
+    for code in ("MS", "TK", "BO", "ZA", "EH", "IL", "PS"):
+        assert rows[code]["capital"] is None, code
+    card = catalog.get("world-countries")
+    name = next(f for f in card.fields if f.path == "name")
+    assert name.translations["fr"] == "names.fr"
+    assert {f.path for f in card.fields} >= {f"names.{c}" for c in name.translations}
+    assert {"en", "fr", "de", "es"} <= set(card.languages)
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("babel"), reason="babel missing")
+def test_capitals_have_their_cldr_names_so_other_languages_never_offer_english_ones(built):
+    # A Spanish item asked "¿Cuál es la capital del siguiente país: México?" and offered
+    # "Mexico City"; a German one "Copenhagen" and "Brussels".
+    catalog, _outcome = built
+    rows = {r["alpha_2"]: r for r in catalog.records("world-countries")}
+    assert rows["MX"]["capital_names"]["es"] == "Ciudad de México"
+    assert rows["AT"]["capital_names"] == {
+        "de": "Wien", "es": "Viena", "fr": "Vienne", "it": "Vienna", "nl": "Wenen",
+        "pt": "Viena",
+    }  # fmt: skip
+    assert rows["LY"]["capital_names"]["fr"] == "Tripoli"  # CLDR's "Tripoli (Libye)"
+    assert "\u00ad" not in rows["IS"]["capital_names"]["de"]  # no soft hyphens
+    assert rows["CN"]["capital_names"] == {}  # not a zone's city: no name to offer
+    card = catalog.get("world-countries")
+    capital = next(f for f in card.fields if f.path == "capital")
+    assert capital.translations["de"] == "capital_names.de"
 
 
 def test_images_open(built):

@@ -47,6 +47,13 @@ def test_chosen_distractors_are_distinct_beyond_tolerance():
             assert abs(a - b) > 0.02 * abs(a)
 
 
+def test_computed_items_say_they_are_english():
+    from benchsmith.solution.items import base_metadata
+
+    g, p = problem()
+    assert base_metadata(p, g, "computed", "numeric", 0.01)["language"] == "en"
+
+
 def test_template_text_and_checks():
     g, p = problem()
     text = template_text(p, g, "numeric")

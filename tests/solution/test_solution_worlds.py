@@ -73,3 +73,86 @@ def test_kinds_give_units_and_sane_bounds():
     assert (years.unit, years.integer) == ("years", True)
     speed = parse_definition("v", "the final velocity in metres per second (m/s)")
     assert (speed.description, speed.symbol) == ("final velocity", "m/s")
+
+
+def test_no_problem_joins_the_situations_of_two_sections():
+    # Reviewed items read "The outstanding balance is $4,745.50. The principal borrowed is
+    # $6,998.00. ... The future value is $1,657.16. What is the present value?": the number
+    # of periods was solved from the loan and used to discount an unrelated sum, so "the
+    # present value" read as the loan's principal. And "The cash flow received each period
+    # is $45,018.00 ... The present value of the annuity is $5,166.00. What is the payment
+    # made each period?" joined an investment's periods to another annuity.
+    from pathlib import Path
+
+    from benchsmith.solution.generate import plan_cells
+    from benchsmith.solution.knowledge import build_knowledge
+    from benchsmith.solution.worlds import crosses_scenarios
+
+    chapter = Path(__file__).parents[2] / "examples" / "references" / "time-value-of-money.md"
+    graph = build_knowledge([chapter]).graph
+    section = {f.output: f.source.section for f in graph.formulas}
+    loan = [f for f in graph.forms_for("n") if "Loan" in f.formula.source.section]
+    final = next(f for f in graph.forms_for("PV") if "Present value" in f.formula.concept)
+    joined = [
+        d
+        for d in graph.derivations(final, 3, cap=500)
+        if any(s.formula.id in {f.formula.id for f in loan} and s.output == "n" for s in d.steps)
+    ]
+    assert joined, "the chapter has a chain from a loan's periods to a present value"
+    for d in joined:
+        assert crosses_scenarios(d, graph) is not None
+    # the rates section computes what it defines (r = j / m, n = m t): those chains stay
+    rates = next(f for f in graph.forms_for("r") if f.formula.output == "r")
+    kept = [d for d in graph.derivations(final, 2, cap=500) if d.steps[0].formula is rates.formula]
+    assert kept and all(crosses_scenarios(d, graph) is None for d in kept)
+    plans, _unfillable = plan_cells(graph, (1, 2, 3), seed=0)
+    for plan in plans.values():
+        for d in plan.derivations:
+            assert crosses_scenarios(d, graph) is None, [s.formula.text for s in d.steps]
+    assert section  # every admitted formula has its section
+
+
+def _chapter_graph():
+    from pathlib import Path
+
+    from benchsmith.solution.knowledge import build_knowledge
+
+    chapter = Path(__file__).parents[2] / "examples" / "references" / "time-value-of-money.md"
+    return build_knowledge([chapter]).graph
+
+
+def test_continuous_compounding_never_meets_periods_per_year():
+    # "The effective annual rate is 7.392%. The number of compounding periods per year is 2.
+    # The future value under continuous compounding is $2,436.93. ... What is the present
+    # value?": periods per year mean nothing under continuous compounding.
+    from benchsmith.solution.generate import plan_cells
+    from benchsmith.solution.worlds import general_sides, mixes_with_general
+
+    graph = _chapter_graph()
+    pairs = alternatives(graph)
+    sides = general_sides(graph, pairs)
+    assert set(sides) == {"FVC"}  # "present value of the annuity" is not a model of PV
+    assert {"r", "n", "m", "EAR"} <= sides["FVC"] and not {"PV", "j", "t"} & sides["FVC"]
+    assert mixes_with_general({"FVC", "PV", "EAR", "m", "t", "j"}, graph, pairs) == ("FVC", "EAR")
+    assert mixes_with_general({"FVC", "PV", "j", "t"}, graph, pairs) is None
+    assert mixes_with_general({"PVA", "PMT", "m", "t", "r", "n"}, graph, pairs) is None
+    plans, _unfillable = plan_cells(graph, (1, 2, 3), seed=0)
+    for plan in plans.values():
+        for d in plan.derivations:
+            assert mixes_with_general(mentioned(d), graph, pairs) is None
+
+
+def test_a_problem_is_cut_only_from_a_plausible_situation():
+    # "The cash flow received each period is $18,284.00. The initial investment is
+    # $1,027.00. ... What is the net present value?": a profitability index of 364 where the
+    # chapter says 0.1 to 10, though the problem never names it.
+    graph = _chapter_graph()
+    final = next(f for f in graph.forms_for("NPV") if f.formula.output == "NPV")
+    [chain] = [d for d in graph.derivations(final, 1) if set(d.givens) == {"CF", "C_0", "n", "r"}]
+    rng = random.Random(0)
+    for _ in range(30):
+        problem = instantiate(chain, graph, rng)
+        if problem is None:
+            continue
+        pi = (problem.answer + problem.givens["C_0"]) / problem.givens["C_0"]
+        assert graph.quantities["PI"].contains(pi)

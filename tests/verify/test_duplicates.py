@@ -218,3 +218,22 @@ def test_a_removed_item_is_no_longer_a_duplicate_of_anything():
     assert index.check(item("e", kept.input_text())).kind == "exact"
     index.remove(item("zz", "never added"))  # nothing to take out
     assert index.add_if_unique(dropped).kind == "unique"
+
+
+def test_one_template_about_two_entities_is_not_a_near_duplicate():
+    # A build rejected ten items as near duplicates (0.82) of "What is the bordering
+    # countries as ISO alpha-3 codes of Vietnam?": the same long template about another
+    # country asks another question.
+    template = "What are the bordering countries, as ISO alpha-3 codes, of {}?"
+    index = DuplicateIndex()
+    assert index.add_if_unique(item("a", template.format("Vietnam")), entity="Vietnam").kind == (
+        "unique"
+    )
+    laos = item("b", template.format("Laos"))
+    assert index.check(laos).kind == "near"  # without the entity, the texts are 0.82 alike
+    assert index.add_if_unique(laos, entity="Laos") == DuplicateVerdict(kind="unique")
+    # the same entity asked twice is still a duplicate
+    again = item("c", template.format("Vietnam").replace("What are", "Which are"))
+    assert index.add_if_unique(again, entity="Vietnam").kind == "near"
+    exact = item("d", template.format("Laos"))
+    assert index.add_if_unique(exact, entity="Laos").kind == "exact"
