@@ -34,7 +34,7 @@ class TailBackups:
         self.enabled = enabled
         self._lock = threading.Lock()
         self._fresh_left = 0
-        self._chains: dict[str, str] = {}  # claim -> grounding id, waiting for a backup
+        self._chains: dict[str, Any] = {}  # claim -> the chain's slot, waiting for a backup
         self._backed: set[str] = set()  # claims with a backup (contested)
         self._settled: set[str] = set()  # contested claims already filled
         self.stats: Counter[str] = Counter()
@@ -59,11 +59,11 @@ class TailBackups:
         """Whether every slot of the fan-out has started."""
         return self._fresh_left <= 0
 
-    def note_chain(self, claim: str, grounding_id: str) -> None:
-        """The slot working for ``claim`` failed and goes on (a fix or a replacement)."""
+    def note_chain(self, claim: str, slot: Any) -> None:
+        """``slot``, working for ``claim``, goes on after a failure (a fix or a replacement)."""
         with self._lock:
             if claim not in self._backed:
-                self._chains[claim] = grounding_id
+                self._chains[claim] = slot
 
     def settle(self, claim: str, *, backup: bool) -> bool:
         """Fill the place of ``claim``; False when it was filled already (a surplus item)."""
@@ -91,19 +91,20 @@ class TailBackups:
         with self._lock:
             self.stats["superseded"] += 1
 
-    def take(self, draw: Callable[[str], Any]) -> tuple[str, Any] | None:
+    def take(self, draw: Callable[[Any], Any]) -> tuple[str, Any] | None:
         """A backup job for a finished slot: ``(claim, slot)``, or None.
 
-        Only at the tail of a fan-out, for a chain without a backup; ``draw(grounding_id)``
-        gives the grounding's next reserved record (None when none is left).
+        Only at the tail of a fan-out, for a chain without a backup; ``draw(chain_slot)``
+        gives a slot in its place (the grounding's next reserved record, in the chain's
+        language; None when none is left).
         """
         if not self.enabled or not self.in_tail:
             return None
         with self._lock:
             while self._chains:
-                claim, grounding_id = next(iter(self._chains.items()))
+                claim, chain_slot = next(iter(self._chains.items()))
                 del self._chains[claim]
-                slot = draw(grounding_id)
+                slot = draw(chain_slot)
                 if slot is None:
                     continue
                 self._backed.add(claim)

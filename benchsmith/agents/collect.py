@@ -108,13 +108,23 @@ class Reserve:
         """Records left."""
         return len(self._free)
 
-    def take(self) -> Slot | None:
-        """The next record's slot, or None when none is left."""
+    def take(self, like: Slot | None = None) -> Slot | None:
+        """The next record's slot, or None when none is left.
+
+        Args:
+            like: The slot the record replaces: the new slot keeps its language, so a
+                record that fails in French (no French name for its answer, say) is
+                replaced by another French one and the plan's mix of languages holds.
+                Without it, the record's own position in the order gives the language.
+        """
         with self._lock:
             if not self._free:
                 return None
             pos, idx = self._free.popleft()
-        return make_slot(self.grounding, pos, idx, self.languages, self.round)
+        slot = make_slot(self.grounding, pos, idx, self.languages, self.round)
+        if like is not None and like.language != slot.language:
+            slot = slot.model_copy(update={"language": like.language})
+        return slot
 
 
 @dataclass

@@ -414,13 +414,12 @@ class Workspace:
         return self.config.reword == "on"
 
     def replacement(self, slot: Slot) -> Slot | None:
-        """The slot a rejected ``slot`` goes on with: its grounding's next reserved record."""
-        return self.draw_reserved(slot.grounding_id)
+        """A slot in place of ``slot``: its grounding's next reserved record, in its language.
 
-    def draw_reserved(self, grounding_id: str) -> Slot | None:
-        """The grounding's next reserved record of this round, as a slot (None: none left)."""
-        reserve = self.reserve.get(grounding_id)
-        return reserve.take() if reserve is not None else None
+        A rejected slot goes on with it, and a tail backup races ``slot`` with it.
+        """
+        reserve = self.reserve.get(slot.grounding_id)
+        return reserve.take(like=slot) if reserve is not None else None
 
     def work_dir(self, slot: Slot) -> Path:
         """Scratch folder of a slot's tools (emptied before each attempt, removed after)."""
@@ -652,7 +651,7 @@ def _next_job(ws: Workspace) -> dict[str, Any]:
     if fresh is not None:
         claim, slot, backup = fresh.id, fresh, False
     else:
-        job = ws.backups.take(ws.draw_reserved)
+        job = ws.backups.take(ws.replacement)
         if job is None:
             return {"carry_on": False}
         (claim, slot), backup = job, True
@@ -698,7 +697,7 @@ def _failed(
 def _chain_if_fixing(ws: Workspace, state: SlotState, update: dict[str, Any]) -> dict[str, Any]:
     """Note a slot that goes on to a fix as a chain a tail backup may race."""
     if update["failure"].retry:
-        ws.backups.note_chain(state.get("claim") or state["slot"].id, state["slot"].grounding_id)
+        ws.backups.note_chain(state.get("claim") or state["slot"].id, state["slot"])
     return update
 
 
@@ -837,7 +836,7 @@ def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
     if nxt is None:
         return update | _next_job(ws)
     claim = state.get("claim") or slot.id
-    ws.backups.note_chain(claim, slot.grounding_id)
+    ws.backups.note_chain(claim, nxt)
     return update | {
         "slot": nxt,
         "claim": claim,

@@ -34,13 +34,13 @@ def test_backups_start_only_at_the_tail_and_once_per_chain():
     backups.begin_window(2)
     backups.note_chain("a", "g")
     drawn = iter(["slot-1", "slot-2"])
-    assert backups.take(lambda gid: next(drawn)) is None  # slots of the window not started
+    assert backups.take(lambda chain: next(drawn)) is None  # slots of the window not started
     backups.fresh_started()
     backups.fresh_started()
     assert backups.in_tail
-    assert backups.take(lambda gid: next(drawn)) == ("a", "slot-1")
+    assert backups.take(lambda chain: next(drawn)) == ("a", "slot-1")
     backups.note_chain("a", "g")  # the chain fails again: it has its backup already
-    assert backups.take(lambda gid: next(drawn)) is None
+    assert backups.take(lambda chain: next(drawn)) is None
     assert backups.summary() == {"started": 1, "won": 0, "superseded": 0, "surplus": 0}
 
 
@@ -50,7 +50,7 @@ def test_the_first_to_settle_a_contested_place_fills_it():
     assert backups.settle("plain", backup=False)  # uncontested: always filled, not kept
     assert not backups.is_settled("plain")
     backups.note_chain("a", "g")
-    assert backups.take(lambda gid: "slot") == ("a", "slot")
+    assert backups.take(lambda chain: "slot") == ("a", "slot")
     assert not backups.is_settled("a")
     assert backups.settle("a", backup=True)
     assert backups.is_settled("a")
@@ -63,13 +63,13 @@ def test_a_settled_chain_gets_no_backup_and_none_without_records_or_when_off():
     backups.begin_window(0)
     backups.note_chain("a", "g")
     assert backups.settle("a", backup=False)  # the chain's own fix was accepted
-    assert backups.take(lambda gid: "slot") is None
+    assert backups.take(lambda chain: "slot") is None
     backups.note_chain("b", "g")
-    assert backups.take(lambda gid: None) is None  # the grounding's reserve is empty
+    assert backups.take(lambda chain: None) is None  # the grounding's reserve is empty
     off = TailBackups(enabled=False)
     off.begin_window(0)
     off.note_chain("a", "g")
-    assert off.take(lambda gid: "slot") is None
+    assert off.take(lambda chain: "slot") is None
 
 
 def test_a_new_window_forgets_the_last_ones_chains():
@@ -77,7 +77,7 @@ def test_a_new_window_forgets_the_last_ones_chains():
     backups.begin_window(0)
     backups.note_chain("a", "g")
     backups.begin_window(0)
-    assert backups.take(lambda gid: "slot") is None
+    assert backups.take(lambda chain: "slot") is None
 
 
 # -- slots racing in the slot subgraph -----------------------------------------------------------
@@ -100,7 +100,8 @@ def test_a_finished_slot_takes_a_backup_for_a_chain_and_fills_its_place(tmp_path
     router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
     config = setup(tmp_path, spec, router, tail_backups="on")
     ws = _reserve(config, spec)
-    ws.backups.note_chain("slow-chain", GID)  # another slot is on a chain of fixes
+    # another slot (of the same grounding, in English) is on a chain of fixes
+    ws.backups.note_chain("slow-chain", first_slot(spec))
     path, output = run_slot(config, first_slot(spec))
     # its own slot, then the backup (the reserve's next record) in the same task
     assert path == ["orchestrate", "execute", "verify", "accept"] * 2
@@ -127,7 +128,7 @@ def test_a_chain_stops_before_its_next_judge_when_a_backup_filled_its_place(tmp_
         if "previous attempt was rejected" in prompt:
             # While the fix is worded, a backup for this slot is accepted elsewhere.
             ws = open_workspace(config)
-            assert ws.backups.take(ws.draw_reserved)[0] == slot.id
+            assert ws.backups.take(ws.replacement)[0] == slot.id
             assert ws.backups.settle(slot.id, backup=True)
             return {"question": "Which city is the capital of this country, please?"}
         return good_question(prompt)
@@ -151,8 +152,8 @@ def test_an_item_verified_second_is_dropped_not_accepted(tmp_path):
     def judge(prompt):
         # While this slot is judged, its backup (started earlier) is accepted first.
         ws = open_workspace(config)
-        ws.backups.note_chain(slot.id, GID)
-        assert ws.backups.take(lambda gid: "a record")[0] == slot.id
+        ws.backups.note_chain(slot.id, slot)
+        assert ws.backups.take(lambda chain: "a record")[0] == slot.id
         assert ws.backups.settle(slot.id, backup=True)
         return judge_yes(prompt)
 
@@ -191,3 +192,37 @@ def test_a_build_with_backups_packages_exactly_its_size(tmp_path):
     backups = result.report["tail_backups"]
     assert set(backups) == {"started", "won", "superseded", "surplus"}
     assert backups["won"] <= backups["started"]
+
+
+def test_a_replacement_keeps_the_language_of_the_slot_it_replaces():
+    # Languages rotate over the records' positions; a French slot whose record fails (no
+    # French name for its answer, say) is replaced by a French one, not by whatever
+    # language the next position had, so the plan's mix of languages holds.
+    from benchsmith.agents.collect import make_slot
+    from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores, Subtask
+
+    grounding = Grounding(
+        id=GID,
+        subtask_id="capitals",
+        dataset_id="capitals",
+        answer_field="capital",
+        plan=[],
+        scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
+        available_records=10,
+    )
+    BenchmarkSpec(
+        intent="capitals",
+        size=2,
+        subtasks=[Subtask(id="capitals", name="Capitals", description="d")],
+        groundings=[grounding],
+        allocations=[Allocation(grounding_id=GID, quota=2)],
+    )  # a valid plan holds such a grounding
+    languages = ["en", "fr"]
+    reserve = Reserve(grounding, [(2, 7), (3, 8), (4, 9)], languages, 0)
+    french = make_slot(grounding, 1, 5, languages, 0)
+    assert french.language == "fr"
+    again = reserve.take(like=french)  # position 2 would have been English
+    assert again.record_index == 7 and again.language == "fr"
+    assert reserve.take().language == "fr"  # position 3, its own language
+    assert reserve.take(like=make_slot(grounding, 0, 1, languages, 0)).language == "en"
+    assert reserve.take() is None
