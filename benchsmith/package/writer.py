@@ -259,6 +259,9 @@ def wall_time(run_dir: Path, started_at: float, ledger_times: list[float]) -> fl
     return round(total, 3)
 
 
+SKIPPED_CHECK = "record"
+"""The check of a slot whose record has no answer to ask for (not an item candidate)."""
+
 HUMAN_CHECK = "human_review"
 """The check name of an item a human reviewer rejected, in ``rejects.jsonl`` and the report."""
 
@@ -486,9 +489,11 @@ def render_report_md(report: dict[str, Any]) -> str:
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """The honest headline: enforced acceptance, the judge apart, wording, checks not run."""
     acc = report.get("acceptance") or {}
+    skipped = acc.get("records_skipped") or 0
     lines = [
         f"acceptance by the enforced checks: {acc.get('accepted', report.get('items', 0))} of "
         f"{acc.get('candidates', 0)} candidates ({acc.get('enforced_checks', 0):.0%})"
+        + (f"; {skipped} record(s) with no answer skipped" if skipped else "")
     ]
     judge = report.get("judge") or {}
     if judge.get("runs"):
@@ -566,7 +571,10 @@ def write_package(
         json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
     )
     rejected = sum(reasons.values())
-    automatic = rejected - revoked
+    # A record with no answer (none in the slot's language, say) was skipped before any item
+    # was made: listed in rejects.jsonl, but not a candidate the checks turned down.
+    skipped = reasons.get(SKIPPED_CHECK, 0)
+    automatic = rejected - revoked - skipped
     # The enforced checks accepted the items a human later took out too.
     passed = n_items + revoked
     rate = round(passed / (passed + automatic), 4) if passed + automatic else 0.0
@@ -607,7 +615,10 @@ def write_package(
             "enforced_checks": rate,
             "accepted": passed,
             "candidates": passed + automatic,
-            "note": "items that passed every enforced check, over every candidate realized",
+            "records_skipped": skipped,
+            "note": "items that passed every enforced check, over every candidate realized "
+            "(records skipped for having no answer are not candidates; rejects.jsonl lists "
+            "them with the check 'record')",
         },
         "wording": {
             "template": data.wording.get("template", 0),

@@ -682,3 +682,21 @@ def test_a_french_item_names_the_country_and_offers_the_capitals_in_french(tmp_p
         )
         assert entity["ok"] and country in entity["reason"]
 
+
+def test_a_record_without_an_answer_is_skipped_not_a_rejected_candidate(tmp_path):
+    # A record with nothing to ask for (no capital) never becomes an item: rejects.jsonl
+    # lists it with the check "record", and the acceptance of the enforced checks is over
+    # the candidates actually made.
+    rows = [(f"Country {i}", f"City {i}", "Nowhere") for i in range(8)] + [("Atlantis", "", "-")]
+    _catalog, card = make_catalog(tmp_path, rows=rows)
+    spec = make_spec([("capitals--capitals", "capitals", 8, card.size, {})])
+    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(tmp_path, spec, router)
+    assert result.status == "complete" and result.items == 8
+    skipped = [r for r in rejects(out) if r["check"] == "record"]
+    assert len(skipped) == 1 and skipped[0]["record_index"] == 8
+    acceptance = result.report["acceptance"]
+    assert acceptance["records_skipped"] == 1
+    assert acceptance["accepted"] == acceptance["candidates"] == 8
+    assert result.report["acceptance_rate"] == 1.0
+    assert "1 record(s) with no answer skipped" in (out / "report.md").read_text()
