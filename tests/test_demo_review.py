@@ -83,6 +83,14 @@ def language_of(det, text: str, masks: list[str]) -> str:
     return found.iso_code_639_1.name.lower() if found else "?"
 
 
+def field_at(record: dict, path: str):
+    """A record's value at a dotted path (``names.fr``)."""
+    value = record
+    for part in path.split("."):
+        value = value[part]
+    return value
+
+
 def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
     """Every reviewer complaint about the items of one benchmark folder."""
     spec = json.loads((bench / "spec.json").read_text())
@@ -127,7 +135,10 @@ def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
         else:
             g = groundings[source["grounding"]]
             record = records(home, source["dataset"])[source["record_index"]]
-            expected = record[g["answer_field"]]
+            # In the item's language: its answer field (capital_names.fr) and the field its
+            # template names the entity with (names.fr), as a reviewer of French items reads.
+            answer_field = (g.get("answer_fields") or {}).get(lang) or g["answer_field"]
+            expected = field_at(record, answer_field)
             expected = ", ".join(expected) if isinstance(expected, list) else str(expected)
             if norm(answer_text) != norm(expected):
                 complaints.append(f"{row['id']}: target {answer_text!r} is not {expected!r}")
@@ -136,7 +147,12 @@ def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
                 if len(same) != 1:
                     complaints.append(f"{row['id']}: {len(same)} choices equal the answer")
             if g.get("question_field"):
-                entity = str(record[g["question_field"]])
+                template = (g.get("question_templates") or {}).get(lang) or ""
+                named = re.findall(r"\{([^{}]+)\}", template)
+                field = g["question_field"]
+                if named and field not in named:
+                    field = named[0]  # the translation the language's template slots
+                entity = str(field_at(record, field))
                 masks = [entity]
                 if norm(entity) not in norm(question):
                     complaints.append(f"{row['id']}: {question!r} does not name {entity!r}")

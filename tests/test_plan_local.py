@@ -53,7 +53,7 @@ def config(catalog, **extra):
     [
         (
             "spoken questions about world capitals", "audio", "tts_speak", "world-countries",
-            {"capital"}, "What is the capital of {name}?",
+            {"capital"}, "What is the capital of the following country: {name}?",
         ),
         (
             "images of handwritten digits", "image", None, "digits", {"label"},
