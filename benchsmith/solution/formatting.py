@@ -69,6 +69,8 @@ def _significant(value: float, digits: int) -> str:
         return "0"
     decimals = digits - 1 - math.floor(math.log10(abs(value)))
     rounded = round(value, decimals)
+    if rounded != 0 and math.floor(math.log10(abs(rounded))) > math.floor(math.log10(abs(value))):
+        decimals -= 1  # rounding reached the next power of ten: 0.009999 is 0.0100, not 0.01000
     return f"{rounded:.{max(decimals, 0)}f}"
 
 

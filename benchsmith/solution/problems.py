@@ -190,20 +190,18 @@ def instantiate(
     value is plausible and every admitted formula among the mentioned quantities holds.
     """
     part = part_of(graph, mentioned(derivation))
+    # The situation as a whole must be plausible, not only what the problem prints: a
+    # $1,027 project paying $18,284 a period has a profitability index of 364, where the
+    # text says 0.1 to 10, even when the problem never names that index. Only a range the
+    # text states counts here (ranges estimated from separate worked examples need not fit
+    # together); draw_world gives up on a world as soon as one of them is broken.
+    bounded = {n: graph.quantities[n] for n in part if stated_range(graph.quantities[n])}
     for _ in range(attempts):
-        world = draw_world(graph, part, rng)
+        world = draw_world(graph, part, rng, bounded)
         if world is None:
             continue
-        # The situation as a whole must be plausible, not only what the problem prints: a
-        # $1,027 project paying $18,284 a period has a profitability index of 364, where
-        # the text says 0.1 to 10, even when the problem never names that index. Only a
-        # range the text states counts here (ranges estimated from separate worked examples
-        # need not fit together).
-        if any(
-            stated_range(graph.quantities[n]) and not graph.quantities[n].contains(v)
-            for n, v in world.items()
-        ):
-            continue
+        if any(n in world and not q.contains(world[n]) for n, q in bounded.items()):
+            continue  # a drawn value (draw_world checks the derived ones)
         givens = {n: printed_value(world[n], graph.quantities[n]) for n in derivation.givens}
         problem = execute(derivation, givens, graph, world=world)
         if problem is None or not plausible(problem, graph):

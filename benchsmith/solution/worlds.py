@@ -28,6 +28,7 @@ import sympy as sp
 from benchsmith.solution.expressions import is_finite_real, numeric_function
 from benchsmith.solution.formulas import Formula
 from benchsmith.solution.graph import SolutionGraph
+from benchsmith.solution.quantities import Quantity
 
 WORLD_TOLERANCE = 1e-6
 #: Words that open the condition of a model ("future value under continuous compounding").
@@ -322,7 +323,10 @@ def violations(
 
 
 def draw_world(
-    graph: SolutionGraph, part: frozenset[str], rng: random.Random
+    graph: SolutionGraph,
+    part: frozenset[str],
+    rng: random.Random,
+    bounded: Mapping[str, Quantity] | None = None,
 ) -> dict[str, float] | None:
     """Every quantity of ``part``: independent ones drawn, the rest derived; None if stuck.
 
@@ -330,7 +334,9 @@ def draw_world(
     worlds every quantity may be drawn, in a random order), then a
     formula with one unknown left gives that unknown, and so on; when no formula has a
     single unknown, one more quantity is drawn. The world is refused when a value is not a
-    finite real number or a formula does not hold on it.
+    finite real number or a formula does not hold on it, and as soon as a derived value of
+    a quantity in ``bounded`` falls outside its range (a caller that would refuse such a
+    world anyway spares deriving the rest of it).
     """
     layout = _layout(graph, part)
     formulas, users = layout.formulas, layout.users
@@ -362,6 +368,8 @@ def draw_world(
                 name = next(n for n in formula.names if n not in values)
                 value = _solve_for(graph, formula, name, values)
                 if value is None:
+                    return None
+                if bounded and name in bounded and not bounded[name].contains(value):
                     return None
                 values[name] = value
                 for j in users[name]:

@@ -108,3 +108,14 @@ def test_coverage_table_marks_unfillable_cells():
         "\n"
         "- B k=2: no chain of 2 step(s) ends in a formula of it"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(0.009999384653252109, "0.0100"), (9.9996, "10.0"), (0.0452, "0.0452"), (1830.4, "1830")],
+)
+def test_three_significant_figures_stay_three_when_rounding_reaches_a_power_of_ten(value, text):
+    # 0.009999 was printed "0.01000" (four figures) for "to three significant figures".
+    from benchsmith.solution.formatting import _significant
+
+    assert _significant(value, 3) == text
