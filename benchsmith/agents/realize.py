@@ -655,12 +655,17 @@ def _next_job(ws: Workspace) -> dict[str, Any]:
         if job is None:
             return {"carry_on": False}
         (claim, slot), backup = job, True
+    return _carry_on(slot, claim, backup=backup, replaced=0)
+
+
+def _carry_on(slot: Slot, claim: str, *, backup: bool, replaced: int) -> dict[str, Any]:
+    """The update that sends a slot task back to the start with ``slot``, afresh."""
     return {
         "slot": slot,
         "claim": claim,
         "backup": backup,
         "carry_on": True,
-        "replaced": 0,
+        "replaced": replaced,
         "attempt": 0,
         "feedback": [],
         "history": [],
@@ -837,15 +842,4 @@ def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any
         return update | _next_job(ws)
     claim = state.get("claim") or slot.id
     ws.backups.note_chain(claim, nxt)
-    return update | {
-        "slot": nxt,
-        "claim": claim,
-        "carry_on": True,
-        "replaced": replaced + 1,
-        "attempt": 0,
-        "feedback": [],
-        "history": [],
-        "decision": None,
-        "draft": None,
-        "failure": None,
-    }
+    return update | _carry_on(nxt, claim, backup=False, replaced=replaced + 1)
