@@ -41,7 +41,7 @@ class TailBackups:
         """``started``, ``won`` (a backup filled the place), ``superseded`` (slots stopped
         because their place was filled) and ``surplus`` (accepted second, dropped)."""
 
-    def begin_window(self, slots: int) -> None:
+    def begin_fan_out(self, slots: int) -> None:
         """A new fan-out of ``slots`` slots starts (every slot of the last one has ended)."""
         with self._lock:
             self._fresh_left = slots

@@ -288,7 +288,7 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         if len(ws.queue):
             # Slots of this round no task took (a task ends early only when stopping).
             sends = ws.queue.take_many(workers)
-            ws.backups.begin_window(len(sends))
+            ws.backups.begin_fan_out(len(sends))
             return {
                 "pending_slots": sends,
                 "build_log": [f"collect: {len(sends)} more slot task(s) for this round"],
@@ -334,7 +334,7 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         subtask_targets[subtask_of[gid]] = subtask_targets.get(subtask_of[gid], 0) + target
     ws.queue = SlotQueue(plan.slots)
     sends = ws.queue.take_many(workers)
-    ws.backups.begin_window(len(sends))
+    ws.backups.begin_fan_out(len(sends))
     return {
         "pending_slots": sends,
         "targets": plan.targets,

@@ -81,17 +81,13 @@ def route_slot_start(
     return "orchestrate"
 
 
-def route_after_discard(
+def route_after_slot_end(
     state: SlotState, runtime: Runtime[RunConfig]
 ) -> Literal["computed", "orchestrate", "__end__"]:
-    """END, or the next slot's start when ``discard`` loaded one (a replacement or backup)."""
-    return route_slot_start(state, runtime) if state.get("carry_on") else END
+    """After ``accept`` or ``discard``: END, or the start of the slot it loaded.
 
-
-def route_after_accept(
-    state: SlotState, runtime: Runtime[RunConfig]
-) -> Literal["computed", "orchestrate", "__end__"]:
-    """END, or the start of the slot ``accept`` loaded (the round's next, or a backup)."""
+    That is a replacement record, the round's next slot or a tail backup (``carry_on``).
+    """
     return route_slot_start(state, runtime) if state.get("carry_on") else END
 
 

@@ -58,17 +58,16 @@ from benchsmith.agents.realize import (
 from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
 from benchsmith.graph.routers import (
-    route_after_accept,
     route_after_allocation,
     route_after_collect,
     route_after_computed,
     route_after_design,
-    route_after_discard,
     route_after_execute,
     route_after_grounding,
     route_after_orchestrate,
     route_after_planner,
     route_after_preflight,
+    route_after_slot_end,
     route_after_verify,
     route_slot_start,
 )
@@ -114,8 +113,8 @@ def make_slot_builder() -> StateGraph:
     slot.add_conditional_edges("orchestrate", route_after_orchestrate)
     slot.add_conditional_edges("execute", route_after_execute)
     slot.add_conditional_edges("verify", route_after_verify)
-    slot.add_conditional_edges("accept", route_after_accept)
-    slot.add_conditional_edges("discard", route_after_discard)
+    slot.add_conditional_edges("accept", route_after_slot_end)
+    slot.add_conditional_edges("discard", route_after_slot_end)
     return slot
 
 

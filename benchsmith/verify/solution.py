@@ -29,15 +29,14 @@ def _fail(reason: str) -> Verdict:
 
 def printed_numbers(text: str) -> list[float]:
     """Every number the text states (``$1,234.50`` -> 1234.5, ``4.25%`` -> 0.0425)."""
+    from benchsmith.solution.formatting import parse_value
+
     out = []
     for token in _NUMBER.findall(text):
-        clean = token.replace("−", "-").replace("$", "").replace(",", "")
-        percent = clean.endswith("%")
         try:
-            value = float(clean.rstrip("%"))
+            out.append(parse_value(token.replace("−", "-")))
         except ValueError:
             continue
-        out.append(value / 100 if percent else value)
     return out
 
 

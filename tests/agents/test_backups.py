@@ -31,7 +31,7 @@ def _forget(tmp_path):
 
 def test_backups_start_only_at_the_tail_and_once_per_chain():
     backups = TailBackups(enabled=True)
-    backups.begin_window(2)
+    backups.begin_fan_out(2)
     backups.note_chain("a", "g")
     drawn = iter(["slot-1", "slot-2"])
     assert backups.take(lambda chain: next(drawn)) is None  # slots of the window not started
@@ -46,7 +46,7 @@ def test_backups_start_only_at_the_tail_and_once_per_chain():
 
 def test_the_first_to_settle_a_contested_place_fills_it():
     backups = TailBackups(enabled=True)
-    backups.begin_window(0)
+    backups.begin_fan_out(0)
     assert backups.settle("plain", backup=False)  # uncontested: always filled, not kept
     assert not backups.is_settled("plain")
     backups.note_chain("a", "g")
@@ -60,23 +60,23 @@ def test_the_first_to_settle_a_contested_place_fills_it():
 
 def test_a_settled_chain_gets_no_backup_and_none_without_records_or_when_off():
     backups = TailBackups(enabled=True)
-    backups.begin_window(0)
+    backups.begin_fan_out(0)
     backups.note_chain("a", "g")
     assert backups.settle("a", backup=False)  # the chain's own fix was accepted
     assert backups.take(lambda chain: "slot") is None
     backups.note_chain("b", "g")
     assert backups.take(lambda chain: None) is None  # the grounding's reserve is empty
     off = TailBackups(enabled=False)
-    off.begin_window(0)
+    off.begin_fan_out(0)
     off.note_chain("a", "g")
     assert off.take(lambda chain: "slot") is None
 
 
-def test_a_new_window_forgets_the_last_ones_chains():
+def test_a_new_fan_out_forgets_the_last_ones_chains():
     backups = TailBackups(enabled=True)
-    backups.begin_window(0)
+    backups.begin_fan_out(0)
     backups.note_chain("a", "g")
-    backups.begin_window(0)
+    backups.begin_fan_out(0)
     assert backups.take(lambda chain: "slot") is None
 
 
@@ -90,7 +90,7 @@ def _reserve(config, spec, skip=1):
     order = record_order(grounding, 0)
     free = list(enumerate(order))[skip:]
     ws.reserve = {grounding.id: Reserve(grounding, free, ["en"], 0)}
-    ws.backups.begin_window(0)  # every slot of the fan-out has started: the tail
+    ws.backups.begin_fan_out(0)  # every slot of the fan-out has started: the tail
     return ws
 
 
