@@ -196,3 +196,72 @@ def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
     assert bodies[0] == bodies[2] and bodies[1] == bodies[3]
     assert bodies[0]["messages"][1]["content"] == "Item: 2+2=4"
     assert any(k in bodies[0] for k in ("tools", "response_format"))
+
+
+def test_replies_reach_langchain_as_the_json_the_endpoint_sent(fake_server):
+    # JsonReply hands ChatOpenAI the reply's JSON object instead of the SDK's typed copy
+    # (which langchain dumps back to a dict): the message it makes is the same as the
+    # unwrapped client's, and a body that is not JSON still gets the SDK's own handling.
+    from langchain_openai import ChatOpenAI
+
+    from benchsmith.llm.client import JsonReply, openai_chat_factory
+    from benchsmith.llm.structured import request_params
+
+    spec = parse_model_spec(f"fake-model@{fake_server.base_url}")
+    ours = openai_chat_factory(
+        spec,
+        base_url=fake_server.base_url,
+        api_key=None,
+        timeout=10,
+        temperature=0.2,
+        max_tokens=64,
+    )
+    plain = ChatOpenAI(
+        model="fake-model",
+        base_url=fake_server.base_url,
+        api_key="not-needed",
+        max_retries=0,
+        timeout=10,
+        temperature=0.2,
+        max_tokens=64,
+        use_responses_api=False,
+    )
+    params = request_params(Verdict, "function_calling")
+    messages = []
+    for chat in (ours, plain):
+        fake_server.script(
+            Reply.tool_call(GOOD, usage={"prompt_tokens": 7, "completion_tokens": 3})
+        )
+        messages.append(chat.invoke(PROMPT, **params))
+    mine, theirs = messages
+    # The fake numbers its calls: call_1 then call_2; everything else is the same.
+    assert [c["id"] for c in mine.tool_calls + theirs.tool_calls] == ["call_1", "call_2"]
+    assert [{**c, "id": ""} for c in mine.tool_calls] == [
+        {**c, "id": ""} for c in theirs.tool_calls
+    ]
+    assert mine.tool_calls[0]["args"] == GOOD
+    assert mine.usage_metadata == theirs.usage_metadata
+    assert mine.usage_metadata["input_tokens"] == 7
+    for key in ("finish_reason", "model_name"):
+        assert mine.response_metadata[key] == theirs.response_metadata[key]
+    # The typed copy adds the fields the endpoint left out, as None; the counts are the same.
+    theirs_usage = {k: v for k, v in theirs.response_metadata["token_usage"].items() if v}
+    assert mine.response_metadata["token_usage"] == theirs_usage
+
+    fake_server.script(Reply.text("hi"))
+    reply = ours.client.with_raw_response.create(
+        model="fake-model", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert isinstance(reply, JsonReply)
+    parsed = reply.parse()
+    assert isinstance(parsed, dict) and parsed["choices"][0]["message"]["content"] == "hi"
+    assert reply.http_response.status_code == 200  # the SDK response's own attributes
+
+    # A body that is not JSON is left to the SDK's parse: the same error as the plain client.
+    errors = []
+    for chat in (ours, plain):
+        fake_server.script(Reply.malformed())
+        with pytest.raises(Exception) as caught:
+            chat.invoke(PROMPT, **params)
+        errors.append((type(caught.value), str(caught.value)[:60]))
+    assert errors[0] == errors[1]

@@ -123,8 +123,28 @@ class CardStats:
         return self.hf_files.get(config) or SPLIT_GLOBS[config]
 
 
+@dataclass
+class ItemCounts:
+    """The card's counts of items (per subtask, modality and language), one item at a time."""
+
+    n: int = 0
+    by_subtask: Counter[str] = field(default_factory=Counter)
+    by_modality: Counter[str] = field(default_factory=Counter)
+    by_language: Counter[str] = field(default_factory=Counter)
+    extra_media: int = 0
+
+    def add(self, item: Item) -> None:
+        """Count one item."""
+        self.n += 1
+        self.by_subtask[str(item.metadata.get("subtask") or "unknown")] += 1
+        self.by_modality["+".join(item.modalities())] += 1
+        self.by_language[str(item.metadata.get("language") or "unknown")] += 1
+        kinds = [kind for kind, _ in item.media_paths()]
+        self.extra_media += kinds.count("image") > 1 or kinds.count("audio") > 1
+
+
 def card_stats(
-    items: Iterable[Item | Mapping[str, Any]],
+    items: Iterable[Item | Mapping[str, Any]] | ItemCounts,
     *,
     lmeval: LmEvalExport | None = None,
     inspect_task: str | None = None,
@@ -137,7 +157,8 @@ def card_stats(
     """Count the items for the card (one pass; items may be a generator).
 
     Args:
-        items: The items, as :class:`~benchsmith.item.Item` or their JSON dicts.
+        items: The items, as :class:`~benchsmith.item.Item` or their JSON dicts, or their
+            counts already made (when the caller read them for several exports at once).
         lmeval: What the lm-eval export wrote (None: no lm-eval task).
         inspect_task: The Inspect task's name (see
             :func:`benchsmith.package.inspect_export.task_name`); defaults to the lm-eval
@@ -151,24 +172,18 @@ def card_stats(
     Returns:
         The card's figures.
     """
-    by_subtask: Counter[str] = Counter()
-    by_modality: Counter[str] = Counter()
-    by_language: Counter[str] = Counter()
-    n = extra_media = 0
-    for raw in items:
-        item = raw if isinstance(raw, Item) else Item.model_validate(raw)
-        n += 1
-        by_subtask[str(item.metadata.get("subtask") or "unknown")] += 1
-        by_modality["+".join(item.modalities())] += 1
-        by_language[str(item.metadata.get("language") or "unknown")] += 1
-        kinds = [kind for kind, _ in item.media_paths()]
-        extra_media += kinds.count("image") > 1 or kinds.count("audio") > 1
+    if isinstance(items, ItemCounts):
+        counts = items
+    else:
+        counts = ItemCounts()
+        for raw in items:
+            counts.add(raw if isinstance(raw, Item) else Item.model_validate(raw))
     written = lmeval is not None and lmeval.yaml_path is not None
     return CardStats(
-        n_items=n,
-        by_subtask=dict(by_subtask),
-        by_modality=dict(by_modality),
-        by_language=dict(by_language),
+        n_items=counts.n,
+        by_subtask=dict(counts.by_subtask),
+        by_modality=dict(counts.by_modality),
+        by_language=dict(counts.by_language),
         n_lmeval_items=lmeval.n_items if lmeval is not None and written else 0,
         lmeval_task=lmeval.task_name if lmeval is not None and written else None,
         inspect_task=inspect_task or (lmeval.task_name if lmeval is not None else None),
@@ -176,7 +191,7 @@ def card_stats(
         title=title,
         acceptance_rate=acceptance_rate,
         summary=dict(summary or {}),
-        extra_media=extra_media,
+        extra_media=counts.extra_media,
         hf_files=dict(hf_files or {}),
     )
 

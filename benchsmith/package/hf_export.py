@@ -40,7 +40,7 @@ held in memory.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -230,8 +230,12 @@ def data_lines(path: Path) -> Iterator[tuple[int, Any]]:
                 raise ExportError(f"{path}:{number}: not a JSON line ({exc})") from exc
 
 
-def _records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
-    """Each line of ``data/test.jsonl``: the record as written and the item it holds."""
+def read_records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
+    """Each line of ``data/test.jsonl``: the record as written and the item it holds.
+
+    Raises:
+        ExportError: The file is missing, or a line is not JSON or not an item.
+    """
     for number, record in data_lines(path):
         try:
             item = Item.model_validate(record)
@@ -306,11 +310,18 @@ def preload() -> None:
     pa.array([0], type=pa.int64())
 
 
-def write_hf_split(bench_dir: Path) -> HfExport:
+def write_hf_split(
+    bench_dir: Path, records: Iterable[tuple[dict[str, Any], Item]] | None = None
+) -> HfExport:
     """Write ``data/hf/test-DIGEST.parquet`` and ``data/inspect/test-DIGEST.parquet``.
 
     Reads ``data/test.jsonl`` and the media it points to, one row group at a time. Files of
     earlier writes are left for :func:`remove_stale` (the card may still point at them).
+
+    Args:
+        bench_dir: The benchmark folder.
+        records: The lines of ``data/test.jsonl`` as :func:`read_records` gives them, when
+            the caller reads the file once for several exports (default: read here).
 
     Returns:
         Counts of rows and media, and the file of each config.
@@ -328,7 +339,9 @@ def write_hf_split(bench_dir: Path) -> HfExport:
             bench_dir / SPLIT_DIRS[INSPECT_CONFIG], SPLIT, ".parquet"
         ) as inspect_file,
     ):
-        _write_rows(bench_dir, done, hf_file.tmp, inspect_file.tmp)
+        if records is None:
+            records = read_records(bench_dir / DATA_FILE)
+        _write_rows(bench_dir, done, hf_file.tmp, inspect_file.tmp, records)
     for config, written in ((HF_CONFIG, hf_file), (INSPECT_CONFIG, inspect_file)):
         final = cast(Path, written.path)  # set once the block ended well
         done.files[config] = final.relative_to(bench_dir).as_posix()
@@ -347,7 +360,13 @@ def remove_stale(bench_dir: Path, files: dict[str, str]) -> int:
     return removed
 
 
-def _write_rows(bench_dir: Path, done: HfExport, hf_path: Path, inspect_path: Path) -> None:
+def _write_rows(
+    bench_dir: Path,
+    done: HfExport,
+    hf_path: Path,
+    inspect_path: Path,
+    records: Iterable[tuple[dict[str, Any], Item]],
+) -> None:
     """Stream the items into both Parquet files, counting them in ``done``."""
     hf_schema, inspect_schema = arrow_schema(HF_COLUMNS), arrow_schema(INSPECT_COLUMNS)
     with (
@@ -373,7 +392,7 @@ def _write_rows(bench_dir: Path, done: HfExport, hf_path: Path, inspect_path: Pa
                 done.extra_media += any(kinds.count(k) > 1 for k in ("image", "audio"))
             batch.clear()
 
-        for entry in _records(bench_dir / DATA_FILE):
+        for entry in records:
             batch.append(entry)
             if len(batch) == ROW_GROUP_ROWS:
                 flush()

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchsmith.errors import ExportError
 from benchsmith.package.inspect_export import scoring_source, task_name
@@ -293,6 +294,28 @@ def render_yaml(name: str, n_items: int, n_skipped: int) -> str:
     )
 
 
+@dataclass
+class TextOnlyCount:
+    """Text-only items and the skip reasons of the others, counted one record at a time."""
+
+    n_text: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+    def add(self, record: Any, where: str) -> None:
+        """Count one parsed line of ``data/test.jsonl`` (``where`` names it in an error).
+
+        Raises:
+            ExportError: The record is not an item (it needs an id and an input).
+        """
+        if not isinstance(record, dict) or "id" not in record or "input" not in record:
+            raise ExportError(f"{where}: not an item (needs id and input)")
+        reason = skip_reason(record)
+        if reason is None:
+            self.n_text += 1
+        else:
+            self.reasons[reason] += 1
+
+
 def count_items(data_path: Path) -> tuple[int, Counter[str]]:
     """Text-only items of a ``test.jsonl`` and the skip reasons of the others, streamed.
 
@@ -307,27 +330,26 @@ def count_items(data_path: Path) -> tuple[int, Counter[str]]:
     """
     from benchsmith.package.hf_export import data_lines
 
-    n_text, reasons = 0, Counter[str]()
+    tally = TextOnlyCount()
     for number, record in data_lines(data_path):
-        if not isinstance(record, dict) or "id" not in record or "input" not in record:
-            raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
-        reason = skip_reason(record)
-        if reason is None:
-            n_text += 1
-        else:
-            reasons[reason] += 1
-    return n_text, reasons
+        tally.add(record, f"{data_path}:{number}")
+    return tally.n_text, tally.reasons
 
 
-def write_lmeval_task(bench_dir: Path, spec: BenchmarkSpec) -> LmEvalExport:
+def write_lmeval_task(
+    bench_dir: Path, spec: BenchmarkSpec, counts: TextOnlyCount | None = None
+) -> LmEvalExport:
     """Write ``BENCH/lmeval/`` (task YAML and ``utils.py``) for the text-only items.
 
-    Reads ``data/test.jsonl`` one line at a time to count them. When no item is text-only,
-    writes nothing (and removes a stale ``lmeval/`` task from an earlier export).
+    Reads ``data/test.jsonl`` one line at a time to count them (unless ``counts`` are
+    given). When no item is text-only, writes nothing (and removes a stale ``lmeval/`` task
+    from an earlier export).
 
     Args:
         bench_dir: The benchmark folder.
         spec: Its specification (names the task).
+        counts: The items already counted, when the caller read the file for several
+            exports at once.
 
     Returns:
         What was written: the YAML's path, the task name, the item and skip counts.
@@ -337,7 +359,10 @@ def write_lmeval_task(bench_dir: Path, spec: BenchmarkSpec) -> LmEvalExport:
     """
     bench_dir = Path(bench_dir)
     name = task_name(bench_dir, spec)
-    n_items, reasons = count_items(bench_dir / "data" / "test.jsonl")
+    if counts is None:
+        n_items, reasons = count_items(bench_dir / "data" / "test.jsonl")
+    else:
+        n_items, reasons = counts.n_text, counts.reasons
     n_skipped = sum(reasons.values())
     out_dir = bench_dir / LMEVAL_DIR
     yaml_path = out_dir / f"{name}.yaml"

@@ -18,6 +18,7 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -737,16 +738,25 @@ def write_exports(
     The exports: the Hugging Face split (and the Inspect-style config beside it), the lm-eval
     task and the Inspect task file.
     """
-    from benchsmith.package.card import card_stats, render_card
-    from benchsmith.package.hf_export import remove_stale, write_hf_split
+    from benchsmith.package.card import ItemCounts, card_stats, render_card
+    from benchsmith.package.hf_export import read_records, remove_stale, write_hf_split
     from benchsmith.package.inspect_export import write_inspect_task
-    from benchsmith.package.lmeval_export import write_lmeval_task
+    from benchsmith.package.lmeval_export import TextOnlyCount, write_lmeval_task
 
-    hf = write_hf_split(bench_dir)
-    lmeval = write_lmeval_task(bench_dir, spec)
+    # One read of data/test.jsonl: the split's rows, the lm-eval and the card's counts.
+    text_only, counts = TextOnlyCount(), ItemCounts()
+
+    def counted() -> Iterator[tuple[dict[str, Any], Any]]:
+        for record, item in read_records(bench_dir / DATA_FILE):
+            text_only.add(record, f"{bench_dir / DATA_FILE}: item {item.id}")
+            counts.add(item)
+            yield record, item
+
+    hf = write_hf_split(bench_dir, records=counted())
+    lmeval = write_lmeval_task(bench_dir, spec, counts=text_only)
     inspect_path = write_inspect_task(bench_dir, spec)
     stats = card_stats(
-        _stream_items(bench_dir / DATA_FILE),
+        counts,
         lmeval=lmeval,
         bench_name=bench_dir.name,
         acceptance_rate=acceptance_rate,
@@ -777,10 +787,3 @@ def write_exports(
             "audio": hf.n_audio,
         },
     }
-
-
-def _stream_items(path: Path) -> Any:
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)

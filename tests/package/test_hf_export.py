@@ -366,6 +366,53 @@ def test_a_changed_item_is_loaded_again_not_served_from_the_cache(built, tmp_pat
     assert remove_stale(bench, exports["hf_datasets"]["configs"]) == 0
 
 
+def test_the_exports_read_the_items_once_and_count_as_each_reader_alone(
+    built, tmp_path, monkeypatch
+):
+    """write_exports feeds one read of data/test.jsonl to the split, lm-eval and the card."""
+    import benchsmith.package.card as card_module
+    import benchsmith.package.hf_export as hf_export
+    from benchsmith.package.lmeval_export import count_items
+    from benchsmith.spec import BenchmarkSpec
+
+    bench = tmp_path / "bench"
+    shutil.copytree(built["image"], bench)
+    texts = [dict(r, id=f"{r['id']}-text") for r in jsonl(built["text"])]
+    rows = jsonl(bench) + texts  # image items (not for lm-eval) and text-only ones
+    (bench / "data" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reads, cards = [], []
+    real, real_stats = hf_export.data_lines, card_module.card_stats
+
+    def counted(path):
+        reads.append(Path(path).name)
+        return real(path)
+
+    def stats_of(items, **kwargs):
+        cards.append(real_stats(items, **kwargs))
+        return cards[-1]
+
+    monkeypatch.setattr(hf_export, "data_lines", counted)
+    monkeypatch.setattr(card_module, "card_stats", stats_of)
+    spec = BenchmarkSpec.model_validate_json((bench / "spec.json").read_text())
+    exports = write_exports(bench, spec, [], acceptance_rate=None, summary={})
+    assert reads == ["test.jsonl"]
+    n_text, reasons = count_items(bench / "data" / "test.jsonl")
+    assert (n_text, sum(reasons.values())) == (len(texts), SIZE)
+    assert exports["lm_eval"]["items"] == n_text
+    assert exports["lm_eval"]["skipped"] == dict(reasons)
+    assert exports["hf_datasets"]["items"] == len(rows) == exports["inspect"]["items"]
+    assert exports["hf_datasets"]["images"] == SIZE
+    alone = card_stats(rows)  # the card's counts, each item read again
+    (made,) = cards
+    assert (made.n_items, made.by_subtask, made.by_modality, made.by_language) == (
+        alone.n_items,
+        alone.by_subtask,
+        alone.by_modality,
+        alone.by_language,
+    )
+    assert made.by_modality == {"text+image": SIZE, "text": len(texts)}
+
+
 def test_a_folder_without_its_split_gets_the_same_one_back_on_resume(built, tmp_path):
     """Resuming a finished build rewrites a missing split, byte for byte the same."""
     source = built["image"]
