@@ -197,9 +197,11 @@ def confidences(codes: Iterable[str], text: str) -> list[tuple[str, float]]:
     return list(_confidences(key, text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _confidences(key: tuple[str, ...], text: str) -> tuple[tuple[str, float], ...]:
-    # Cached: an item's question is identified when it is worded and again when verified.
+    # Cached: an item's question is identified when it is worded and again when verified,
+    # a few steps apart in one slot; a few hundred texts cover every slot in flight, and a
+    # larger cache only held each item's texts (memory that grew with the build's size).
     values = _ask({"codes": key, "text": text})
     if values is None:
         return tuple(_local(key, text))

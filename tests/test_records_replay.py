@@ -141,3 +141,23 @@ def test_kill_9_never_leaves_a_half_line(tmp_path):
     data = (tmp_path / RECORDS_FILE).read_bytes()
     assert data.endswith(b"\n")
     assert all(json.loads(line)["response"] == "x" * 50000 for line in data.splitlines())
+
+
+def test_the_index_finds_every_key_in_its_compact_form(tmp_path):
+    # The index holds a SHA-256 hex key as its bytes and a line's place as one int; any
+    # other key is held as it is. Lookups find each record, in the file and reopened.
+    from benchsmith.llm.records import RunRecords, _compact
+
+    hex_key = "ab" * 32
+    keys = [hex_key, "AB" * 32, "short-key", "zz" * 32, hex_key[:-1] + " "]
+    assert isinstance(_compact(hex_key), bytes) and len(_compact(hex_key)) == 32
+    assert [type(_compact(k)) for k in keys[1:]] == [str] * 4
+    for folder in (tmp_path, None):
+        records = RunRecords(folder)
+        for n, key in enumerate(keys):
+            records.append({"kind": "call", "key": key, "n": n, "text": "é" * n})
+        for opened in (records, RunRecords(folder)) if folder else (records,):
+            assert len(opened) == len(keys)
+            for n, key in enumerate(keys):
+                assert opened.lookup(key)["n"] == n
+            assert opened.lookup("cd" * 32) is None

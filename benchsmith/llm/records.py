@@ -21,6 +21,7 @@ items does not hold every prompt and reply in memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -52,8 +53,10 @@ class RunRecords:
         self.path: Path | None = None
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
-        # key -> (offset, length) of its line in the file, or the record itself in memory.
-        self._calls: dict[str, tuple[int, int] | dict] = {}
+        # key (see _compact) -> where its line is in the file (see _place), or the record
+        # itself in memory-only mode. A build makes a few calls an item: the index is kept
+        # small (about 100 bytes a call instead of 330 with a hex key and a tuple).
+        self._calls: dict[bytes | str, int | dict] = {}
         self._memory: list[dict] = []
         self._size = 0
         self._loaded_size = 0
@@ -72,7 +75,7 @@ class RunRecords:
         for raw in data.splitlines(keepends=True):
             record = _parse(raw)
             if record is not None and record.get("kind") == "call" and "key" in record:
-                self._calls[record["key"]] = (offset, len(raw))
+                self._calls[_compact(record["key"])] = _place(offset, len(raw))
             offset += len(raw)
         self._size = self._loaded_size = len(data)
 
@@ -91,11 +94,11 @@ class RunRecords:
     def lookup(self, key: str) -> dict | None:
         """The recorded call with this key, or None."""
         with self._lock:
-            where = self._calls.get(key)
+            where = self._calls.get(_compact(key))
         if where is None or isinstance(where, dict):
             return where
         assert self.path is not None
-        offset, length = where
+        offset, length = where >> _LENGTH_BITS, where & _LENGTH_MASK
         fd = os.open(self.path, os.O_RDONLY)
         try:
             record = _parse(os.pread(fd, length, offset))
@@ -114,7 +117,7 @@ class RunRecords:
             with self._lock:
                 self._memory.append(record)
                 if is_call:
-                    self._calls[record["key"]] = record
+                    self._calls[_compact(record["key"])] = record
             return
         line = (canonical_json(record) + "\n").encode("utf-8")
         with self._write_lock:
@@ -127,12 +130,31 @@ class RunRecords:
             self._size += len(line)
         if is_call:
             with self._lock:
-                self._calls[record["key"]] = (offset, len(line))
+                self._calls[_compact(record["key"])] = _place(offset, len(line))
 
     def __len__(self) -> int:
         """Number of cached calls."""
         with self._lock:
             return len(self._calls)
+
+
+_LENGTH_BITS = 32
+_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
+
+
+def _place(offset: int, length: int) -> int:
+    """A line's offset and length in one int (a line is far shorter than 4 GiB)."""
+    return offset << _LENGTH_BITS | length
+
+
+def _compact(key: str) -> bytes | str:
+    """A request key as the index holds it: a SHA-256 hex digest as its 32 bytes."""
+    if len(key) == 64:
+        with contextlib.suppress(ValueError):
+            digest = bytes.fromhex(key)
+            if digest.hex() == key:  # only what hexdigest writes maps to bytes
+                return digest
+    return key
 
 
 def _parse(raw: bytes) -> dict | None:

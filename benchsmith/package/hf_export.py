@@ -289,14 +289,19 @@ def hf_row(item: Item, bench_dir: Path) -> dict[str, Any]:
     }
 
 
-def inspect_row(record: dict[str, Any]) -> dict[str, Any]:
-    """One line of ``data/test.jsonl`` as a row of the ``inspect`` config."""
+def inspect_row(record: dict[str, Any], metadata: str | None = None) -> dict[str, Any]:
+    """One line of ``data/test.jsonl`` as a row of the ``inspect`` config.
+
+    ``metadata``: the record's metadata as JSON already (the ``default`` row's), if made.
+    """
+    if metadata is None:
+        metadata = json.dumps(record.get("metadata") or {}, ensure_ascii=False)
     return {
         "id": record["id"],
         "input": json.dumps(record["input"], ensure_ascii=False),
         "choices": record.get("choices"),
         "target": record["target"],
-        "metadata": json.dumps(record.get("metadata") or {}, ensure_ascii=False),
+        "metadata": metadata,
     }
 
 
@@ -381,9 +386,12 @@ def _write_rows(
             items = [item for _, item in batch]
             rows = [hf_row(item, bench_dir) for item in items]
             hf_out.write_table(pa.Table.from_pylist(rows, schema=hf_schema))
-            inspect_out.write_table(
-                pa.Table.from_pylist([inspect_row(r) for r, _ in batch], schema=inspect_schema)
-            )
+            # Both configs hold the metadata as the same JSON text: made once.
+            shown = [
+                inspect_row(r, row["metadata"] if item.metadata == r.get("metadata") else None)
+                for (r, item), row in zip(batch, rows, strict=True)
+            ]
+            inspect_out.write_table(pa.Table.from_pylist(shown, schema=inspect_schema))
             done.n_items += len(rows)
             done.n_images += sum(r["image"] is not None for r in rows)
             done.n_audio += sum(r["audio"] is not None for r in rows)
