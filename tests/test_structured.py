@@ -158,14 +158,11 @@ def test_scripted_fake_chat_model_drives_the_same_path():
     assert usage.calls == 2 and usage.input_tokens > 0 and usage.cost_usd == 0.0
 
 
-@pytest.mark.parametrize("method", ["function_calling", "json_schema", "json_mode"])
-def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
-    # JsonBodyCompletions skips the SDK's per-request transformation: the body must be the
-    # same JSON as the unwrapped ChatOpenAI's, for every structured method and plain text.
+def _ours_and_plain(fake_server):
+    """benchsmith's ChatOpenAI (openai_chat_factory) and a plain one, alike otherwise."""
     from langchain_openai import ChatOpenAI
 
-    from benchsmith.llm.client import JsonBodyCompletions, openai_chat_factory
-    from benchsmith.llm.structured import request_params
+    from benchsmith.llm.client import openai_chat_factory
 
     spec = parse_model_spec(f"fake-model@{fake_server.base_url}")
     ours = openai_chat_factory(
@@ -176,7 +173,6 @@ def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
         temperature=0.2,
         max_tokens=64,
     )
-    assert isinstance(ours.client, JsonBodyCompletions)
     plain = ChatOpenAI(
         model="fake-model",
         base_url=fake_server.base_url,
@@ -187,6 +183,18 @@ def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
         max_tokens=64,
         use_responses_api=False,
     )
+    return ours, plain
+
+
+@pytest.mark.parametrize("method", ["function_calling", "json_schema", "json_mode"])
+def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
+    # JsonBodyCompletions skips the SDK's per-request transformation: the body must be the
+    # same JSON as the unwrapped ChatOpenAI's, for every structured method and plain text.
+    from benchsmith.llm.client import JsonBodyCompletions
+    from benchsmith.llm.structured import request_params
+
+    ours, plain = _ours_and_plain(fake_server)
+    assert isinstance(ours.client, JsonBodyCompletions)
     params = request_params(Verdict, method)
     for chat in (ours, plain):
         fake_server.script(Reply.tool_call(GOOD), Reply.text("plain"))
@@ -202,30 +210,10 @@ def test_replies_reach_langchain_as_the_json_the_endpoint_sent(fake_server):
     # JsonReply hands ChatOpenAI the reply's JSON object instead of the SDK's typed copy
     # (which langchain dumps back to a dict): the message it makes is the same as the
     # unwrapped client's, and a body that is not JSON still gets the SDK's own handling.
-    from langchain_openai import ChatOpenAI
-
-    from benchsmith.llm.client import JsonReply, openai_chat_factory
+    from benchsmith.llm.client import JsonReply
     from benchsmith.llm.structured import request_params
 
-    spec = parse_model_spec(f"fake-model@{fake_server.base_url}")
-    ours = openai_chat_factory(
-        spec,
-        base_url=fake_server.base_url,
-        api_key=None,
-        timeout=10,
-        temperature=0.2,
-        max_tokens=64,
-    )
-    plain = ChatOpenAI(
-        model="fake-model",
-        base_url=fake_server.base_url,
-        api_key="not-needed",
-        max_retries=0,
-        timeout=10,
-        temperature=0.2,
-        max_tokens=64,
-        use_responses_api=False,
-    )
+    ours, plain = _ours_and_plain(fake_server)
     params = request_params(Verdict, "function_calling")
     messages = []
     for chat in (ours, plain):
