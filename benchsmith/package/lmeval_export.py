@@ -301,14 +301,8 @@ class TextOnlyCount:
     n_text: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
 
-    def add(self, record: Any, where: str) -> None:
-        """Count one parsed line of ``data/test.jsonl`` (``where`` names it in an error).
-
-        Raises:
-            ExportError: The record is not an item (it needs an id and an input).
-        """
-        if not isinstance(record, dict) or "id" not in record or "input" not in record:
-            raise ExportError(f"{where}: not an item (needs id and input)")
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one item's line of ``data/test.jsonl``, parsed."""
         reason = skip_reason(record)
         if reason is None:
             self.n_text += 1
@@ -332,7 +326,9 @@ def count_items(data_path: Path) -> tuple[int, Counter[str]]:
 
     tally = TextOnlyCount()
     for number, record in data_lines(data_path):
-        tally.add(record, f"{data_path}:{number}")
+        if not isinstance(record, dict) or "id" not in record or "input" not in record:
+            raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
+        tally.add(record)
     return tally.n_text, tally.reasons
 
 

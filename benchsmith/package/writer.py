@@ -747,8 +747,8 @@ def write_exports(
     text_only, counts = TextOnlyCount(), ItemCounts()
 
     def counted() -> Iterator[tuple[dict[str, Any], Any]]:
-        for record, item in read_records(bench_dir / DATA_FILE):
-            text_only.add(record, f"{bench_dir / DATA_FILE}: item {item.id}")
+        for record, item in read_records(bench_dir / DATA_FILE):  # each one an item
+            text_only.add(record)
             counts.add(item)
             yield record, item
 
