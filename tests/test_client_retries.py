@@ -271,13 +271,21 @@ def test_the_endpoint_slot_is_held_for_the_request_only(fake_server, monkeypatch
     assert free_while_converting == [True]
 
 
-def test_the_endpoint_slot_is_free_while_the_sdk_builds_the_request(fake_server, monkeypatch):
-    # The gate sits in the HTTP transport: the SDK builds its request (options, headers,
-    # the JSON body) before taking a slot, and the slot is back before the reply is parsed.
+def test_the_endpoint_slot_is_free_while_a_request_is_built_and_its_reply_parsed(
+    fake_server, monkeypatch
+):
+    # The gate sits in the HTTP transport: the request (headers, the JSON body) is built
+    # before a slot is taken, and the slot is back before the reply is parsed; on the
+    # direct path (benchsmith.llm.client.DirectChatRequests) and on the SDK's own (a
+    # request with extra headers).
     import openai._base_client as sdk
 
+    from benchsmith.llm import client as ours
+    from benchsmith.llm.client import _http_module
+
     model = make_runtime(fake_server.base_url, max_concurrency=1).for_role("design")
-    gate = model.runtime.chat_model(model.spec).client.gate
+    chat = model.runtime.chat_model(model.spec)
+    gate = chat.client.gate
     seen: dict[str, list[bool]] = {"build": [], "parse": []}
 
     def free() -> bool:
@@ -286,20 +294,27 @@ def test_the_endpoint_slot_is_free_while_the_sdk_builds_the_request(fake_server,
             return True
         return False
 
-    build, parse = sdk.SyncAPIClient._build_request, sdk.SyncAPIClient._process_response
+    def spy(key, original):
+        def run(self, *args, **kwargs):
+            seen[key].append(free())
+            return original(self, *args, **kwargs)
 
-    def spy_build(self, *args, **kwargs):
-        seen["build"].append(free())
-        return build(self, *args, **kwargs)
+        return run
 
-    def spy_parse(self, *args, **kwargs):
-        seen["parse"].append(free())
-        return parse(self, *args, **kwargs)
-
-    monkeypatch.setattr(sdk.SyncAPIClient, "_build_request", spy_build)
-    monkeypatch.setattr(sdk.SyncAPIClient, "_process_response", spy_parse)
-    assert model.invoke(PROMPT).content
+    client_class = _http_module().Client
+    for owner, name, key in (
+        (client_class, "build_request", "build"),
+        (ours.DirectReply, "parse", "parse"),
+        (sdk.SyncAPIClient, "_build_request", "build"),
+        (sdk.SyncAPIClient, "_process_response", "parse"),
+    ):
+        monkeypatch.setattr(owner, name, spy(key, getattr(owner, name)))
+    assert model.invoke(PROMPT).content  # the direct path
     assert seen == {"build": [True], "parse": [True]}
+    assert chat.invoke(PROMPT, extra_headers={"X-Trace": "1"}).content  # the SDK's path
+    assert fake_server.requests[-1].headers["x-trace"] == "1"
+    # The SDK builds through the same HTTP client: its build and parse, both outside.
+    assert seen["build"][1:] and all(seen["build"]) and seen["parse"] == [True, True]
     assert free()  # and nothing kept it
 
 

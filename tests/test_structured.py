@@ -210,7 +210,7 @@ def test_replies_reach_langchain_as_the_json_the_endpoint_sent(fake_server):
     # JsonReply hands ChatOpenAI the reply's JSON object instead of the SDK's typed copy
     # (which langchain dumps back to a dict): the message it makes is the same as the
     # unwrapped client's, and a body that is not JSON still gets the SDK's own handling.
-    from benchsmith.llm.client import JsonReply
+    from benchsmith.llm.client import DirectReply, JsonReply
     from benchsmith.llm.structured import request_params
 
     ours, plain = _ours_and_plain(fake_server)
@@ -236,14 +236,18 @@ def test_replies_reach_langchain_as_the_json_the_endpoint_sent(fake_server):
     theirs_usage = {k: v for k, v in theirs.response_metadata["token_usage"].items() if v}
     assert mine.response_metadata["token_usage"] == theirs_usage
 
-    fake_server.script(Reply.text("hi"))
-    reply = ours.client.with_raw_response.create(
-        model="fake-model", messages=[{"role": "user", "content": "hi"}]
-    )
-    assert isinstance(reply, JsonReply)
-    parsed = reply.parse()
-    assert isinstance(parsed, dict) and parsed["choices"][0]["message"]["content"] == "hi"
-    assert reply.http_response.status_code == 200  # the SDK response's own attributes
+    # Sent by DirectChatRequests, or by the SDK (JsonReply) when a request needs its layer.
+    for extra, kind in (({}, DirectReply), ({"extra_headers": {"X-Test": "1"}}, JsonReply)):
+        fake_server.script(Reply.text("hi"))
+        reply = ours.client.with_raw_response.create(
+            model="fake-model", messages=[{"role": "user", "content": "hi"}], **extra
+        )
+        assert isinstance(reply, kind)
+        parsed = reply.parse()
+        assert isinstance(parsed, dict) and parsed["choices"][0]["message"]["content"] == "hi"
+        assert reply.http_response.status_code == 200
+        assert reply.headers["content-type"].startswith("application/json")
+    assert fake_server.requests[-1].headers["x-test"] == "1"
 
     # A body that is not JSON is left to the SDK's parse: the same error as the plain client.
     errors = []
@@ -253,3 +257,70 @@ def test_replies_reach_langchain_as_the_json_the_endpoint_sent(fake_server):
             chat.invoke(PROMPT, **params)
         errors.append((type(caught.value), str(caught.value)[:60]))
     assert errors[0] == errors[1]
+
+
+def test_direct_requests_carry_the_sdk_headers_and_raise_the_sdk_errors(fake_server):
+    # DirectChatRequests builds the request the SDK would (URL, key, user agent, platform
+    # headers, timeout) and turns failures into the SDK's own exceptions, which the retry
+    # policy classifies: compared with a plain ChatOpenAI reply by reply.
+    import openai
+
+    from benchsmith.llm.client import DirectChatRequests
+
+    ours, plain = _ours_and_plain(fake_server)
+    assert ours.client._direct is not None
+    heads = []
+    for chat in (ours, plain):
+        fake_server.script(Reply.text("hi"))
+        chat.invoke([("user", "hi")])
+        heads.append(fake_server.requests[-1])
+    assert heads[0].path == heads[1].path == "/v1/chat/completions"
+    # The SDK also sends its own marker of a raw-response call (x-stainless-raw-response).
+    skip = {"content-length", "x-stainless-read-timeout", "x-stainless-raw-response"}
+    mine = {k: v for k, v in heads[0].headers.items() if k not in skip}
+    theirs = {k: v for k, v in heads[1].headers.items() if k not in skip}
+    assert mine == theirs and mine["authorization"] == "Bearer not-needed"
+    assert heads[0].headers["x-stainless-read-timeout"] == "10.0"
+
+    replies = [
+        Reply.status(429, message="slow down", retry_after=2),
+        Reply.status(400, message="bad schema"),
+        Reply.status(503),
+        Reply.disconnect(),
+    ]
+    for reply in replies:
+        caught = []
+        for chat in (ours, plain):
+            fake_server.script(reply)
+            with pytest.raises(openai.APIError) as error:
+                chat.invoke([("user", "hi")])
+            caught.append(error.value)
+        assert type(caught[0]) is type(caught[1]), reply
+        assert str(caught[0]) == str(caught[1])
+        assert getattr(caught[0], "body", None) == getattr(caught[1], "body", None)
+    assert isinstance(caught[0], openai.APIConnectionError)
+
+    # A timeout: the request's own (as the embedded model's calls pass it) is the SDK's error.
+    fake_server.script(Reply.text("late", latency=1.0))
+    with pytest.raises(openai.APITimeoutError):
+        ours.invoke([("user", "hi")], timeout=0.2)
+
+    # An endpoint that is not there: the SDK's connection error, naming nothing else.
+    gone = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0)
+    sender = DirectChatRequests.for_client(gone)
+    with pytest.raises(openai.APIConnectionError):
+        sender.send({"model": "m", "messages": []})
+
+    # Clients whose auth or URL the SDK computes per request keep the SDK's path.
+    assert (
+        DirectChatRequests.for_client(
+            openai.AzureOpenAI(api_key="k", api_version="2024-06-01", azure_endpoint="http://x")
+        )
+        is None
+    )
+    assert (
+        DirectChatRequests.for_client(
+            openai.OpenAI(base_url="http://x/v1", api_key="k", default_query={"v": "1"})
+        )
+        is None
+    )

@@ -91,7 +91,9 @@ def openai_chat_factory(
         http_client=openai.DefaultHttpxClient(transport=transport),
         **kwargs,
     )
-    chat.client = JsonBodyCompletions(chat.client, transport)
+    chat.client = JsonBodyCompletions(
+        chat.client, transport, direct=DirectChatRequests.for_client(chat.root_client)
+    )
     return chat
 
 
@@ -173,12 +175,22 @@ class JsonBodyCompletions:
     """
 
     def __init__(
-        self, completions: Any, transport: GatedTransport | None = None, *, raw: bool = False
+        self,
+        completions: Any,
+        transport: GatedTransport | None = None,
+        *,
+        raw: bool = False,
+        direct: DirectChatRequests | None = None,
     ) -> None:
-        """Wrap ``completions`` (``raw``: it is the SDK's raw-response view)."""
+        """Wrap ``completions``.
+
+        ``raw``: it is the SDK's raw-response view. ``direct``: the sender of its raw
+        requests (see :class:`DirectChatRequests`).
+        """
         self._completions = completions
         self.transport = transport
         self._raw = raw
+        self._direct = direct
 
     @property
     def gate(self) -> Any:
@@ -194,6 +206,8 @@ class JsonBodyCompletions:
     def create(self, **payload: Any) -> Any:
         """``completions.create`` with the bulky fields in ``extra_body``."""
         check_stop()  # Ctrl-C / SIGTERM: no new request is built
+        if self._raw and self._direct is not None and self._direct.can_send(payload):
+            return self._direct.send(payload)
         extra = dict(payload.pop("extra_body", None) or {})
         for key in _JSON_BODY_KEYS:
             if key in payload and isinstance(payload[key], list | dict):
@@ -206,7 +220,9 @@ class JsonBodyCompletions:
     @property
     def with_raw_response(self) -> JsonBodyCompletions:
         """The raw-response view, wrapped the same way (the same transport)."""
-        return JsonBodyCompletions(self._completions.with_raw_response, self.transport, raw=True)
+        return JsonBodyCompletions(
+            self._completions.with_raw_response, self.transport, raw=True, direct=self._direct
+        )
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the SDK resource's own."""
@@ -242,6 +258,149 @@ class JsonReply:
     def __getattr__(self, name: str) -> Any:
         """Anything else is the SDK response's own."""
         return getattr(self._response, name)
+
+
+class DirectChatRequests:
+    """Sends a chat request through the SDK client's own HTTP client, past its request layer.
+
+    For each request the SDK copies its options model twice, walks the parameters through
+    its ``TypedDict`` annotations, merges and validates the headers, and wraps the reply
+    in response objects: about 0.6 ms of CPU a call here, as much as the HTTP exchange
+    itself, on the one core every slot thread shares (benchmarks/llm_overhead.py). For a
+    client that needs none of it (benchsmith's own: a fixed API key, no query parameters,
+    no provider hooks) the request is built here once per call from what the SDK would
+    send: the same URL, the client's own headers (key, user agent, platform), the body as
+    the SDK serializes it (``openapi_dumps``) and the client's timeout; it goes through the
+    same ``httpx`` client (so the same transport, pool, proxies and concurrency gate). The
+    errors are the SDK's: a status error is made by the client's own
+    ``_make_status_error_from_response`` (so ``RateLimitError``, ``BadRequestError``, ...),
+    a timeout is ``APITimeoutError`` and a failed connection ``APIConnectionError``.
+
+    Streaming requests, and requests with extra headers or query parameters, go through
+    the SDK as before.
+
+    Args:
+        root: The SDK client (``openai.OpenAI``).
+    """
+
+    _HANDLED = frozenset({"extra_body", "timeout"})
+
+    def __init__(self, root: Any) -> None:
+        """Read the client's URL, headers and timeout once (its headers do not change)."""
+        from openai._utils._json import openapi_dumps
+
+        self._root = root
+        self._http = root._client
+        self._dumps = openapi_dumps
+        self._url = str(root.base_url).rstrip("/") + "/chat/completions"
+        merged = {**root.auth_headers, **root.default_headers}
+        self._headers = {k: v for k, v in merged.items() if isinstance(v, str)}
+        self._headers["X-Stainless-Retry-Count"] = "0"
+        self._timeout = root.timeout
+        http = _http_module()
+        self._timeout_errors: tuple[type[BaseException], ...] = (http.TimeoutException,)
+        self._request_errors: tuple[type[BaseException], ...] = (http.RequestError,)
+
+    @classmethod
+    def for_client(cls, root: Any) -> DirectChatRequests | None:
+        """The sender for ``root``, or None when its requests need the SDK's own layer.
+
+        That is any client but a plain ``openai.OpenAI`` (Azure's, say), and one with
+        default query parameters, an API-key provider, workload identity or a provider
+        runtime (its auth is computed per request).
+        """
+        if type(root) is not openai.OpenAI:
+            return None
+        hooks = ("_api_key_provider", "_workload_identity_auth", "_provider_runtime")
+        if any(getattr(root, name, None) is not None for name in hooks):
+            return None
+        needed = ("_client", "_make_status_error_from_response", "auth_headers")
+        if not all(hasattr(root, name) for name in needed) or root.default_query:
+            return None
+        try:
+            return cls(root)
+        except (AttributeError, ImportError):  # an SDK whose layout differs: use its own path
+            return None
+
+    def can_send(self, payload: Mapping[str, Any]) -> bool:
+        """Whether this request is one sent here (not streamed, nothing but body fields)."""
+        if payload.get("stream"):
+            return False
+        return not any(k.startswith("extra_") and k not in self._HANDLED for k in payload)
+
+    def send(self, payload: dict[str, Any]) -> DirectReply:
+        """POST ``payload`` (``create``'s keyword arguments) and return the raw reply.
+
+        Raises:
+            openai.APIStatusError: The endpoint answered with an error status (the SDK's
+                subclass for it).
+            openai.APITimeoutError: The request timed out.
+            openai.APIConnectionError: The endpoint could not be reached.
+        """
+        timeout = payload.pop("timeout", self._timeout)
+        if isinstance(timeout, openai.NotGiven):
+            timeout = self._timeout
+        body = {
+            k: v for k, v in payload.items() if not isinstance(v, openai.NotGiven | openai.Omit)
+        }
+        body.update(body.pop("extra_body", None) or {})
+        headers = self._headers
+        if timeout is not None:
+            read = getattr(timeout, "read", timeout)
+            if read is not None:
+                headers = {**headers, "X-Stainless-Read-Timeout": str(read)}
+        request = self._http.build_request(
+            "POST", self._url, content=self._dumps(body), headers=headers, timeout=timeout
+        )
+        try:
+            response = self._http.send(request)
+        except self._timeout_errors as err:
+            raise openai.APITimeoutError(request=request) from err
+        except self._request_errors as err:
+            raise openai.APIConnectionError(request=request) from err
+        if response.status_code >= 400:
+            raise self._root._make_status_error_from_response(response)
+        return DirectReply(response, self._root)
+
+
+class DirectReply:
+    """A reply sent by :class:`DirectChatRequests`, as ``ChatOpenAI`` reads a raw response.
+
+    ``parse()`` gives the reply's JSON object; a body that is not one gets the SDK's own
+    parse of it (so the same error as a plain client). ``headers`` and ``http_response``
+    are the HTTP response's.
+
+    Args:
+        response: The HTTP response (read).
+        root: The SDK client that sent it.
+    """
+
+    def __init__(self, response: Any, root: Any) -> None:
+        """Wrap ``response``."""
+        self.http_response = response
+        self.headers = response.headers
+        self._root = root
+
+    def parse(self) -> Any:
+        """The reply's JSON object (the SDK's parse of it when it is not one)."""
+        try:
+            body = self.http_response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            return body
+        from openai._legacy_response import LegacyAPIResponse
+        from openai._models import FinalRequestOptions
+        from openai.types.chat import ChatCompletion
+
+        return LegacyAPIResponse(
+            raw=self.http_response,
+            cast_to=ChatCompletion,
+            client=self._root,
+            stream=False,
+            stream_cls=None,
+            options=FinalRequestOptions.construct(method="post", url="/chat/completions"),
+        ).parse()
 
 
 @dataclass(frozen=True)
