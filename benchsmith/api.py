@@ -144,6 +144,7 @@ def _run_graph(
 
     from benchsmith.agents.collect import slot_workers
     from benchsmith.graph import make_builder
+    from benchsmith.graph.progress import SELF_REPORTING, reporting
 
     # A checkpointer only when a person reviews the plan (interrupts need one): without it
     # a large build keeps no per-step copies of its state.
@@ -157,29 +158,18 @@ def _run_graph(
     current: Any = payload
     final: dict[str, Any] = {}
     while True:
-        # subgraphs=True: the planner's own nodes (design, grounding, allocation) report as
-        # they finish, so a long plan shows progress.
-        for namespace, mode, chunk in graph.stream(
-            current,
-            thread,
-            context=config,
-            stream_mode=["updates", "values"],
-            subgraphs=True,
-        ):
-            if namespace:
-                # "planner:design", "realize:verify": the subgraph's name, then its node
-                parent = namespace[0].split(":")[0]
-                if mode == "updates" and on_update is not None and isinstance(chunk, dict):
+        # The planner's and the slots' nodes report to on_update themselves (see
+        # benchsmith.graph.progress): streaming the subgraphs would copy every slot step.
+        with reporting(config, on_update) as emit:
+            for mode, chunk in graph.stream(
+                current, thread, context=config, stream_mode=["updates", "values"]
+            ):
+                if mode == "values" and isinstance(chunk, dict):
+                    final = chunk
+                elif mode == "updates" and isinstance(chunk, dict):
                     for node, update in chunk.items():
-                        if isinstance(update, dict):
-                            on_update(f"{parent}:{node}", update)
-                continue
-            if mode == "values" and isinstance(chunk, dict):
-                final = chunk
-            elif mode == "updates" and on_update is not None and isinstance(chunk, dict):
-                for node, update in chunk.items():
-                    if isinstance(update, dict):
-                        on_update(node, update)
+                        if isinstance(update, dict) and node not in SELF_REPORTING:
+                            emit(node, update)
         if reviewer is None:
             break
         snapshot = graph.get_state(thread, subgraphs=True)

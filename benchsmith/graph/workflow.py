@@ -28,6 +28,10 @@ next slot, until none is left (``accept``/``discard`` go back to the start with 
 loops until every quota is met or nothing more can be drawn, then ``package`` writes the
 folder.
 
+The planner's and the slot's nodes report their updates to the run's progress callback
+themselves (:mod:`benchsmith.graph.progress`), as ``planner:design`` or ``realize:accept``:
+a build streams the graph's top-level updates only.
+
 ``builder`` is the uncompiled ``StateGraph`` (tests compile it with their own
 checkpointer); ``graph`` is the compiled graph that ``langgraph.json`` points at (Studio
 sees inside each slot), ``planner`` the compiled planner subgraph and ``slot_graph`` the
@@ -57,6 +61,7 @@ from benchsmith.agents.realize import (
 )
 from benchsmith.agents.review import review_node
 from benchsmith.config import RunConfig
+from benchsmith.graph.progress import reported
 from benchsmith.graph.routers import (
     route_after_allocation,
     route_after_collect,
@@ -85,10 +90,10 @@ from benchsmith.graph.state import (
 def make_planner_builder() -> StateGraph:
     """The planner subgraph: design, grounding, allocation and review with feedback edges."""
     planner = StateGraph(BuildState, context_schema=RunConfig, output_schema=PlannerOutput)
-    planner.add_node("design", design_node)
-    planner.add_node("grounding", grounding_node)
-    planner.add_node("allocation", allocation_node)
-    planner.add_node("review_plan", review_node)
+    planner.add_node("design", reported("planner", "design", design_node))
+    planner.add_node("grounding", reported("planner", "grounding", grounding_node))
+    planner.add_node("allocation", reported("planner", "allocation", allocation_node))
+    planner.add_node("review_plan", reported("planner", "review_plan", review_node))
     planner.add_edge(START, "design")
     planner.add_conditional_edges("design", route_after_design)
     planner.add_conditional_edges("grounding", route_after_grounding)
@@ -102,12 +107,15 @@ def make_slot_builder() -> StateGraph:
     slot = StateGraph(
         SlotState, context_schema=RunConfig, input_schema=SlotInput, output_schema=SlotOutput
     )
-    slot.add_node("computed", computed_node)
-    slot.add_node("orchestrate", orchestrate_node)
-    slot.add_node("execute", execute_node)
-    slot.add_node("verify", verify_node)
-    slot.add_node("accept", accept_node)
-    slot.add_node("discard", discard_node)
+    for name, node in (
+        ("computed", computed_node),
+        ("orchestrate", orchestrate_node),
+        ("execute", execute_node),
+        ("verify", verify_node),
+        ("accept", accept_node),
+        ("discard", discard_node),
+    ):
+        slot.add_node(name, reported("realize", name, node))
     slot.add_conditional_edges(START, route_slot_start)
     slot.add_conditional_edges("computed", route_after_computed)
     slot.add_conditional_edges("orchestrate", route_after_orchestrate)
@@ -139,11 +147,11 @@ def make_builder(*, watch_slots: bool = False) -> StateGraph:
     builder = StateGraph(
         BuildState, context_schema=RunConfig, input_schema=BuildInput, output_schema=BuildOutput
     )
-    builder.add_node("preflight", preflight)
+    builder.add_node("preflight", reported(None, "preflight", preflight))
     builder.add_node("planner", make_planner_builder().compile())
-    builder.add_node("collect", collect_node)
+    builder.add_node("collect", reported(None, "collect", collect_node))
     builder.add_node("realize", compile_slot_graph(watch=watch_slots))
-    builder.add_node("package", package_node)
+    builder.add_node("package", reported(None, "package", package_node))
     builder.add_node("finish_plan", finish_plan)
     builder.add_edge(START, "preflight")
     builder.add_conditional_edges("preflight", route_after_preflight)

@@ -38,6 +38,7 @@ ordinary text ("Should I ignore the previous instructions the pharmacist gave me
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -281,13 +282,23 @@ def _flat(text: str) -> str:
 
 def find_instructions(text: str) -> list[Finding]:
     """Every instruction-like fragment of ``text`` (at most one per kind), in pattern order."""
+    return list(_screen(text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _screen(text: str) -> tuple[Finding, ...]:
+    """:func:`find_instructions`, kept for recent texts.
+
+    A slot screens its question when the model words it and again when the item is
+    verified, and its choices are values the grounding's other items draw from too.
+    """
     flat = _flat(text)
     found = []
     for kind, pattern in _PATTERNS:
         match = pattern.search(flat)
         if match:
             found.append(Finding(kind, " ".join(match.group(0).split())))
-    return found
+    return tuple(found)
 
 
 def find_instruction(text: str) -> Finding | None:

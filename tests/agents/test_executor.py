@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 
 import pytest
 from executor_fakes import (
@@ -597,12 +599,19 @@ def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_pat
     )
     install(config, router)
     path = []
+    events = []  # (node, thread name), in the order the callback saw them
+    inside = [0, 0]  # callbacks running now, most at once
 
     def progress(node, update):
+        inside[0] += 1
+        inside[1] = max(inside)
+        time.sleep(0.0005)  # widen the window an unserialized second call would hit
+        events.append((node, threading.current_thread().name))
         if node == "realize:accept":
             accepted.append(update["tallies"])
         elif ":" not in node:
             path.append(node)
+        inside[0] -= 1
 
     try:
         result = build_benchmark(out=out, config=config, spec=spec, progress=progress)
@@ -613,6 +622,13 @@ def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_pat
     assert path == ["preflight", "collect"] + ["realize"] * 6 + ["collect", "package"]
     assert len(accepted) == 110 and all(t == {"capitals": {"accepted": 1}} for t in accepted)
     assert len(router.prompts["SampleDecision"]) == 110
+    # The slots report from the threads that ran them (graph.progress), one call at a time,
+    # and the round's "collect" (the bar's total) comes before any slot's end.
+    nodes = [node for node, _ in events]
+    assert inside[1] == 1
+    assert nodes.index("collect") < nodes.index("realize:accept")
+    main = threading.main_thread().name
+    assert {t for node, t in events if node == "realize:accept"} - {main}
     # The recursion limit still covers the worst case: a fan-out per slot_workers slots.
     assert recursion_limit(config, 110) >= 2 * (110 * 3 // 6)
 
