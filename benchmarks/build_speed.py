@@ -26,7 +26,7 @@ distractors, every structural check, the duplicate index), so the figures measur
 executor, not espeak-ng. With two sizes or more, the wall time per item at the largest over
 the smallest shows whether the build stays linear (``--sizes 2000 20000 --latency 0.01``).
 
-Run: ``python benchmarks/build_speed.py [--sizes 500 2000] [--repeats 2] [--quick]``
+Run: ``python benchmarks/build_speed.py [--sizes 500 2000] [--repeats 3] [--quick]``
 """
 
 from __future__ import annotations
@@ -303,7 +303,12 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000])
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="builds of each size (3: the median stands when one run is disturbed)",
+    )
     parser.add_argument("--fix-share", type=float, default=0.10)
     parser.add_argument("--reject-share", type=float, default=0.05)
     parser.add_argument("--duplicate-share", type=float, default=0.05)
