@@ -250,10 +250,14 @@ class JsonReply:
     def parse(self) -> Any:
         """The reply's JSON object (the SDK's parse of it when it is not one)."""
         try:
-            body = self._response.http_response.json()
+            body = self.http_response.json()
         except ValueError:
             body = None
-        return body if isinstance(body, dict) else self._response.parse()
+        return body if isinstance(body, dict) else self._sdk_parse()
+
+    def _sdk_parse(self) -> Any:
+        """The SDK's own parse of the reply (for a body that is not a JSON object)."""
+        return self._response.parse()
 
     def __getattr__(self, name: str) -> Any:
         """Anything else is the SDK response's own."""
@@ -282,8 +286,6 @@ class DirectChatRequests:
     Args:
         root: The SDK client (``openai.OpenAI``).
     """
-
-    _HANDLED = frozenset({"extra_body", "timeout"})
 
     def __init__(self, root: Any) -> None:
         """Read the client's URL, headers and timeout once (its headers do not change)."""
@@ -326,7 +328,7 @@ class DirectChatRequests:
         """Whether this request is one sent here (not streamed, nothing but body fields)."""
         if payload.get("stream"):
             return False
-        return not any(k.startswith("extra_") and k not in self._HANDLED for k in payload)
+        return not any(k.startswith("extra_") and k != "extra_body" for k in payload)
 
     def send(self, payload: dict[str, Any]) -> DirectReply:
         """POST ``payload`` (``create``'s keyword arguments) and return the raw reply.
@@ -363,17 +365,19 @@ class DirectChatRequests:
         return DirectReply(response, self._root)
 
 
-class DirectReply:
-    """A reply sent by :class:`DirectChatRequests`, as ``ChatOpenAI`` reads a raw response.
+class DirectReply(JsonReply):
+    """A reply sent by :class:`DirectChatRequests`, read as :class:`JsonReply` reads one.
 
-    ``parse()`` gives the reply's JSON object; a body that is not one gets the SDK's own
-    parse of it (so the same error as a plain client). ``headers`` and ``http_response``
-    are the HTTP response's.
+    There is no SDK response behind it: ``headers`` and ``http_response`` are the HTTP
+    response's, and a body that is not a JSON object gets the SDK's parse of that response
+    (so the same error as a plain client).
 
     Args:
         response: The HTTP response (read).
         root: The SDK client that sent it.
     """
+
+    _response = None
 
     def __init__(self, response: Any, root: Any) -> None:
         """Wrap ``response``."""
@@ -381,14 +385,7 @@ class DirectReply:
         self.headers = response.headers
         self._root = root
 
-    def parse(self) -> Any:
-        """The reply's JSON object (the SDK's parse of it when it is not one)."""
-        try:
-            body = self.http_response.json()
-        except ValueError:
-            body = None
-        if isinstance(body, dict):
-            return body
+    def _sdk_parse(self) -> Any:
         from openai._legacy_response import LegacyAPIResponse
         from openai._models import FinalRequestOptions
         from openai.types.chat import ChatCompletion
