@@ -19,10 +19,63 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: equal values give equal text."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def json_line(value: Any) -> str:
+    """``value`` as one line of compact JSON, keys in their order, text as UTF-8.
+
+    For the files a benchmark is read from (``data/test.jsonl``, ``rejects.jsonl``, the
+    split's metadata column): orjson writes them about eight times faster than ``json``.
+    A non-finite float is written as ``null`` (strict JSON readers, Hugging Face's among
+    them, refuse ``NaN``); what orjson does not write (a key that is not a string, an
+    integer beyond 64 bits) is written by ``json``, and what neither can raises TypeError.
+    Not for hashing: :func:`canonical_json` is the text digests are taken of.
+    """
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Parse one JSON text as :func:`json.loads` does, with orjson's parser when it can.
+
+    Bytes that are not UTF-8 are read with replacement characters. What orjson refuses
+    and ``json`` reads (``NaN``, numbers beyond a double, lone surrogate escapes) is parsed
+    by ``json``, and so is a text with an integer outside 64 bits' range (which orjson
+    reads as a float; found, with any other run of 20 digits, by :func:`_beyond_64_bits`):
+    the result is always ``json.loads``'s.
+
+    Raises:
+        json.JSONDecodeError: The text is not JSON.
+    """
+    raw = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
+    if not _beyond_64_bits(raw):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            return orjson.loads(raw)
+    if not isinstance(text, str):
+        text = bytes(text).decode("utf-8", errors="replace")
+    return json.loads(text)
+
+
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _beyond_64_bits(raw: bytes | bytearray | memoryview) -> bool:
+    """Whether ``raw`` may hold an integer orjson cannot read exactly.
+
+    orjson reads integers from -2**63 to 2**64 - 1 as ``int``: outside that, a number
+    has 20 digits or more, or is negative with 19. Two C-level passes (about 3 us for a
+    2 KB line, where a regular expression takes 20).
+    """
+    zeros = bytes(raw).translate(_DIGITS_AS_ZERO)
+    return b"0" * 20 in zeros or b"-" + b"0" * 19 in zeros
 
 
 def sha256_text(text: str) -> str:

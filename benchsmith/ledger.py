@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchsmith.files import append_jsonl, read_whole_lines
+from benchsmith.files import append_jsonl, parse_json, read_whole_lines
 from benchsmith.item import Item
 
 LEDGER_FILE = "slots.jsonl"
@@ -56,9 +56,9 @@ class Ledger:
         if not self.path.exists():
             return
         data = read_whole_lines(self.path)
-        for line in data.decode("utf-8", errors="replace").splitlines():
+        for line in data.splitlines():
             try:
-                entry = json.loads(line)
+                entry = parse_json(line)
             except json.JSONDecodeError:
                 continue
             if isinstance(entry, dict) and (
@@ -188,7 +188,7 @@ class Ledger:
                 if not raw.endswith(b"\n"):
                     break  # a line still being written
                 try:
-                    entry = json.loads(raw.decode("utf-8", errors="replace"))
+                    entry = parse_json(raw)
                 except json.JSONDecodeError:
                     continue
                 if isinstance(entry, dict) and isinstance(entry.get("slot"), dict):
@@ -202,7 +202,7 @@ class Ledger:
         offset, length = where
         fd = os.open(self.path, os.O_RDONLY)
         try:
-            return json.loads(os.pread(fd, length, offset).decode("utf-8", errors="replace"))
+            return parse_json(os.pread(fd, length, offset))
         finally:
             os.close(fd)
 

@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 from pydantic import ValidationError
 
 from benchsmith.errors import ExportError, describe_validation_error
-from benchsmith.files import HashedPath, atomic_hashed_path
+from benchsmith.files import HashedPath, atomic_hashed_path, json_line, parse_json
 from benchsmith.item import Item
 
 DATA_FILE = "data/test.jsonl"
@@ -225,7 +225,7 @@ def data_lines(path: Path) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                yield number, parse_json(line)
             except json.JSONDecodeError as exc:
                 raise ExportError(f"{path}:{number}: not a JSON line ({exc})") from exc
 
@@ -285,7 +285,7 @@ def hf_row(item: Item, bench_dir: Path) -> dict[str, Any]:
         "modality": "+".join(item.modalities()),
         "image": _media(bench_dir, item.id, media["image"][0]) if media["image"] else None,
         "audio": _media(bench_dir, item.id, media["audio"][0]) if media["audio"] else None,
-        "metadata": json.dumps(meta, ensure_ascii=False),
+        "metadata": json_line(meta),
     }
 
 
@@ -295,10 +295,10 @@ def inspect_row(record: dict[str, Any], metadata: str | None = None) -> dict[str
     ``metadata``: the record's metadata as JSON already (the ``default`` row's), if made.
     """
     if metadata is None:
-        metadata = json.dumps(record.get("metadata") or {}, ensure_ascii=False)
+        metadata = json_line(record.get("metadata") or {})
     return {
         "id": record["id"],
-        "input": json.dumps(record["input"], ensure_ascii=False),
+        "input": json_line(record["input"]),
         "choices": record.get("choices"),
         "target": record["target"],
         "metadata": metadata,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.files import atomic_lines, atomic_write, canonical_json
+from benchsmith.files import atomic_lines, atomic_write, canonical_json, json_line
 from benchsmith.ledger import Ledger
 from benchsmith.spec import BenchmarkSpec
 
@@ -31,10 +31,6 @@ DATA_FILE = "data/test.jsonl"
 REJECTS_FILE = "rejects.jsonl"
 REPORT_FILE = "report.json"
 REPORT_MD = "report.md"
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
 def ledger_fingerprint(ledger: Ledger, review: HumanReview | None = None) -> str:
@@ -113,6 +109,9 @@ class DataStats:
     computed_items: dict[str, list[Any]] = field(default_factory=dict)
     samples: list[dict[str, Any]] = field(default_factory=list)
     reviewed_pool: list[Any] = field(default_factory=list)  # accepted ones, revoked included
+    # What rejects.jsonl lists (slot id, place in the ledger) and why, counted on the way.
+    rejected: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
+    reasons: Counter[str] = field(default_factory=Counter)
 
 
 def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = None) -> DataStats:
@@ -121,11 +120,12 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
     Items a reviewer took out (revoked in the ledger) are left out; edits from the review
     are applied.
 
-    Streams: only the ids and where each entry is in the ledger are held in memory.
+    Streams: only the ids and where each entry is in the ledger are held in memory. The
+    same pass notes the discarded slots for :func:`write_rejects`.
 
     Returns:
         Item counts (per subtask, per modality combination), the media paths the items use,
-        local fixes and orchestration fallbacks.
+        local fixes and orchestration fallbacks; the rejected slots and their reasons.
     """
     from benchsmith.item import Item
 
@@ -136,6 +136,9 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
     for where, entry in ledger.located_entries():
         if isinstance(entry.get("t"), int | float):
             stats.ledger_times.append(float(entry["t"]))
+        if entry["status"] == "rejected" or entry["item"]["id"] in revoked:
+            stats.reasons[_reject_reason(entry, revoked)] += 1
+            stats.rejected.append((entry["slot"]["id"], where))
         if entry["status"] != "accepted":
             continue
         item = Item.model_validate(entry["item"])
@@ -200,7 +203,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
     with atomic_lines(bench_dir / DATA_FILE) as out:
         for _item_id, where in accepted:
             item = review.apply(Item.model_validate(ledger.read_at(where)["item"]))
-            out.write(_dump(item.model_dump(mode="json")) + "\n")
+            out.write(json_line(item.model_dump(mode="json")) + "\n")
     return stats
 
 
@@ -267,26 +270,26 @@ HUMAN_CHECK = "human_review"
 """The check name of an item a human reviewer rejected, in ``rejects.jsonl`` and the report."""
 
 
-def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
-    """Write ``rejects.jsonl`` (every discarded slot with its reason); count the reasons.
-
-    Items a human reviewer rejected are listed with the check ``human_review`` and counted
-    as ``human: REASON``.
-    """
+def _reject_reason(entry: dict[str, Any], revoked: dict[str, Any]) -> str:
+    """How ``rejects.jsonl`` counts a discarded slot, or an item a reviewer took out."""
+    if entry["status"] == "rejected":
+        return entry.get("check") or "other"
     from benchsmith.review.journal import REJECT_REASONS
 
+    why = revoked[entry["item"]["id"]]
+    return f"human: {REJECT_REASONS.get(why.get('reason'), why.get('reason'))}"
+
+
+def write_rejects(bench_dir: Path, ledger: Ledger, scanned: DataStats) -> Counter[str]:
+    """Write ``rejects.jsonl`` (every discarded slot with its reason); count the reasons.
+
+    ``scanned`` is what :func:`write_data` noted of the same ledger in its pass (one read
+    of the ledger for both files). Items a human reviewer rejected are listed with the
+    check ``human_review`` and counted as ``human: REASON``.
+    """
     revoked = ledger.revoked()
-    reasons: Counter[str] = Counter()
-    rejected: list[tuple[str, tuple[int, int]]] = []
-    for where, entry in ledger.located_entries():
-        if entry["status"] == "rejected":
-            reasons[entry.get("check") or "other"] += 1
-            rejected.append((entry["slot"]["id"], where))
-        elif entry["item"]["id"] in revoked:
-            why = revoked[entry["item"]["id"]]
-            reasons[f"human: {REJECT_REASONS.get(why.get('reason'), why.get('reason'))}"] += 1
-            rejected.append((entry["slot"]["id"], where))
-    rejected.sort()
+    reasons = Counter(scanned.reasons)
+    rejected = sorted(scanned.rejected)
     with atomic_lines(bench_dir / REJECTS_FILE) as out:
         for _slot, where in rejected:
             entry = ledger.read_at(where)
@@ -314,7 +317,7 @@ def write_rejects(bench_dir: Path, ledger: Ledger) -> Counter[str]:
             }
             if entry.get("check") == HUMAN_CHECK:
                 row.update(item=entry["item_id"], reviewer=entry.get("reviewer"))
-            out.write(_dump(row) + "\n")
+            out.write(json_line(row) + "\n")
     return reasons
 
 
@@ -563,7 +566,7 @@ def write_package(
             return old
     data = write_data(bench_dir, ledger, review)
     n_items = data.n_items
-    reasons = write_rejects(bench_dir, ledger)
+    reasons = write_rejects(bench_dir, ledger, data)
     human = human_section(data.reviewed_pool, review)
     revoked = len(ledger.revoked())
     removed = clean_media(bench_dir, data.media)

@@ -3,6 +3,7 @@ source exhausted (reallocation and shortfall), resume, budget, and the folder it
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -354,9 +355,11 @@ def test_budget_stop_packages_what_was_accepted(tmp_path):
     )
     runtime, _fake = install(config, router)
     runtime.ledger.budget_tokens = 1500
+    before = gc.get_threshold()
     with pytest.raises(BudgetExceededError):
         build_benchmark(out=out, config=config, spec=spec)
     register_runtime(config, None)
+    assert gc.get_threshold() == before  # a build that stops leaves the collector as it was
     report = json.loads((out / "report.json").read_text())
     assert report["status"] == "budget_exhausted"
     assert 0 < report["items"] < 8
@@ -581,7 +584,7 @@ def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_pat
     # of the round in place, each through the slot subgraph, in one superstep; every slot
     # reports as it ends ("realize:accept"), not when its task ends.
     from benchsmith.agents.collect import slot_workers
-    from benchsmith.api import recursion_limit
+    from benchsmith.api import BUILD_GC_THRESHOLD, recursion_limit
 
     rows = [(f"Country {i}", f"City {i}", "Nowhere") for i in range(150)]
     _catalog, card = make_catalog(tmp_path, rows=rows)
@@ -602,22 +605,29 @@ def test_a_round_is_one_fan_out_of_slot_tasks_that_take_the_queued_slots(tmp_pat
     events = []  # (node, thread name), in the order the callback saw them
     inside = [0, 0]  # callbacks running now, most at once
 
+    thresholds = set()  # the collector's first threshold as the slots end
+
     def progress(node, update):
         inside[0] += 1
         inside[1] = max(inside)
         time.sleep(0.0005)  # widen the window an unserialized second call would hit
         events.append((node, threading.current_thread().name))
+        thresholds.add(gc.get_threshold()[0])
         if node == "realize:accept":
             accepted.append(update["tallies"])
         elif ":" not in node:
             path.append(node)
         inside[0] -= 1
 
+    before = gc.get_threshold()
     try:
         result = build_benchmark(out=out, config=config, spec=spec, progress=progress)
     finally:
         register_runtime(config, None)
     assert result.status == "complete" and result.items == 110
+    # The build collects young objects less often (api._collector_for_builds), and leaves
+    # the collector as it found it.
+    assert thresholds == {max(before[0], BUILD_GC_THRESHOLD)} and gc.get_threshold() == before
     assert slot_workers(4) == 6
     assert path == ["preflight", "collect"] + ["realize"] * 6 + ["collect", "package"]
     assert len(accepted) == 110 and all(t == {"capitals": {"accepted": 1}} for t in accepted)
