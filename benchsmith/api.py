@@ -158,12 +158,12 @@ def _run_graph(
     from langgraph.types import Command
 
     from benchsmith.agents.collect import slot_workers
-    from benchsmith.graph import make_builder
     from benchsmith.graph.progress import SELF_REPORTING, reporting
+    from benchsmith.graph.workflow import build_graph, make_builder
 
     # A checkpointer only when a person reviews the plan (interrupts need one): without it
     # a large build keeps no per-step copies of its state.
-    graph = make_builder().compile(checkpointer=InMemorySaver() if reviewer else None)
+    graph = make_builder().compile(checkpointer=InMemorySaver()) if reviewer else build_graph()
     thread: dict[str, Any] = {
         "configurable": {"thread_id": uuid.uuid4().hex},
         # A few more slot workers than model requests in flight (collect.slot_workers).

@@ -142,3 +142,12 @@ def test_routers_are_pure_functions_of_the_state():
         ("realize", {"slot": "b"}),
     ]
     assert route_after_collect({"pending_slots": []}) == "package"
+
+
+def test_builds_share_one_compiled_graph_without_a_checkpointer():
+    from benchsmith.graph.workflow import build_graph
+
+    shared = build_graph()
+    assert build_graph() is shared
+    assert shared.checkpointer is None
+    assert set(shared.get_graph().nodes) == set(make_builder().compile().get_graph().nodes)

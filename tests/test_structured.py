@@ -324,3 +324,38 @@ def test_direct_requests_carry_the_sdk_headers_and_raise_the_sdk_errors(fake_ser
         )
         is None
     )
+
+
+def test_chat_clients_share_one_verifying_tls_context(fake_server, monkeypatch):
+    # Each client loaded the CA bundle for its sync and its async HTTP client (about 20 ms
+    # each): one context, built once, serves every client, and it still verifies.
+    import ssl
+
+    from benchsmith.llm import client
+
+    built = []
+    inner = client._http_module().create_ssl_context
+
+    def counted(*args, **kwargs):
+        built.append(1)
+        return inner(*args, **kwargs)
+
+    client.shared_ssl_context.cache_clear()
+    monkeypatch.setattr(client._http_module(), "create_ssl_context", counted)
+    try:
+        first, _plain = _ours_and_plain(fake_server)
+        second, _plain = _ours_and_plain(fake_server)
+        contexts = {
+            id(chat.root_client._client._transport.inner._pool._ssl_context)
+            for chat in (first, second)
+        } | {
+            id(chat.root_async_client._client._transport._pool._ssl_context)
+            for chat in (first, second)
+        }
+        context = client.shared_ssl_context()
+    finally:
+        client.shared_ssl_context.cache_clear()
+    assert len(built) == 1 and contexts == {id(context)}
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    fake_server.script(Reply.text("still answers"))
+    assert first.invoke([("user", "hi")]).content == "still answers"

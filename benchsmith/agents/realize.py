@@ -69,6 +69,7 @@ class Workspace:
         self._lock = threading.Lock()
         self._records: dict[str, list[dict[str, Any]]] = {}
         self._answers: dict[tuple[str, str], list[str]] = {}
+        self._answers_lock = threading.Lock()
         self._sources = catalog_sources(config)
         self._cards: dict[str, Any] = {}
         roots = [self.bench_dir, self.run_dir, *(Path(s.root) for s in self._sources)]
@@ -204,15 +205,21 @@ class Workspace:
         return self.records(dataset_id)[index]
 
     def answer_values(self, dataset_id: str, answer_field: str) -> list[str]:
-        """The distinct values of a field across a dataset, as text (the distractor pool)."""
+        """The distinct values of a field across a dataset, as text (the distractor pool).
+
+        Computed once: the first slot computes it while the others wait (every slot of the
+        first wave asked at once, and each computed the whole pool, 13 of them in a 500-item
+        build, all in its first second).
+        """
         key = (dataset_id, answer_field)
-        with self._lock:
-            if key in self._answers:
-                return self._answers[key]
-        values = distinct_texts([field_value(r, answer_field) for r in self.records(dataset_id)])
-        with self._lock:
-            self._answers[key] = values
-        return values
+        cached = self._answers.get(key)
+        if cached is not None:
+            return cached
+        with self._answers_lock:
+            if key not in self._answers:
+                records = self.records(dataset_id)
+                self._answers[key] = distinct_texts([field_value(r, answer_field) for r in records])
+            return self._answers[key]
 
     def media_fields(self, dataset_id: str) -> set[str]:
         """Record fields holding image/audio paths."""
@@ -504,8 +511,9 @@ class Workspace:
         """Load the packaging modules on a background thread, once per build.
 
         Packaging imports pyarrow's pandas layer, the card and the exports (about 0.5 s of
-        CPU): once the first item is accepted the slots spend most of their time waiting on
-        the model, so the imports happen then rather than after the last item.
+        CPU) and reads the source the exports copy: once the first item is accepted the
+        slots spend most of their time waiting on the model, so this happens then rather
+        than after the last item.
         """
         with self._lock:
             if self._warm_started:
@@ -514,10 +522,13 @@ class Workspace:
 
         def warm() -> None:
             with contextlib.suppress(Exception):  # packaging reports its own errors
-                from benchsmith.package import card, inspect_export, lmeval_export  # noqa: F401
+                from benchsmith.package import card, inspect_export  # noqa: F401
                 from benchsmith.package.hf_export import preload
+                from benchsmith.package.lmeval_export import render_utils
+                from benchsmith.review import journal  # noqa: F401
 
                 preload()
+                render_utils()
 
         threading.Thread(target=warm, name="benchsmith-warm-packaging", daemon=True).start()
 

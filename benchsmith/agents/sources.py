@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig
 
 
@@ -19,8 +20,6 @@ def run_config(runtime: Any) -> RunConfig:
 
 def catalog_sources(config: RunConfig) -> list[Any]:
     """The catalogs to ground in: the run's own sources first, then the main catalog."""
-    from benchsmith.catalog.store import Catalog
-
     sources = []
     if config.paths.run_catalog_dir:
         sources.append(Catalog(config.paths.run_catalog_dir))

@@ -29,6 +29,7 @@ from benchsmith.spec import Subtask
 from benchsmith.tools.context import Limits
 from benchsmith.verify.duplicates import DuplicateIndex
 from benchsmith.verify.injection import INJECTION, check_injection
+from benchsmith.verify.reviewer import check_asr, check_language_id, check_ocr, check_target
 from benchsmith.verify.solution import check_solution_graph
 from benchsmith.verify.structural import (
     check_answer_in_choices,
@@ -39,6 +40,7 @@ from benchsmith.verify.structural import (
     check_schema,
     check_verbatim_source,
 )
+from benchsmith.verify.wording import wording_verdicts
 
 #: Checks a new wording can fix (the others discard the item).
 FIXABLE = {"verbatim_source", "judge"}
@@ -82,14 +84,6 @@ def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
     Entity named, language of every text, no meta-text, a complete sentence, the target
     equal to the record's answer, and the spoken or rendered text read back (ASR, OCR).
     """
-    from benchsmith.verify.reviewer import (
-        check_asr,
-        check_language_id,
-        check_ocr,
-        check_target,
-    )
-    from benchsmith.verify.wording import wording_verdicts
-
     masks = [m for m in (ctx.entity, *ctx.aliases) if m]
     if ctx.max_words > 40:
         # A computed problem: its givens, the question and the answer format are sentences

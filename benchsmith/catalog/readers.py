@@ -182,19 +182,18 @@ def parse_json_line(path: str | os.PathLike[str], line_no: int, line: str, max_d
         CatalogError: Bad JSON.
         CatalogLimitError: Nested too deep (also where the parser itself would give up).
     """
-    where = f"{display(path)}: line {line_no}"
     try:
         value = json.loads(line)
     except json.JSONDecodeError as exc:
         raise CatalogError(
-            f"{where}: bad JSON ({exc.msg} at column {exc.colno}); each line must hold one "
-            "JSON object"
+            f"{display(path)}: line {line_no}: bad JSON ({exc.msg} at column {exc.colno}); "
+            "each line must hold one JSON object"
         ) from exc
     except RecursionError as exc:  # deeper than the parser goes (max_json_depth is below it)
-        raise _too_deep(where, max_depth) from exc
+        raise _too_deep(f"{display(path)}: line {line_no}", max_depth) from exc
     # Only a line with more brackets than the cap can nest past it: skip the walk otherwise.
     if line.count("{") + line.count("[") > max_depth and json_depth_over(value, max_depth):
-        raise _too_deep(where, max_depth)
+        raise _too_deep(f"{display(path)}: line {line_no}", max_depth)
     return value
 
 

@@ -36,6 +36,7 @@ so the two exports and benchsmith's own tests score an answer the same way:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import re
@@ -274,8 +275,9 @@ SCORING_FUNCTIONS: tuple[Callable[..., object], ...] = (
 """The scoring rules, in dependency order, as copied into the generated files."""
 
 
+@functools.cache
 def scoring_source() -> str:
-    """The source of the scoring rules, to paste into a generated standalone file.
+    """The source of the scoring rules, to paste into a generated standalone file (read once).
 
     The functions need only ``math``, ``re`` and ``unicodedata``.
     """

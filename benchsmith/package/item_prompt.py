@@ -26,14 +26,16 @@ model's chat template (some have none).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 
 _MARK = "# -- below: " + "copied verbatim into the generated task files"
 
 
+@functools.cache
 def prompt_source() -> str:
-    """The prompt rules as source, to paste into a generated standalone file.
+    """The prompt rules as source, to paste into a generated standalone file (read once).
 
     Returns:
         The constants and functions below this module's marker line (they need nothing

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from executor_fakes import (
+    COUNTRIES,
     Router,
     good_question,
     install,
@@ -190,3 +191,40 @@ def test_routers_read_only_the_failure():
     assert route_after_execute({"failure": None}) == "verify"
     assert route_after_execute({"failure": fixable}) == "orchestrate"
     assert route_after_execute({"failure": final}) == "discard"
+
+
+def test_the_distractor_pool_is_computed_once_however_many_slots_ask_at_once(tmp_path, monkeypatch):
+    """Every slot of a build's first wave asks for the pool at once: one computes it."""
+    import threading
+
+    import benchsmith.agents.realize as realize
+
+    _catalog, card = make_catalog(tmp_path)
+    spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
+    config = setup(tmp_path, spec, Router(SampleDecision=good_question, JudgeVerdict=judge_yes))
+    ws = open_workspace(config)
+    computed = []
+    inner = realize.distinct_texts
+    start = threading.Barrier(8)
+
+    def slow_distinct(values):
+        computed.append(threading.current_thread().name)
+        threading.Event().wait(0.05)  # long enough for every thread to arrive meanwhile
+        return inner(values)
+
+    monkeypatch.setattr(realize, "distinct_texts", slow_distinct)
+    pools = []
+
+    def ask():
+        start.wait()
+        pools.append(ws.answer_values("capitals", "capital"))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    register_runtime(config, None)
+    assert len(computed) == 1
+    assert len(pools) == 8 and all(p is pools[0] for p in pools)
+    assert sorted(pools[0]) == sorted({capital for _name, capital, _continent in COUNTRIES})
