@@ -13,6 +13,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from benchsmith.programs.spec import ProgramSpec
+
 AnswerFormat = Literal["multiple_choice", "short_answer", "numeric", "open"]
 Modality = Literal["text", "image", "audio"]
 ANSWER_FORMATS: tuple[AnswerFormat, ...] = get_args(AnswerFormat)
@@ -21,6 +23,8 @@ MODALITIES: tuple[Modality, ...] = get_args(Modality)
 """Every input modality of an item."""
 Difficulty = Literal["easy", "medium", "hard"]
 Scalar = str | int | float | bool
+COMPUTED = ("solution_graph", "question_program")
+"""Strategies whose items are generated and computed, not worded from one record by a model."""
 
 
 class Subtask(BaseModel):
@@ -124,10 +128,16 @@ class Grounding(BaseModel):
         default="",
         description="Where the templates came from: concept:<name>, generic, model or user.",
     )
-    strategy: Literal["records", "solution_graph"] = Field(
+    strategy: Literal["records", "solution_graph", "question_program"] = Field(
         default="records",
         description="records: one item per raw record, through the plan's tools; "
-        "solution_graph: computed problems from a reference's formulas (answer_field unused).",
+        "solution_graph: computed problems from a reference's formulas (answer_field unused); "
+        "question_program: items computed by executing `program` over the records.",
+    )
+    program: ProgramSpec | None = Field(
+        default=None,
+        description="The question program of a question_program grounding (kind, fields, "
+        "conditions, k, closed- or open-book).",
     )
     scores: Scores
     rationale: str = ""

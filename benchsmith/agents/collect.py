@@ -45,11 +45,11 @@ def slot_workers(concurrency: int) -> int:
 def record_order(grounding: Grounding, seed: int) -> list[int]:
     """The seeded order in which a grounding draws its dataset's records.
 
-    A solution-graph grounding draws its generated problems in order (the generator's own
-    draws are seeded already).
+    A solution-graph or question-program grounding draws its generated problems in order
+    (the generator's own draws are seeded already).
     """
     order = list(range(grounding.available_records))
-    if grounding.strategy == "solution_graph":
+    if grounding.strategy in ("solution_graph", "question_program"):
         return order
     random.Random(stable_seed(seed, grounding.id, "records")).shuffle(order)
     return order

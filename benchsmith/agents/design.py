@@ -22,6 +22,7 @@ from benchsmith.agents.alignment import (
     formats_from_intent,
     languages_from_intent,
 )
+from benchsmith.agents.references import reference_subtasks
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
 from benchsmith.graph.state import BuildState
@@ -309,7 +310,7 @@ def _critique(
     return out
 
 
-def uncovered_intent(config: Any, intent: str) -> str | None:
+def uncovered_intent(config: RunConfig, intent: str) -> str | None:
     """The error of an intent that no catalog dataset and no reference covers (else None).
 
     A reference given for the run always covers it (its formulas become computed problems).
@@ -318,7 +319,7 @@ def uncovered_intent(config: Any, intent: str) -> str | None:
     from benchsmith.agents.grounding import intent_topics
     from benchsmith.agents.sources import catalog_sources
 
-    if getattr(config, "run_catalog_dir", None):
+    if config.paths.run_catalog_dir:
         return None  # the run's own --dataset/--reference sources were given for this intent
     topics = intent_topics(intent)
     searched: list[str] = []
@@ -353,6 +354,29 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
             "error": uncovered,
             "planner_log": [f"design: {uncovered}"],
         }
+    languages = list(config.languages) or list(languages_from_intent(state["intent"]))
+    from benchsmith.agents.programs import table_subtasks
+
+    # The user's own tables: question programs built by code from the intent and the data
+    # (no design call: the data defines the subtask), or a refusal naming what is missing.
+    tabled, refused = table_subtasks(config, state["intent"], languages)
+    if refused and not reference_subtasks(config, keep):
+        return {
+            "plan_status": "uncovered",
+            "error": refused,
+            "planner_log": [f"design: {refused}"],
+        }
+    if tabled:
+        subtasks = [*tabled, *reference_subtasks(config, tabled)]
+        return {
+            "subtasks": subtasks,
+            "ungrounded": [],
+            "planner_log": [
+                f"design: {s.id}: {s.name} (question programs built from the intent and the data)"
+                for s in tabled
+            ]
+            + [f"design: subtasks {', '.join(s.id for s in subtasks)}"],
+        }
     modalities = tuple(config.modalities) or modalities_from_intent(state["intent"]) or MODALITIES
     formats = tuple(config.answer_formats) or formats_from_intent(state["intent"]) or ANSWER_FORMATS
     subtasks, log = design_subtasks(
@@ -364,13 +388,11 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
         modalities=modalities,
         formats=formats,
         # "... in German and Spanish": the items' languages, unless the run sets them.
-        languages=list(config.languages) or list(languages_from_intent(state["intent"])),
+        languages=languages,
         keep=keep,
         feedback=feedback,
         sources=describe_sources(config),
     )
-    from benchsmith.agents.references import reference_subtasks
-
     computed = reference_subtasks(config, subtasks)
     if computed:
         # The user's references come first: drop proposed subtasks beyond the cap.

@@ -583,16 +583,39 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
     from benchsmith.agents.references import PREFIX, ground_references
 
     computed = ground_references(config, [s for s in todo if s.id.startswith(PREFIX)])
+    from benchsmith.agents import programs
+
+    tabled = [s for s in todo if s.id.startswith(programs.PREFIX)]
+    programmed: list[Grounding] = []
+    program_notes: list[str] = []
+    if tabled:
+        programmed, program_notes, kept = programs.ground_tables(
+            config, tabled, state["intent"], get_model(config, "grounding")
+        )
+        subtasks = [
+            s.model_copy(update={"languages": kept[s.id]}) if s.id in kept else s
+            for s in subtasks
+        ]
+        computed = computed + programmed
     done |= {g.subtask_id for g in computed}
-    todo = [s for s in todo if s.id not in done]
+    todo = [s for s in todo if s.id not in done and not s.id.startswith(programs.PREFIX)]
     sources = catalog_sources(config)
     results = ground_all(get_model(config, "grounding"), todo, sources, intent=state["intent"])
     groundings = existing + computed + [g for r in results for g in r.groundings]
-    failed = [r for r in results if not r.grounded]
+    failed = [r for r in results if not r.grounded] + [
+        SubtaskGrounding(
+            subtask_id=s.id,
+            rejected=[f"no language of the subtask can be worded: {'; '.join(program_notes)}"],
+        )
+        for s in tabled
+        if s.id not in {g.subtask_id for g in programmed}
+    ]
     log = [
-        f"grounding: {g.subtask_id}: solution graph of {g.dataset_id} ({g.rationale})"
+        f"grounding: {g.subtask_id}: "
+        + ("question program" if g.strategy == "question_program" else "solution graph")
+        + f" of {g.dataset_id} ({g.rationale})"
         for g in computed
-    ] + [
+    ] + [f"grounding: {note}" for note in program_notes] + [
         f"grounding: {r.subtask_id}: "
         + (
             f"{len(r.groundings)} grounding(s), best {r.groundings[0].dataset_id}"

@@ -36,7 +36,7 @@ from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
 from benchsmith.graph.state import Failure, Slot, SlotState, SlotStatus
 from benchsmith.ledger import Ledger
-from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
+from benchsmith.spec import COMPUTED, BenchmarkSpec, Grounding, Subtask
 from benchsmith.stopping import check_stop, stop_requested
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.verify.duplicates import DuplicateIndex
@@ -96,6 +96,7 @@ class Workspace:
         ``collect``): the records a rejected slot replaces itself with."""
         self._computed: dict[str, list[Any]] = {}
         self._computed_lock = threading.Lock()
+        self._tables: dict[str, Any] = {}
         self._warm_started = False
         budgeted = config.budget_usd is not None or config.budget_tokens is not None
         self.backups = TailBackups(
@@ -337,6 +338,136 @@ class Workspace:
         item.metadata.setdefault("language", slot.language)
         return Draft(item=item, question=item.input_text(), answer=item.target, trace=[])
 
+    def table(self, dataset_id: str) -> Any:
+        """A dataset as a question-program table (built once per build)."""
+        with self._computed_lock:
+            cached = self._tables.get(dataset_id)
+            if cached is not None:
+                return cached
+        from benchsmith.programs import build_table
+
+        card = self._card(dataset_id)
+        table = build_table(
+            dataset_id,
+            self.records(dataset_id),
+            card.fields if card is not None else [],
+            card_entity=card.entity if card is not None else {},
+            intent=self.spec.intent,
+        )
+        with self._computed_lock:
+            return self._tables.setdefault(dataset_id, table)
+
+    def program_tables(self, grounding: Grounding) -> dict[str, Any]:
+        """Every table a program reads (its own and those its hops lead to)."""
+        assert grounding.program is not None
+        ids = [grounding.program.table, *(h.table for h in grounding.program.hops)]
+        return {i: self.table(i) for i in dict.fromkeys(ids)}
+
+    def program_instances(self, grounding: Grounding, language: str) -> list[Any]:
+        """The instances a question-program grounding draws from, per language (made once).
+
+        ``max_slots_factor`` times the quota (at least 16) are generated with a seed from
+        the run's and the grounding's, so a new seed gives fresh items; the same seed gives
+        the same records in every language.
+        """
+        from benchsmith.programs import generate
+        from benchsmith.tools.context import stable_seed
+
+        key = f"{grounding.id}@{language}"
+        with self._computed_lock:
+            cached = self._computed.get(key)
+        if cached is not None:
+            return cached
+        assert grounding.program is not None
+        quota = sum(a.quota for a in self.spec.allocations if a.grounding_id == grounding.id)
+        wanted = max(16, math.ceil(quota * self.config.max_slots_factor))
+        made = generate(
+            grounding.program,
+            self.program_tables(grounding),
+            n=min(grounding.available_records, wanted),
+            seed=stable_seed(self.config.seed, grounding.id) % (2**31),
+            language=language,
+        )
+        with self._computed_lock:
+            return self._computed.setdefault(key, made)
+
+    def take_program(self, slot: Slot, grounding: Grounding) -> Draft | Failure:
+        """A question-program slot's item, computed by executing the program."""
+        from benchsmith.programs import ProgramError, WordsMissing
+        from benchsmith.programs.items import to_item
+        from benchsmith.tools.context import stable_seed
+
+        language = slot.language or "en"
+        try:
+            instances = self.program_instances(grounding, language)
+        except (ProgramError, WordsMissing) as exc:
+            return Failure(reason=f"source: {exc}", check="source", counts=False)
+        index = slot.record_index
+        if index >= len(instances):
+            reason = (
+                f"the {grounding.program.kind if grounding.program else ''} program over "
+                f"{grounding.dataset_id} gave {len(instances)} distinct items, "
+                f"fewer than {index + 1}"
+            )
+            return Failure(reason=reason, check="source", counts=False)
+        instance = instances[index]
+        assert grounding.program is not None
+        item = to_item(
+            instance,
+            grounding.program,
+            item_id=slot.item_id,
+            language=language,
+            seed=stable_seed(self.config.seed, slot.id, "choices"),
+            subtask=self.subtasks[grounding.subtask_id],
+        )
+        item.metadata["source"] = {
+            "dataset": grounding.dataset_id,
+            "record_index": instance.rows[0] if instance.rows else index,
+            "grounding": grounding.id,
+            "strategy": "question_program",
+        }
+        return Draft(item=item, question=instance.question, answer=instance.answer, trace=[])
+
+    def _check_program(
+        self, slot: Slot, grounding: Grounding, draft: Draft, common: dict[str, Any]
+    ) -> Any:
+        """Verify a question-program item: the usual checks, then the program re-executed."""
+        from benchsmith.verify.programs import check_program
+
+        program = draft.item.metadata.get("program") or {}
+        kind = program.get("kind")
+        names = tuple(program.get("records") or ())
+        # A lookup names its record; a comparison names every record it ranks (the answer
+        # is one of them by construction); an open-book item shows its rows.
+        entity = names[0] if kind in ("lookup", "filtered_lookup", "multihop") and names else None
+        if program.get("book") == "open" and kind in ("lookup", "filtered_lookup"):
+            entity = next((n for n in names if n in draft.question), entity)
+        aliases = names if kind in ("compare", "superlative") else ()
+        review = ReviewContext(
+            language=slot.language or "en",
+            entity=entity,
+            aliases=tuple(a for a in aliases if a != entity),
+            dedupe_key=f"{kind}:{program.get('rows')}",
+        )
+        result = verify(
+            draft.item,
+            question=draft.question,
+            source_text=None,
+            review=review,
+            context_shown=program.get("book") == "open",
+            **common,
+        )
+        if not result.ok:
+            return result
+        verdict = check_program(draft.item, self.program_tables(grounding))
+        result.verdicts.append(verdict.model_dump())
+        if not verdict.ok:
+            self.duplicates.remove(draft.item)
+            result.ok = False
+            result.failed_check = verdict.check
+            result.reason = f"{verdict.check}: {verdict.reason}"
+        return result
+
     def _judge(self) -> Any:
         """The verification role's model when the judge runs (None: judging is off).
 
@@ -478,6 +609,8 @@ class Workspace:
             "limits": self.tool_context.limits,
         }
         language = slot.language or "en"
+        if grounding.strategy == "question_program":
+            return self._check_program(slot, grounding, draft, common)
         if grounding.strategy == "solution_graph":
             review = ReviewContext(language=language, max_words=150)
             return verify(
@@ -718,7 +851,7 @@ def _chain_if_fixing(ws: Workspace, state: SlotState, update: dict[str, Any]) ->
 
 
 def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
-    """Take a solution-graph slot's computed problem as the draft."""
+    """Take a solution-graph or question-program slot's computed item as the draft."""
     check_stop()  # Ctrl-C / SIGTERM: no new slot step starts
     config = run_config(runtime)
     ws = open_workspace(config)
@@ -726,7 +859,11 @@ def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, An
     claim = _claim(state, ws)
     if ws.backups.is_settled(claim):
         return _superseded(claim)
-    taken = ws.take_computed(slot, ws.groundings[slot.grounding_id])
+    grounding = ws.groundings[slot.grounding_id]
+    if grounding.strategy == "question_program":
+        taken = ws.take_program(slot, grounding)
+    else:
+        taken = ws.take_computed(slot, grounding)
     if isinstance(taken, Failure):
         return _failed(state, taken, config, attempt=1) | {"claim": claim}
     return {"draft": taken, "failure": None, "attempt": 1, "claim": claim}
@@ -783,7 +920,7 @@ def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
         return {"failure": None}
     ws.drop_media(draft)
     # A computed problem has no local fix: the generator already reworded what failed.
-    records = ws.groundings[state["slot"].grounding_id].strategy != "solution_graph"
+    records = ws.groundings[state["slot"].grounding_id].strategy not in COMPUTED
     failure = Failure(
         reason=result.reason, check=result.failed_check or "", retry=result.fixable and records
     )
@@ -807,7 +944,7 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
         return _tally(slot, "surplus") | _next_job(ws)
     history = list(state.get("history") or [])
     item.metadata["fixes"] = len(history)
-    if ws.groundings[slot.grounding_id].strategy != "solution_graph":
+    if ws.groundings[slot.grounding_id].strategy not in COMPUTED:
         item.metadata["fix_history"] = history
     ws.ledger.accept(slot.record(), item)
     shutil.rmtree(ws.work_dir(slot), ignore_errors=True)

@@ -76,6 +76,8 @@ class ReviewContext:
     spoken_text: str | None = None
     rendered_image: Path | None = None
     max_words: int = 40
+    dedupe_key: str | None = None
+    """Near duplicates are looked for only among items with this key (default: the entity)."""
 
 
 def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
@@ -217,11 +219,14 @@ def verify(
     limits: Limits | None = None,
     judge_enforced: bool = True,
     review: ReviewContext | None = None,
+    context_shown: bool = False,
 ) -> Verification:
     """Run every check on one item; the first failure stops (later checks cost more).
 
     With ``judge_enforced`` false the judge's verdict is recorded on the item but does not
-    reject it (for a judge model too small to be trusted).
+    reject it (for a judge model too small to be trusted). With ``context_shown`` the input
+    holds the rows the question is answered from (an open-book item): the answer is there
+    by construction, so the leak check reads the question alone.
 
     The duplicate check also adds a passing item to the index (atomically), so two
     concurrent duplicates cannot both pass; a duplicate is not added, so its slot can retry.
@@ -245,7 +250,11 @@ def verify(
         # The question must not give the answer away, whatever the format (the choices of a
         # multiple-choice item are meant to be seen; its question is not).
         check_no_leak(
-            Item(id=item.id, input=text_item.input, target=item.answer_text()),
+            Item(
+                id=item.id,
+                input=question if context_shown else text_item.input,
+                target=item.answer_text(),
+            ),
             "short_answer",
             given=[m for m in (review.entity, *review.aliases) if m] if review else (),
         ),
@@ -283,7 +292,8 @@ def verify(
             )
     dup: dict[str, Any] | None = None
     if duplicates is not None:
-        found = duplicates.add_if_unique(item, entity=review.entity if review else None)
+        key = (review.dedupe_key or review.entity) if review else None
+        found = duplicates.add_if_unique(item, entity=key)
         dup = found.model_dump()
         if found.kind != "unique":
             sim = f" (similarity {found.similarity:.2f})" if found.similarity is not None else ""

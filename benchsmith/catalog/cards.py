@@ -90,6 +90,12 @@ class FieldInfo(BaseModel):
         description="This field's value in other languages: language code (e.g. 'fr') to the "
         "dotted path of the field that holds it (e.g. 'names.fr').",
     )
+    labels: dict[str, str] = Field(
+        default_factory=dict,
+        description="How questions name this field, per language code, e.g. {'en': 'atomic "
+        "mass', 'fr': 'la masse atomique'} (French with its article, which gives the gender). "
+        "Without one, English reads the field's name as words.",
+    )
 
     @field_validator("examples", mode="before")
     @classmethod
@@ -171,6 +177,11 @@ class DatasetCard(BaseModel):
     license: str = Field(default="unknown", max_length=300, description="License of the data.")
     provenance: Provenance = Field(default_factory=Provenance, description="Where it came from.")
     loader: LoaderSpec = Field(description="How to read the records.")
+    entity: dict[str, str] = Field(
+        default_factory=dict,
+        description="The noun for one record, per language code, e.g. {'en': 'planet', 'fr': "
+        "'la planète'}; without one it comes from a name-like column or the dataset's name.",
+    )
     profiled_rows: int | None = Field(
         default=None,
         ge=0,

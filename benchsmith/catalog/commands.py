@@ -70,6 +70,21 @@ def _limit_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option("--description", help="Description (default: from the data's card or a summary).")
 @click.option("--license", "license_", metavar="LICENSE", help="License of the data.")
 @click.option("--replace", is_flag=True, help="Overwrite a dataset with the same id.")
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="FIELD:LANG=TEXT",
+    help="How questions name a field in a language, e.g. atomic_mass:fr='la masse atomique' "
+    "(French with its article, for the gender). Repeatable.",
+)
+@click.option(
+    "--entity",
+    "entities",
+    multiple=True,
+    metavar="LANG=NOUN",
+    help="The noun for one record in a language, e.g. en=planet or fr='la planète'. Repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the card as JSON.")
 @_limit_options
 @click.pass_context
@@ -81,6 +96,8 @@ def add_cmd(
     description: str | None,
     license_: str | None,
     replace: bool,
+    labels: tuple[str, ...],
+    entities: tuple[str, ...],
     as_json: bool,
     **caps: int | None,
 ) -> None:
@@ -94,10 +111,39 @@ def add_cmd(
         path, id=card_id, name=name, description=description, license=license_,
         replace=replace, limits=limits,
     )  # fmt: skip
+    if labels or entities:
+        card = _catalog(ctx).add_card(with_words(card, labels, entities), replace=True)
     if as_json:
         click.echo(card.model_dump_json(indent=2))
     else:
         click.echo(f"added {card.summary()}")
+
+
+def with_words(card: Any, labels: tuple[str, ...], entities: tuple[str, ...]) -> Any:
+    """The card with the field labels (``FIELD:LANG=TEXT``) and record nouns (``LANG=NOUN``).
+
+    Raises:
+        click.BadParameter: A label names no field of the card, or is not in that form.
+    """
+    fields = {f.path: f.model_copy(deep=True) for f in card.fields}
+    for text in labels:
+        head, sep, label = text.partition("=")
+        path, colon, lang = head.rpartition(":")
+        if not (sep and colon and path and lang and label.strip()):
+            raise click.BadParameter(f"{text!r} is not FIELD:LANG=TEXT", param_hint="--label")
+        if path not in fields:
+            raise click.BadParameter(
+                f"{card.id} has no field {path!r} (fields: {', '.join(fields)})",
+                param_hint="--label",
+            )
+        fields[path].labels[lang.strip().lower()] = label.strip()
+    entity = dict(card.entity)
+    for text in entities:
+        lang, sep, noun = text.partition("=")
+        if not (sep and lang.strip() and noun.strip()):
+            raise click.BadParameter(f"{text!r} is not LANG=NOUN", param_hint="--entity")
+        entity[lang.strip().lower()] = noun.strip()
+    return card.model_copy(update={"fields": list(fields.values()), "entity": entity})
 
 
 @catalog.command("list", context_settings=CONTEXT_SETTINGS)

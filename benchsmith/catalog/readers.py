@@ -175,6 +175,11 @@ def _too_deep(where: str, max_depth: int) -> CatalogError:
     return over(f"{where}: a record nested more than {max_depth} levels deep", "max_json_depth")
 
 
+def _line_place(path: str | os.PathLike[str], line_no: int) -> str:
+    """Where a line is, for an error (named on an error only, not for every line read)."""
+    return f"{display(path)}: line {line_no}"
+
+
 def parse_json_line(path: str | os.PathLike[str], line_no: int, line: str, max_depth: int) -> Any:
     """One JSON value from a line, refused cleanly when nested over ``max_depth`` levels.
 
@@ -186,14 +191,14 @@ def parse_json_line(path: str | os.PathLike[str], line_no: int, line: str, max_d
         value = json.loads(line)
     except json.JSONDecodeError as exc:
         raise CatalogError(
-            f"{display(path)}: line {line_no}: bad JSON ({exc.msg} at column {exc.colno}); "
+            f"{_line_place(path, line_no)}: bad JSON ({exc.msg} at column {exc.colno}); "
             "each line must hold one JSON object"
         ) from exc
     except RecursionError as exc:  # deeper than the parser goes (max_json_depth is below it)
-        raise _too_deep(f"{display(path)}: line {line_no}", max_depth) from exc
+        raise _too_deep(_line_place(path, line_no), max_depth) from exc
     # Only a line with more brackets than the cap can nest past it: skip the walk otherwise.
     if line.count("{") + line.count("[") > max_depth and json_depth_over(value, max_depth):
-        raise _too_deep(f"{display(path)}: line {line_no}", max_depth)
+        raise _too_deep(_line_place(path, line_no), max_depth)
     return value
 
 

@@ -18,6 +18,7 @@ from benchsmith.agents.realize import open_workspace
 from benchsmith.agents.sources import run_config
 from benchsmith.config import RunConfig
 from benchsmith.graph.state import BuildState, SlotInput, SlotState
+from benchsmith.spec import COMPUTED
 
 
 def route_after_design(state: BuildState) -> Literal["grounding", "__end__"]:
@@ -76,7 +77,7 @@ def route_slot_start(
     slot = state["slot"]
     if ws.ledger.is_done(slot.id):
         return END
-    if ws.groundings[slot.grounding_id].strategy == "solution_graph":
+    if ws.groundings[slot.grounding_id].strategy in COMPUTED:
         return "computed"
     return "orchestrate"
 

@@ -1,0 +1,248 @@
+"""The question-program strategy in the planner: subtasks over the user's own tables.
+
+A table given with ``--dataset`` (records without media) is served by question programs
+(:mod:`benchsmith.programs`): the code builds candidate programs from the intent and the
+table's fields and values; the design step adds one subtask for the table whose candidates
+fit best (a small design model cannot be relied on to propose it), and the grounding step
+lets the grounding role choose among near-tied candidates through a ``Literal`` of their
+ids, so even the embedded model cannot pick a program the code did not build. When no
+program over the given tables serves the intent, the plan is refused with what is missing.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from benchsmith.catalog.cards import slugify
+from benchsmith.config import RunConfig
+from benchsmith.errors import StructuredOutputError
+from benchsmith.programs import (
+    Candidate,
+    ProgramSpec,
+    Refusal,
+    Table,
+    build_table,
+    plan,
+    probe,
+)
+from benchsmith.spec import Grounding, Scores, Subtask
+
+PREFIX = "records-"
+SKILLS = {
+    "lookup": ["factual recall", "lookup"],
+    "filtered_lookup": ["factual recall", "filtering"],
+    "compare": ["comparison", "numerical reasoning"],
+    "superlative": ["ranking", "numerical reasoning"],
+    "count": ["table reading", "counting"],
+    "aggregate": ["table reading", "arithmetic"],
+    "classify": ["classification", "feature reasoning"],
+    "multihop": ["multi-hop reasoning", "lookup"],
+}
+NAMES = {
+    "lookup": "Lookup",
+    "filtered_lookup": "Filtered lookup",
+    "compare": "Comparison of two",
+    "superlative": "Superlative",
+    "count": "Counting",
+    "aggregate": "Aggregation",
+    "classify": "Classification",
+    "multihop": "Multi-hop lookup",
+}
+_TABLES: dict[tuple[str, str], dict[str, Table]] = {}
+_LOCK = threading.Lock()
+
+
+def table_cards(config: RunConfig) -> list[Any]:
+    """The run's own tables (``--dataset`` data with no image or audio field)."""
+    if not config.paths.run_catalog_dir:
+        return []
+    from benchsmith.catalog.store import Catalog
+
+    catalog = Catalog(config.paths.run_catalog_dir)
+    return [c for c in catalog.list() if c.domain != "reference" and not c.media_fields()]
+
+
+def run_tables(config: RunConfig, intent: str) -> dict[str, Table]:
+    """Every run table as a :class:`~benchsmith.programs.table.Table` (cached per run)."""
+    cache_key = (str(config.paths.run_catalog_dir), intent)
+    with _LOCK:
+        if cache_key in _TABLES:
+            return _TABLES[cache_key]
+    from benchsmith.catalog.store import Catalog
+
+    tables: dict[str, Table] = {}
+    cards = table_cards(config)
+    if cards:
+        catalog = Catalog(config.paths.run_catalog_dir)  # type: ignore[arg-type]
+        for card in cards:
+            records = list(catalog.records(card.id))
+            tables[card.id] = build_table(
+                card.id, records, card.fields, card_entity=card.entity, intent=intent
+            )
+    with _LOCK:
+        _TABLES[cache_key] = tables
+    return tables
+
+
+def candidates_for(config: RunConfig, intent: str) -> tuple[str | None, list[Candidate], list[str]]:
+    """The table that serves the intent best, its candidates, and every table's refusal."""
+    tables = run_tables(config, intent)
+    best: tuple[str | None, list[Candidate]] = (None, [])
+    refusals: list[str] = []
+    for table_id in tables:
+        found = plan(intent, tables, table_id)
+        if isinstance(found, Refusal):
+            refusals.append(f"{table_id}: {found.missing}")
+            continue
+        if not best[1] or found[0].score > best[1][0].score:
+            best = (table_id, found)
+    return best[0], best[1], refusals
+
+
+def subtask_id(table_id: str) -> str:
+    """The id of the records subtask over a table."""
+    return slugify(f"{PREFIX}{table_id}")[:48].rstrip("-_.")
+
+
+def table_subtasks(
+    config: RunConfig, intent: str, languages: Sequence[str]
+) -> tuple[list[Subtask], str | None]:
+    """The records subtask for the intent over the run's tables, or why none serves it.
+
+    Returns:
+        ``([subtask], None)``, ``([], refusal message)`` when tables were given and none
+        serves the intent, or ``([], None)`` when the run has no table.
+    """
+    if not table_cards(config):
+        return [], None
+    table_id, cands, refusals = candidates_for(config, intent)
+    if table_id is None:
+        return [], "no question program over the given data serves the intent: " + "; ".join(
+            refusals
+        )
+    best = cands[0].spec
+    kinds = sorted(
+        {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
+    )
+    name = f"{NAMES[best.kind]} over {table_id}"[:80]
+    description = (
+        f"Items computed by executing a question program over the records of {table_id}: "
+        + "; ".join(c.why for c in cands[:3])
+        + (" (the rows it needs are shown)." if best.book == "open" else " (closed-book).")
+    )[:600]
+    return [
+        Subtask(
+            id=subtask_id(table_id),
+            name=name,
+            description=description,
+            skills=SKILLS[best.kind] + ([k for k in kinds if k != best.kind][:1]),
+            input_modalities=["text"],
+            answer_format=best.answer_format,
+            difficulty="medium",
+            languages=list(languages),
+        )
+    ], None
+
+
+def choice_schema(ids: Sequence[str]) -> type[BaseModel]:
+    """The grounding role's choice among candidate ids (a ``Literal``: no invented program)."""
+    return create_model(
+        "ProgramChoice",
+        program=(Literal[tuple(ids)], Field(description="The id of the chosen candidate.")),  # type: ignore[valid-type]
+        reason=(str, Field(default="", max_length=80, description="A few words.")),
+    )
+
+
+def choose(model: Any, intent: str, cands: list[Candidate]) -> tuple[Candidate, str]:
+    """The candidate the grounding role picks (the code's best when one, or on failure)."""
+    if len(cands) == 1 or model is None:
+        return cands[0], "the only candidate" if len(cands) == 1 else "the code's best"
+    from benchsmith.prompts import render, untrusted
+
+    ids = [f"p{i + 1}" for i in range(len(cands))]
+    listing = "\n".join(
+        f"{i}: {c.spec.describe()} ({c.why})" for i, c in zip(ids, cands, strict=True)
+    )
+    prompt = render(
+        "grounding_program",
+        candidates=untrusted(listing, "candidate programs"),
+        intent=untrusted(intent, "intent"),
+    )
+    try:
+        picked = model.structured(choice_schema(ids), [("user", prompt)])
+    except StructuredOutputError as exc:
+        return cands[0], f"the code's best (no valid choice: {str(exc)[:80]})"
+    return cands[ids.index(picked.program)], f"chosen by the model: {picked.reason}"[:120]
+
+
+def supply(spec: ProgramSpec, table: Table) -> int:
+    """How many distinct items a program can give (for the allocation)."""
+    n = len(table.records)
+    if spec.kind == "compare":
+        return min(2000, n * (n - 1) // 2)
+    if spec.kind == "superlative":
+        return min(2000, math.comb(n, max(3, spec.k)))
+    if spec.kind in ("count", "aggregate"):
+        return min(2000, math.comb(n, max(4, spec.rows_shown or 6)))
+    return n
+
+
+def ground_tables(
+    config: RunConfig, subtasks: list[Subtask], intent: str, model: Any
+) -> tuple[list[Grounding], list[str], dict[str, list[str]]]:
+    """Question-program groundings for the records subtasks, the languages dropped and kept."""
+    tables = run_tables(config, intent)
+    out: list[Grounding] = []
+    notes: list[str] = []
+    languages_kept: dict[str, list[str]] = {}
+    for subtask in subtasks:
+        if not subtask.id.startswith(PREFIX):
+            continue
+        table_id = next((t for t in tables if subtask_id(t) == subtask.id), None)
+        if table_id is None:
+            continue
+        found = plan(intent, tables, table_id)
+        if isinstance(found, Refusal):
+            continue
+        cand, why = choose(model, intent, found)
+        spec = cand.spec
+        languages = list(subtask.languages) or ["en"]
+        kept = []
+        for lang in languages:
+            problem = probe(spec, tables, lang, seed=config.seed)
+            if problem:
+                notes.append(f"{subtask.id}: language {lang} dropped: {problem}")
+            else:
+                kept.append(lang)
+        if not kept:
+            continue
+        languages_kept[subtask.id] = kept
+        table = tables[table_id]
+        out.append(
+            Grounding(
+                id=f"{subtask.id}--{spec.kind}",
+                subtask_id=subtask.id,
+                dataset_id=table_id,
+                strategy="question_program",
+                program=spec,
+                question_field=spec.key_field,
+                answer_field=spec.answer_field or spec.field or "computed",
+                plan=[],
+                scores=Scores(
+                    intent_alignment=min(1.0, round(cand.score / 4, 3)),
+                    robustness=1.0,
+                    signal_preservation=1.0,
+                ),
+                rationale=f"{spec.describe()}; {why}"[:300],
+                available_records=supply(spec, table),
+                expected_yield=0.9,
+                est_calls_per_item=0.0,
+                est_tokens_per_item=0,
+            )
+        )
+    return out, notes, languages_kept

@@ -1,0 +1,569 @@
+"""From an intent to candidate programs, by code: field names, values, numbers, cue words.
+
+The intent's words are matched against the table's column labels (stems), its category
+values (a value named in the intent is a filter: "the European countries" -> ``continent
+== Europe``), numeric bounds ("discovered before 1800" -> ``year_discovered < 1800``), and
+the cue words of each program kind ("which of the two", "the most", "how many", "average",
+"which species is it", "the manager's department"). The result is a short list of
+:class:`Candidate` programs, best first, or a :class:`Refusal` naming what the data lacks;
+a model only ever chooses among the candidates (see :mod:`benchsmith.agents.programs`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from benchsmith.programs.spec import Condition, Hop, ProgramSpec
+from benchsmith.programs.table import Column, Table, singular, words_of
+
+NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "a few": 5, "several": 5, "a couple": 2, "pair": 2,
+}  # fmt: skip
+MAX_WORDS = (
+    "larger", "largest", "bigger", "biggest", "higher", "highest", "greater", "greatest",
+    "more", "most", "heavier", "heaviest", "longer", "longest", "taller", "tallest",
+    "maximum", "max", "top", "later", "latest", "newer", "newest", "recent", "most recent",
+    "older" , "oldest", "wider", "widest", "deeper", "deepest", "faster", "fastest",
+    "richer", "richest", "bigger", "denser", "densest", "hotter", "hottest", "warmer",
+    "warmest", "farther", "farthest", "further", "furthest", "expensive", "populous",
+)  # fmt: skip
+MIN_WORDS = (
+    "smaller", "smallest", "lower", "lowest", "less", "least", "fewer", "fewest",
+    "lighter", "lightest", "shorter", "shortest", "minimum", "min", "earlier", "earliest",
+    "first", "younger", "youngest", "narrower", "shallower", "slower", "slowest",
+    "cheaper", "cheapest", "colder", "coldest", "closer", "closest", "nearer", "nearest",
+    "poorer", "poorest", "thinner", "lesser",
+)  # fmt: skip
+# On a date, "older" means an earlier date.
+DATE_MIN = ("older", "oldest", "earlier", "earliest", "first")
+BOUNDS = (
+    (r"more than|greater than|higher than|larger than|over|above|exceeding|after|later than", ">"),
+    (r"at least|no less than|since", ">="),
+    (r"less than|fewer than|lower than|smaller than|under|below|before|earlier than", "<"),
+    (r"at most|no more than|up to", "<="),
+)
+OPEN_CUES = re.compile(
+    r"\b(table|rows?|shown|reading|read off|provided|in the prompt|context|open[- ]book|"
+    r"extract|look(?:ing)? up in|from the data|with their|together with|along with|"
+    r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+))\b"
+)
+CLOSED_CUES = re.compile(
+    r"\b(knowledge|know|recall|quiz|trivia|memor\w*|closed[- ]book|without (?:the )?table|"
+    r"from memory|general knowledge)\b"
+)
+COMPARE_CUES = re.compile(
+    r"\b(which of (?:the )?two|of the two|two (?:of|records|rows)|both|versus|vs\.?|compare|"
+    r"comparison|between two|pairs? of|\w+er than|or the other)\b"
+)
+SUPERLATIVE_CUES = re.compile(
+    r"\b(most|least|\w{2,}est|maximum|minimum|top|among (?:several|many|a few|\w+))\b"
+)
+NOT_SUPERLATIVE = {
+    "interest", "test", "west", "forest", "honest", "request", "harvest", "suggest",
+    "latest" , "contest", "protest", "rest", "best", "guest", "quest", "nest",
+}  # fmt: skip
+COUNT_CUES = re.compile(
+    r"\b(how many|count|number of (?:the )?(?:rows|records|entries|items|\w+s))\b"
+)
+AGG_CUES = (
+    (re.compile(r"\b(average|mean)\b"), "mean"),
+    (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
+    (re.compile(r"\bwhat is the (?:maximum|highest|largest|biggest)\b|\bmaximum value\b"), "max"),
+    (re.compile(r"\bwhat is the (?:minimum|lowest|smallest)\b|\bminimum value\b"), "min"),
+)
+CLASSIFY_CUES = re.compile(
+    r"\b(classif\w*|which (?:class|species|type|kind|category|label|variety|group)|"
+    r"what (?:class|species|type|kind|category|label)|measurements|features|predict)\b"
+)
+FORMAT_CUES = (
+    (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
+    (re.compile(r"short[- ]answer|free[- ]text|open[- ]ended|write the answer"), "short_answer"),
+    (re.compile(r"\bnumeric\b|a number\b|the number\b"), "numeric"),
+)
+
+
+@dataclass
+class Candidate:
+    """A program the code built from the intent, with its score and why."""
+
+    spec: ProgramSpec
+    score: float
+    why: str
+
+
+@dataclass
+class Refusal:
+    """Why no program over the data serves the intent: what is missing."""
+
+    missing: str
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Mention:
+    """A column named in the intent: where and how fully."""
+
+    column: Column
+    table: str
+    position: int
+    strength: float
+
+
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    # What people say -> words of the field they mean.
+    "higher": ("height", "elevation", "altitude"),
+    "highest": ("height", "elevation", "altitude"),
+    "taller": ("height",),
+    "tallest": ("height",),
+    "longer": ("length", "runtime", "duration"),
+    "longest": ("length", "runtime", "duration"),
+    "shorter": ("length", "runtime", "duration"),
+    "shortest": ("length", "runtime", "duration"),
+    "heavier": ("mass", "weight"),
+    "heaviest": ("mass", "weight"),
+    "lighter": ("mass", "weight"),
+    "lightest": ("mass", "weight"),
+    "bigger": ("area", "size"),
+    "biggest": ("area", "size"),
+    "populous": ("population",),
+    "residents": ("population",),
+    "inhabitants": ("population",),
+    "people": ("population",),
+    "wrote": ("author", "writer"),
+    "written": ("author", "writer"),
+    "directed": ("director",),
+    "released": ("year", "release", "date"),
+    "published": ("year", "publication"),
+    "came": ("year", "publication", "release"),
+    "launched": ("launch", "date"),
+    "running": ("runtime", "duration"),
+    "expensive": ("price", "cost"),
+    "cheapest": ("price", "cost"),
+    "cheaper": ("price", "cost"),
+    "sold": ("sold", "sales", "units"),
+    "abbreviation": ("code", "abbreviation", "abbr", "symbol"),
+    "shorthand": ("code", "abbreviation", "abbr"),
+}
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'s)?", text.lower())
+
+
+def _stem_list(words: Sequence[str]) -> list[str]:
+    from benchsmith.agents.templates import stems
+
+    return stems(" ".join(w.removesuffix("'s") for w in words))
+
+
+_LANGUAGES = {
+    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
+    "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "russian": "ru",
+}  # fmt: skip
+
+
+def _mentions(intent: str, table: Table) -> list[Mention]:
+    tokens = _tokens(intent)
+    intent_stems = _stem_list(tokens)
+    out = []
+    for column in table.columns.values():
+        label_words = [w for w in words_of(column.path) if not w.isdigit()]
+        given = column.labels.get("en", "")
+        if given:
+            label_words = [w for w in re.findall(r"[a-z]+", given.lower())] or label_words
+        label_stems = _stem_list(label_words)
+        if not label_stems:
+            continue
+        hits = [i for i, s in enumerate(intent_stems) if s in label_stems]
+        said = {w for w in label_words}
+        loose = [
+            i for i, t in enumerate(tokens) if set(SYNONYMS.get(t.removesuffix("'s"), ())) & said
+        ]
+        loose += [
+            i
+            for i, t in enumerate(tokens)
+            if _LANGUAGES.get(t) and _LANGUAGES[t] in said and len(label_words) > 1
+        ]  # "German" names the field name_de
+        if not hits and not loose:
+            continue
+        matched = {intent_stems[i] for i in hits}
+        strength = len(matched & set(label_stems)) / len(set(label_stems))
+        if loose and strength < 0.75:
+            strength, hits = 0.75, sorted(loose)
+        # One generic word ("name", "code") of a longer label is weak evidence.
+        out.append(Mention(column, table.id, hits[0], round(strength, 3)))
+    return sorted(out, key=lambda m: (-m.strength, m.position))
+
+
+def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Condition]:
+    """Category values the intent names ("European" names ``Europe``)."""
+    tokens = _tokens(intent)
+    text = " ".join(tokens)
+    out: list[Condition] = []
+    for column in table.columns.values():
+        if column.kind != "category" or column.unique or column.path in exclude:
+            continue
+        for value in column.values:
+            words = re.findall(r"[a-z0-9]+", value.lower())
+            if not words or all(w.isdigit() for w in words):
+                continue
+            phrase = " ".join(words)
+            if re.search(rf"\b{re.escape(phrase)}\b", text):
+                out.append(Condition(field=column.path, op="==", value=value))
+                continue
+            if len(words) == 1 and len(words[0]) >= 4:
+                # An adjective or plural of the value: Europe -> European, Asia -> Asian.
+                stem = words[0]
+                if any(t.startswith(stem) and 0 < len(t) - len(stem) <= 3 for t in tokens):
+                    out.append(Condition(field=column.path, op="==", value=value))
+    return out
+
+
+def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> list[Condition]:
+    low = intent.lower()
+    out = []
+    for pattern, op in BOUNDS:
+        for m in re.finditer(rf"\b(?:{pattern})\s+(-?\d[\d,]*(?:\.\d+)?)", low):
+            number = m.group(1).replace(",", "")
+            before = len(_tokens(low[: m.start()]))
+            orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
+            if not orderable:
+                continue
+            # The nearest orderable field named before the bound, else the first named.
+            prior = [x for x in orderable if x.position < before]
+            chosen = max(prior, key=lambda x: x.position) if prior else orderable[0]
+            value: str | float = float(number)
+            if chosen.column.kind == "date" and re.fullmatch(r"\d{4}", number):
+                value = f"{number}-01-01"
+            out.append(Condition(field=chosen.column.path, op=op, value=value))  # type: ignore[arg-type]
+    return out
+
+
+def _without_bounds(text: str) -> str:
+    for pattern, _op in BOUNDS:
+        text = re.sub(rf"\b(?:{pattern})\s+-?\d[\d,]*(?:\.\d+)?", " ", text)
+    return text
+
+
+def _direction(intent: str, column: Column | None) -> str:
+    tokens = _tokens(intent)
+    text = " ".join(tokens)
+    is_date = column is not None and column.kind == "date"
+    found_max = [text.find(w) for w in MAX_WORDS if re.search(rf"\b{w}\b", text)]
+    found_min = [text.find(w) for w in MIN_WORDS if re.search(rf"\b{w}\b", text)]
+    if is_date:
+        for w in DATE_MIN:
+            if re.search(rf"\b{w}\b", text):
+                return "min"
+    if found_min and (not found_max or min(found_min) < min(found_max)):
+        return "min"
+    return "max"
+
+
+def _k(intent: str, default: int) -> int:
+    low = intent.lower()
+    m = re.search(r"\b(\d{1,2})\s+(?:rows|records|items|entries|of them|options|\w+s)\b", low)
+    if m and 2 <= int(m.group(1)) <= 12:
+        return int(m.group(1))
+    for word, n in NUMBER_WORDS.items():
+        if re.search(rf"\b{word}\b", low) and n >= 2:
+            return n
+    return default
+
+
+def _format(intent: str, default: str) -> str:
+    low = intent.lower()
+    for pattern, fmt in FORMAT_CUES:
+        if pattern.search(low):
+            return fmt
+    return default
+
+
+NO_TABLE = re.compile(
+    r"\b(no table|without (?:a |the |any )?(?:table|rows)|not (?:from|in) (?:a |the )?table|"
+    r"no rows|from memory|general knowledge|closed[- ]book)\b"
+)
+
+
+def _book(intent: str, default: str) -> str:
+    low = intent.lower().replace("periodic table", "periodic system")
+    if NO_TABLE.search(low):
+        return "closed"
+    if OPEN_CUES.search(low):
+        return "open"
+    if CLOSED_CUES.search(low):
+        return "closed"
+    return default
+
+
+def joins(tables: Mapping[str, Table]) -> list[tuple[str, str, str, str]]:
+    """Fields whose values are another (or the same) table's unique values.
+
+    Returns ``(table, via, other_table, key_field)`` tuples: ``staff.manager`` keys
+    ``staff.name``, ``countries.currency_code`` keys ``currencies.currency_code``.
+    """
+    out = []
+    for a in tables.values():
+        for column in a.columns.values():
+            if column.kind not in ("text", "category"):
+                continue
+            values = {a.text(r, column.path).casefold() for r in a.rows()} - {""}
+            if len(values) < 2:
+                continue
+            for b in tables.values():
+                for target in b.unique_columns():
+                    if b.id == a.id and target.path == column.path:
+                        continue
+                    keys = {b.text(r, target.path).casefold() for r in b.rows()}
+                    if values <= keys:
+                        out.append((a.id, column.path, b.id, target.path))
+    return out
+
+
+def _said_noun(intent: str, table: Table) -> bool:
+    noun = table.entity.get("en", "")
+    return bool(noun) and any(singular(t.removesuffix("'s")) == noun for t in _tokens(intent))
+
+
+def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate] | Refusal:
+    """Candidate programs over ``tables[main]`` for an intent, best first, or why none.
+
+    Args:
+        intent: The user's intent.
+        tables: Every table of the run (joins are looked for across them).
+        main: The table whose records the questions are about.
+    """
+    table = tables[main]
+    low = intent.lower()
+    mentions = [m for m in _mentions(intent, table)]
+    other_mentions = [m for t in tables.values() if t.id != main for m in _mentions(intent, t)]
+    bounds = _bound_conditions(intent, table, mentions)
+    bounded = {c.field for c in bounds}
+    named = {m.column.path for m in mentions if m.strength >= 1.0}
+    values = _value_conditions(intent, table, exclude=bounded)
+    conditions = bounds + [c for c in values if c.field not in named or True]
+    orderable = [m for m in mentions if m.column.orderable]
+    categories = [m for m in mentions if m.column.kind in ("category", "text")]
+    cands: list[Candidate] = []
+    # Numbers compared or ranked: the named orderable fields not used as a bound.
+    ranked = [m for m in orderable if m.column.path not in bounded] or orderable
+
+    def add(spec: ProgramSpec, score: float, why: str) -> None:
+        cands.append(Candidate(spec, round(score, 3), why))
+
+    # -- multi-hop: a join field named with a field of the table it leads to
+    for a, via, b, key_field in joins(tables):
+        if a != main:
+            continue
+        target = tables[b]
+        via_named = any(m.column.path == via for m in mentions)
+        wanted = [
+            m
+            for m in (other_mentions if b != main else mentions)
+            if m.table == b
+            and m.column.path != key_field
+            and m.strength >= 0.5
+            and (m.column.path != via or len(re.findall(rf"\b{re.escape(via)}", low)) > 1)
+        ]
+        possessive = re.search(r"'s\b", low) or re.search(r"\bof (?:the|their|its|a)\b", low)
+        if wanted and (via_named or b != main) and (b != main or possessive):
+            answer = wanted[0].column.path
+            fmt = _format(intent, "multiple_choice")
+            spec = ProgramSpec(
+                kind="multihop",
+                book=_book(intent, "closed"),  # type: ignore[arg-type]
+                table=main,
+                key_field=table.key,
+                answer_field=answer,
+                hops=[Hop(via=via, table=b, key_field=key_field)],
+                answer_format=fmt,  # type: ignore[arg-type]
+            )
+            add(
+                spec,
+                3.0 + wanted[0].strength,
+                f"{via} of a {table.entity['en']} keys {b}.{key_field}; answer {b}.{answer}",
+            )
+            del target
+    # -- classification from stated features
+    label_col = next(
+        (m.column for m in categories if not m.column.unique),
+        None,
+    )
+    if CLASSIFY_CUES.search(low) or (table.key is None and label_col is not None):
+        label = label_col or next(
+            (
+                c
+                for c in table.columns.values()
+                if c.kind == "category"
+                and not c.unique
+                and words_of(c.path)[-1]
+                in ("class", "species", "label", "type", "category", "target", "variety")
+            ),
+            None,
+        )
+        if label is not None:
+            features = [
+                c.path
+                for c in table.columns.values()
+                if c.path != label.path and c.kind == "number" and not c.unique
+            ][:6]
+            if features:
+                spec = ProgramSpec(
+                    kind="classify",
+                    book=_book(intent, "closed"),  # type: ignore[arg-type]
+                    rows_shown=min(10, max(4, _k(intent, 6))),
+                    table=main,
+                    answer_field=label.path,
+                    features=features,
+                    answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+                )
+                strength = 2.5 if CLASSIFY_CUES.search(low) else 1.5
+                add(spec, strength, f"{label.path} from {', '.join(features)}")
+    # -- count over rows shown
+    if COUNT_CUES.search(low):
+        if conditions:
+            spec = ProgramSpec(
+                kind="count",
+                book="open",
+                table=main,
+                conditions=conditions[:2],
+                rows_shown=min(10, max(5, _k(intent, 8))),
+                answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
+            )
+            add(
+                spec,
+                3.0,
+                "count of the rows shown " + " and ".join(c.describe() for c in conditions),
+            )
+    # -- aggregates over rows shown
+    for pattern, agg in AGG_CUES:
+        if pattern.search(low) and ranked:
+            for m in ranked[:2]:
+                spec = ProgramSpec(
+                    kind="aggregate",
+                    book="open",
+                    table=main,
+                    field=m.column.path,
+                    aggregate=agg,  # type: ignore[arg-type]
+                    conditions=[c for c in conditions if c.field != m.column.path][:2],
+                    rows_shown=min(10, max(4, _k(intent, 6))),
+                    answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
+                )
+                add(spec, 2.8 + m.strength * 0.1, f"{agg} of {m.column.path}")
+            break
+    # -- comparison of two / superlative among k (a bound's "more than 10" ranks nothing)
+    low = _without_bounds(low)
+    superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]
+    compare = bool(COMPARE_CUES.search(low))
+    rank_words = (
+        compare
+        or superlative_words
+        or any(re.search(rf"\b{w}\b", low) for w in (*MAX_WORDS, *MIN_WORDS))
+    )
+    if rank_words and ranked and not any(c.spec.kind == "aggregate" for c in cands):
+        two = (compare or _k(low, 0) == 2) and not (
+            superlative_words and not re.search(r"\btwo\b", low)
+        )
+        for m in ranked[:2]:
+            kind = "compare" if two else "superlative"
+            k = 2 if two else max(3, min(6, _k(intent, 4)))
+            spec = ProgramSpec(
+                kind=kind,  # type: ignore[arg-type]
+                book=_book(intent, "closed"),
+                table=main,
+                key_field=table.key,
+                field=m.column.path,
+                direction=_direction(low, m.column),  # type: ignore[arg-type]
+                conditions=[c for c in conditions if c.field != m.column.path],
+                k=k,
+                rows_shown=k,
+                answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+            )
+            add(spec, 2.5 + m.strength, f"{kind} by {m.column.path}")
+    # -- lookups
+    if table.unique_columns():
+        given = re.search(
+            r"\b(?:given|from|by|using|with) (?:(?:a|an|the|its|their|each)\s+)?([a-z0-9' ]+?)"
+            r"(?:,|\bwhich\b|\bwhat\b|\bask\b|$)",
+            low,
+        )
+        key_col = None
+        if given:
+            given_mentions = _mentions(given.group(1), table)
+            uniq = [g for g in given_mentions if g.column.unique]
+            if uniq:
+                key_col = uniq[0].column
+        key_field = key_col.path if key_col else table.key
+        answers = [
+            m
+            for m in mentions
+            if m.column.path != key_field
+            and m.column.path not in bounded
+            and m.strength >= 0.5
+            and not any(c.field == m.column.path for c in values)
+        ]
+        noun = table.entity.get("en", "")
+        asks_record = bool(noun) and re.search(rf"\b(?:which|what) {re.escape(noun)}", low)
+        if table.key and (asks_record or not answers) and _said_noun(intent, table):
+            # "Show a symbol and ask which element it stands for": the record's name is asked.
+            keyed = [m for m in mentions if m.column.unique and m.column.path != table.key]
+            if keyed and (asks_record or not answers):
+                key_field = keyed[0].column.path
+                answers = [Mention(table.columns[table.key], main, 0, 1.0)]
+        for m in answers[:2]:
+            kind = "filtered_lookup" if conditions else "lookup"
+            spec = ProgramSpec(
+                kind=kind,  # type: ignore[arg-type]
+                book=_book(intent, "closed"),
+                table=main,
+                key_field=key_field,
+                answer_field=m.column.path,
+                conditions=conditions,
+                rows_shown=min(8, max(3, _k(intent, 5))),
+                answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+            )
+            add(spec, 1.0 + m.strength, f"{m.column.path} of a {table.entity['en']} by {key_field}")
+    if not cands:
+        return _refusal(intent, table, mentions, conditions)
+    cands.sort(key=lambda c: -c.score)
+    best = cands[0].score
+    # Only near-ties go to the model: it chooses, the code has already ranked.
+    return [c for c in cands if c.score >= best - 0.25][:4]
+
+
+def _refusal(
+    intent: str, table: Table, mentions: list[Mention], conditions: list[Condition]
+) -> Refusal:
+    low = intent.lower()
+    fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+    named = ", ".join(m.column.path for m in mentions) or "none"
+    if COUNT_CUES.search(low) and not conditions:
+        return Refusal(
+            f"a count needs a condition the data can check (a value of a category field or a "
+            f"bound on a number field); the intent names none of {table.id}'s values",
+            [f"fields: {fields}"],
+        )
+    wants_number = bool(
+        COMPARE_CUES.search(low)
+        or SUPERLATIVE_CUES.search(low)
+        or any(p.search(low) for p, _ in AGG_CUES)
+    )
+    if wants_number and not any(m.column.orderable for m in mentions):
+        return Refusal(
+            f"no number or date field of {table.id} matches the quantity the intent ranks or "
+            f"aggregates (fields named: {named})",
+            [f"fields: {fields}"],
+        )
+    if table.key is None:
+        return Refusal(
+            f"no field of {table.id} names a record (no column with a distinct value in every "
+            "row), and the intent asks for no classification from stated features",
+            [f"fields: {fields}"],
+        )
+    return Refusal(
+        f"no field of {table.id} matches what the intent asks for (fields named: {named})",
+        [f"fields: {fields}"],
+    )

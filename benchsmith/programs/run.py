@@ -1,0 +1,665 @@
+"""Executing question programs: instances with computed answers, distractors and difficulty.
+
+:func:`generate` runs one :class:`~benchsmith.programs.spec.ProgramSpec` over its table(s)
+and returns :class:`Instance` objects: the question (worded by
+:mod:`~benchsmith.programs.wording`), the rows an open-book prompt shows, the answer computed
+by executing the program over the records, distractors drawn by the program's own rule,
+and a difficulty predicted from the parameters. :func:`execute` recomputes an instance's
+answer from its metadata alone, for the verifier. Nothing here asks a model.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchsmith.catalog.cards import value_text
+from benchsmith.programs.labels import translate_value
+from benchsmith.programs.spec import Condition, ProgramSpec
+from benchsmith.programs.table import Table, as_date, as_number
+from benchsmith.programs.wording import (
+    PREAMBLE,
+    Words,
+    WordsMissing,
+    aggregate_question,
+    classify_question,
+    count_question,
+    hop_question,
+    lookup_question,
+    rank_question,
+)
+
+
+class ProgramError(ValueError):
+    """A program cannot run over its table (a field is missing, no record qualifies)."""
+
+
+@dataclass
+class Instance:
+    """One executed program: what the test-taker sees and what was computed."""
+
+    question: str
+    answer: str
+    distractors: list[str]
+    rows: list[int]
+    records: list[str]
+    shown_fields: list[str] = field(default_factory=list)
+    table_text: str = ""
+    features: dict[str, str] = field(default_factory=dict)
+    hops: list[dict[str, Any]] = field(default_factory=list)
+    numeric: bool = False
+    difficulty: dict[str, Any] = field(default_factory=dict)
+
+    def prompt(self, language: str) -> str:
+        """The text given to the test-taker (open-book: preamble, table, question)."""
+        if not self.table_text:
+            return self.question
+        return f"{PREAMBLE[language]}\n\n{self.table_text}\n\n{self.question}"
+
+    def metadata(self, spec: ProgramSpec) -> dict[str, Any]:
+        """The program's parameters and this instance's execution, as item metadata."""
+        meta = spec.to_metadata()
+        meta.update(
+            rows=self.rows,
+            records=self.records,
+            shown_fields=self.shown_fields,
+            conditions=[c.model_dump() for c in spec.conditions],
+        )
+        if self.features:
+            meta["features"] = self.features
+        if self.hops:
+            meta["hops"] = self.hops
+        meta["difficulty"] = self.difficulty
+        return meta
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def holds(table: Table, row: int, condition: Condition) -> bool:
+    """Whether a record satisfies a condition (numbers and dates compared as such)."""
+    column = table.columns.get(condition.field)
+    if column is None:
+        return False
+    raw = table.value(row, condition.field)
+    if column.orderable:
+        left = table.order_value(row, condition.field)
+        if column.kind == "date":
+            day = as_date(str(condition.value))
+            right = float(day.toordinal()) if day else None
+            if right is None:  # a year bound on a date column
+                year = as_number(condition.value)
+                right = (
+                    None if year is None else float(as_date(f"{int(year):04d}-01-01").toordinal())
+                )  # type: ignore[union-attr]
+        else:
+            right = as_number(condition.value)
+        if left is None or right is None:
+            return False
+        return {
+            "==": left == right,
+            "!=": left != right,
+            "<": left < right,
+            "<=": left <= right,
+            ">": left > right,
+            ">=": left >= right,
+        }[condition.op]
+    text = value_text(raw).casefold()
+    wanted = str(condition.value).casefold()
+    if condition.op == "==":
+        return text == wanted
+    if condition.op == "!=":
+        return bool(text) and text != wanted
+    return False
+
+
+def _eligible(table: Table, spec: ProgramSpec, fields: Sequence[str]) -> list[int]:
+    out = []
+    for row in table.rows():
+        if any(value_text(table.value(row, f)) == "" for f in fields if f):
+            continue
+        if all(holds(table, row, c) for c in spec.conditions):
+            out.append(row)
+    return out
+
+
+def number_text(value: float) -> str:
+    """A computed number as text: integers without a point, others to two decimals."""
+    if abs(value - round(value)) < 1e-9:
+        return str(int(round(value)))
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def render_table(table: Table, words: Words, rows: Sequence[int], fields: Sequence[str]) -> str:
+    """A Markdown table of the rows (header: the fields' labels in the item's language)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    header = [words.label(f).text for f in fields]
+    header = [h[:1].upper() + h[1:] for h in header]
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
+    lines.append("|" + "|".join(" --- " for _ in fields) + "|")
+    for row in rows:
+        lines.append(
+            "| " + " | ".join(cell(table.text(row, f, words.language)) for f in fields) + " |"
+        )
+    return "\n".join(lines)
+
+
+def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
+    """A value in the item's language: the data's translation or its CLDR name (None: none)."""
+    column = table.columns[path]
+    if language == "en" or language in column.translations:
+        return table.text(row, path, language)
+    text = table.text(row, path)
+    if column.kind in ("number", "date"):
+        return text
+    return translate_value(text, language)
+
+
+def _level(score: float) -> str:
+    return "easy" if score < 1.5 else "medium" if score < 3.0 else "hard"
+
+
+def _difficulty(spec: ProgramSpec, **params: Any) -> dict[str, Any]:
+    base = {
+        "lookup": 0.5,
+        "filtered_lookup": 1.0,
+        "compare": 1.0,
+        "superlative": 1.5,
+        "count": 1.5,
+        "aggregate": 2.0,
+        "classify": 2.0,
+        "multihop": 2.5,
+    }[spec.kind]
+    score = base
+    gap = params.get("gap")
+    if gap is not None:  # close values are harder to tell apart
+        score += 1.0 if gap < 0.1 else 0.5 if gap < 0.3 else 0.0
+    score += 0.25 * max(0, params.get("k", 2) - 2)
+    score += 0.15 * max(0, params.get("rows_shown", 0) - 4)
+    score += 0.5 * len(spec.conditions)
+    if spec.answer_format != "multiple_choice":
+        score += 0.5
+    if spec.aggregate == "mean":
+        score += 0.5
+    predicted = round(score, 2)
+    return {"predicted": _level(predicted), "score": predicted, "params": params}
+
+
+# ----------------------------------------------------------------------------- executors
+
+
+def _key_text(table: Table, row: int, spec: ProgramSpec, language: str) -> str:
+    key_field = spec.key_field or table.key
+    if key_field is None:
+        raise ProgramError(f"{table.id}: no field names a record")
+    return shown_value(table, row, key_field, language) or table.text(row, key_field)
+
+
+def _values_pool(table: Table, rows: Sequence[int], path: str, language: str) -> list[str]:
+    seen: dict[str, str] = {}
+    for row in rows:
+        text = shown_value(table, row, path, language)
+        if text:
+            seen.setdefault(text.casefold(), text)
+    return list(seen.values())
+
+
+def _lookup(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    assert spec.key_field and spec.answer_field
+    answer = shown_value(table, row, spec.answer_field, words.language)
+    if not answer:
+        return None
+    key = _key_text(table, row, spec, words.language)
+    if answer.casefold() in key.casefold() and spec.answer_field != spec.key_field:
+        return None  # the question would give the answer away (Gibraltar, Gibraltar)
+    question = lookup_question(words, spec.key_field, key, spec.answer_field)
+    others = [r for r in pool if r != row]
+    # Values of the same subset first (closer, harder), then of the whole table.
+    near = rng.sample(others, min(len(others), 60))
+    rest = [r for r in table.rows() if r != row and r not in set(pool)]
+    far = rng.sample(rest, min(len(rest), 60))
+    distractors = [
+        v
+        for v in _values_pool(table, near + far, spec.answer_field, words.language)
+        if v.casefold() != answer.casefold()
+    ]
+    shown: list[int] = []
+    fields: list[str] = []
+    text = ""
+    if spec.book == "open":
+        shown = [row, *rng.sample(others, min(len(others), max(1, spec.rows_shown or 5) - 1))]
+        rng.shuffle(shown)
+        fields = list(dict.fromkeys([spec.key_field, spec.answer_field]))
+        text = render_table(table, words, shown, fields)
+    return Instance(
+        question=question,
+        answer=answer,
+        distractors=distractors,
+        rows=shown or [row],
+        records=[table.text(r, table.key) for r in (shown or [row])] if table.key else [],
+        shown_fields=fields,
+        table_text=text,
+        difficulty=_difficulty(spec, rows_shown=len(shown)),
+    )
+
+
+def _rank(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    assert spec.field
+    k = 2 if spec.kind == "compare" else max(3, min(spec.k, len(pool)))
+    others = [r for r in pool if r != row]
+    if len(others) < k - 1:
+        return None
+    picked = [row, *rng.sample(others, k - 1)]
+    rng.shuffle(picked)
+    values = [table.order_value(r, spec.field) for r in picked]
+    if any(v is None for v in values) or len(set(values)) != len(values):
+        return None  # a tie has no single answer
+    direction = spec.direction or "max"
+    best = (max if direction == "max" else min)(range(k), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
+    names = [_key_text(table, r, spec, words.language) for r in picked]
+    if len({n.casefold() for n in names}) != k:
+        return None
+    nums = sorted(v for v in values if v is not None)
+    spread = max(abs(nums[-1]), abs(nums[0]), 1e-9)
+    gap = min(b - a for a, b in zip(nums, nums[1:], strict=False)) / spread
+    open_book = spec.book == "open"
+    question = rank_question(words, spec.field, direction, names, open_book=open_book)
+    text = ""
+    fields: list[str] = []
+    if open_book:
+        fields = [spec.key_field or table.key or spec.field, spec.field]
+        fields = list(dict.fromkeys(f for f in fields if f))
+        text = render_table(table, words, picked, fields)
+    return Instance(
+        question=question,
+        answer=names[best],
+        distractors=[n for i, n in enumerate(names) if i != best],
+        rows=picked,
+        records=[table.text(r, table.key) for r in picked] if table.key else [],
+        shown_fields=fields,
+        table_text=text,
+        difficulty=_difficulty(spec, k=k, gap=round(gap, 4)),
+    )
+
+
+def _condition_words(table: Table, spec: ProgramSpec, language: str) -> list[tuple[str, str, str]]:
+    out = []
+    for c in spec.conditions:
+        column = table.columns[c.field]
+        value = str(c.value)
+        if column.kind == "number":
+            number = as_number(c.value)
+            value = number_text(number) if number is not None else value
+        elif column.kind == "category" and language != "en":
+            value = translate_value(value, language) or value
+        out.append((c.field, c.op, value))
+    return out
+
+
+def _over_rows(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    """Count and aggregate over the rows shown (open-book by construction)."""
+    n = max(4, spec.rows_shown or 6)
+    everyone = [
+        r
+        for r in table.rows()
+        if all(value_text(table.value(r, f)) for f in ([spec.field] if spec.field else []))
+    ]
+    others = [r for r in everyone if r != row]
+    if len(others) < n - 1:
+        return None
+    shown = [row, *rng.sample(others, n - 1)]
+    rng.shuffle(shown)
+    chosen = [r for r in shown if all(holds(table, r, c) for c in spec.conditions)]
+    fields = [f for f in [table.key, *(c.field for c in spec.conditions), spec.field] if f]
+    fields = list(dict.fromkeys(fields))
+    text = render_table(table, words, shown, fields)
+    conditions = _condition_words(table, spec, words.language)
+    if spec.kind == "count":
+        answer_value = float(len(chosen))
+        question = count_question(words, conditions)
+        wrong = {len(chosen) + d for d in (-2, -1, 1, 2, 3) if 0 <= len(chosen) + d <= n}
+        distractors = [number_text(v) for v in sorted(wrong)]
+    else:
+        assert spec.field and spec.aggregate
+        if not chosen:
+            return None
+        values = [table.order_value(r, spec.field) for r in chosen]
+        numbers = [v for v in values if v is not None]
+        every = [v for v in (table.order_value(r, spec.field) for r in shown) if v is not None]
+        compute = {
+            "mean": lambda xs: sum(xs) / len(xs),
+            "sum": sum,
+            "min": min,
+            "max": max,
+            "count": len,
+        }
+        answer_value = round(float(compute[spec.aggregate](numbers)), 2)
+        question = aggregate_question(words, spec.aggregate, spec.field, conditions)
+        # Distractors by the program's own rule: the other aggregates, and this one over
+        # every row shown (the filter ignored).
+        wrong_values = [round(float(compute[a](numbers)), 2) for a in ("mean", "sum", "min", "max")]
+        wrong_values.append(round(float(compute[spec.aggregate](every)), 2))
+        wrong_values += [round(answer_value * f, 2) for f in (0.9, 1.1, 1.25)]
+        distractors = [number_text(v) for v in dict.fromkeys(wrong_values) if v != answer_value]
+    return Instance(
+        question=question,
+        answer=number_text(answer_value),
+        distractors=distractors,
+        rows=shown,
+        records=[table.text(r, table.key) for r in shown] if table.key else [],
+        shown_fields=fields,
+        table_text=text,
+        numeric=True,
+        difficulty=_difficulty(spec, rows_shown=n, matching=len(chosen)),
+    )
+
+
+def _classify(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    assert spec.answer_field and spec.features
+    answer = shown_value(table, row, spec.answer_field, words.language)
+    if not answer:
+        return None
+    mine = tuple(table.text(row, f) for f in spec.features)
+    for other in table.rows():  # the same features with another label: no single answer
+        if other != row and tuple(table.text(other, f) for f in spec.features) == mine:
+            if (
+                table.text(other, spec.answer_field).casefold()
+                != table.text(row, spec.answer_field).casefold()
+            ):
+                return None
+    stated = [(f, table.text(row, f)) for f in spec.features]
+    question = classify_question(words, spec.answer_field, stated)
+    labels = _values_pool(table, list(table.rows()), spec.answer_field, words.language)
+    shown: list[int] = []
+    fields: list[str] = []
+    text = ""
+    if spec.book == "open":
+        # Labelled examples, every label at least once where the table allows, never the
+        # record asked about.
+        others = [r for r in table.rows() if r != row]
+        by_label: dict[str, list[int]] = {}
+        for r in others:
+            by_label.setdefault(table.text(r, spec.answer_field).casefold(), []).append(r)
+        shown = [rng.choice(rs) for rs in by_label.values()]
+        rest = [r for r in others if r not in shown]
+        shown += rng.sample(rest, max(0, min(len(rest), (spec.rows_shown or 6) - len(shown))))
+        rng.shuffle(shown)
+        fields = [*spec.features, spec.answer_field]
+        text = render_table(table, words, shown, fields)
+    return Instance(
+        question=question,
+        answer=answer,
+        distractors=[v for v in labels if v.casefold() != answer.casefold()],
+        rows=[row, *shown],
+        records=[table.text(r, table.key) for r in [row, *shown]] if table.key else [],
+        shown_fields=fields,
+        table_text=text,
+        features=dict(stated),
+        difficulty=_difficulty(
+            spec, features=len(spec.features), labels=len(labels), rows_shown=len(shown)
+        ),
+    )
+
+
+def _multihop(
+    spec: ProgramSpec,
+    tables: Mapping[str, Table],
+    words: Words,
+    row: int,
+    pool: list[int],
+    rng: random.Random,
+) -> Instance | None:
+    assert spec.hops and spec.answer_field
+    table = tables[spec.table]
+    hop = spec.hops[0]
+    target = tables[hop.table]
+    value = table.text(row, hop.via)
+    if not value:
+        return None
+    matches = [
+        r for r in target.rows() if target.text(r, hop.key_field).casefold() == value.casefold()
+    ]
+    if len(matches) != 1:
+        return None
+    answer = target.text(matches[0], spec.answer_field)
+    key = _key_text(table, row, spec, words.language)
+    if not answer or answer.casefold() == key.casefold():
+        return None
+    answer_label = Words(target, words.language).label(spec.answer_field).text
+    question = hop_question(words, hop.via, answer_label, key)
+    distractors = [
+        v
+        for v in _values_pool(target, list(target.rows()), spec.answer_field, words.language)
+        if v.casefold() != answer.casefold()
+    ]
+    shown: list[int] = []
+    text = ""
+    fields: list[str] = []
+    if spec.book == "open":
+        # The rows both hops need, among others of the same table(s).
+        extra = [r for r in table.rows() if r not in (row, matches[0])]
+        shown = [row, *rng.sample(extra, min(len(extra), max(0, (spec.rows_shown or 5) - 2)))]
+        key_field = spec.key_field or table.key or hop.via
+        if target is table:
+            shown.append(matches[0])
+            rng.shuffle(shown)
+            fields = list(dict.fromkeys([key_field, hop.via, spec.answer_field]))
+            text = render_table(table, words, shown, fields)
+        else:
+            rng.shuffle(shown)
+            fields = list(dict.fromkeys([key_field, hop.via]))
+            theirs = [
+                matches[0],
+                *rng.sample(
+                    [r for r in target.rows() if r != matches[0]], min(len(target.records) - 1, 3)
+                ),
+            ]
+            rng.shuffle(theirs)
+            other = Words(target, words.language)
+            text = (
+                render_table(table, words, shown, fields)
+                + "\n\n"
+                + render_table(target, other, theirs, [hop.key_field, spec.answer_field])
+            )
+    return Instance(
+        question=question,
+        answer=answer,
+        distractors=distractors,
+        rows=shown or [row],
+        records=[table.text(r, table.key) for r in shown] if shown and table.key else [key],
+        shown_fields=fields,
+        table_text=text,
+        hops=[
+            {
+                "table": hop.table,
+                "via": hop.via,
+                "key_field": hop.key_field,
+                "key": value,
+                "row": matches[0],
+                "field": spec.answer_field,
+            }
+        ],
+        difficulty=_difficulty(spec, hops=1),
+    )
+
+
+def _check_words(spec: ProgramSpec, tables: Mapping[str, Table], words: Words) -> None:
+    """Refuse a language up front when a label, the noun or the answers have no words in it."""
+    words.noun()
+    for path in spec.fields_used():
+        words.label(path)
+    if words.language == "en" or not spec.answer_field:
+        return
+    table = tables[spec.hops[-1].table] if spec.hops else tables[spec.table]
+    column = table.columns.get(spec.answer_field)
+    if column is None or column.orderable or words.language in column.translations:
+        return
+    values = [table.text(r, column.path) for r in table.rows()]
+    missing = sorted({v for v in values if v and translate_value(v, words.language) is None})
+    if missing:
+        raise WordsMissing(
+            f"the values of {column.path!r} in {table.id} have no {words.language} names "
+            f"(e.g. {', '.join(missing[:3])}; only CLDR territories, languages and currencies "
+            f"translate offline); add a field with the {words.language} values and name it in "
+            f"the card's translations of {column.path!r}"
+        )
+
+
+def _needed(spec: ProgramSpec) -> list[str]:
+    if spec.kind in ("count", "aggregate"):
+        return []
+    return spec.fields_used()
+
+
+def generate(
+    spec: ProgramSpec,
+    tables: Mapping[str, Table],
+    *,
+    n: int,
+    seed: int,
+    language: str = "en",
+) -> list[Instance]:
+    """Up to ``n`` distinct instances of a program (fewer when the records run out).
+
+    Raises:
+        ProgramError: A field the program reads is not in its table.
+        WordsMissing: The program cannot be worded in ``language``.
+    """
+    table = tables[spec.table]
+    for path in spec.fields_used():
+        if path not in table.columns:
+            raise ProgramError(f"{table.id} has no usable field {path!r}")
+    words = Words(table, language)
+    _check_words(spec, tables, words)
+    rng = random.Random(seed)
+    pool = _eligible(table, spec, _needed(spec))
+    if spec.kind in ("count", "aggregate"):
+        pool = list(table.rows())
+    order = list(pool)
+    rng.shuffle(order)
+    runner = {
+        "lookup": _lookup,
+        "filtered_lookup": _lookup,
+        "compare": _rank,
+        "superlative": _rank,
+        "count": _over_rows,
+        "aggregate": _over_rows,
+        "classify": _classify,
+    }
+    out: list[Instance] = []
+    seen: set[str] = set()
+    attempts = 0
+    while len(out) < n and attempts < max(4 * n, 50) and order:
+        row = order[attempts % len(order)]
+        attempts += 1
+        if spec.kind == "multihop":
+            made = _multihop(spec, tables, words, row, pool, rng)
+        else:
+            made = runner[spec.kind](spec, table, words, row, pool, rng)
+        if made is None:
+            continue
+        key = made.prompt(language)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(made)
+    return out
+
+
+def probe(
+    spec: ProgramSpec, tables: Mapping[str, Table], language: str, seed: int = 0
+) -> str | None:
+    """Why a program cannot make items in a language (None: it can)."""
+    try:
+        made = generate(spec, tables, n=2, seed=seed, language=language)
+    except (ProgramError, WordsMissing) as exc:
+        return str(exc)
+    if not made:
+        return f"no record of {spec.table} gives a {spec.kind} item with these parameters"
+    return None
+
+
+# ----------------------------------------------------------------------------- verifier
+
+
+def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str = "en") -> str:
+    """Recompute an item's answer from its program metadata and the records (the verifier).
+
+    Raises:
+        ProgramError: The metadata names rows or fields the table does not have.
+    """
+    spec = ProgramSpec.model_validate(
+        {k: v for k, v in meta.items() if k in ProgramSpec.model_fields}
+    )
+    table = tables[spec.table]
+    rows = [int(r) for r in meta.get("rows", [])]
+    if any(r < 0 or r >= len(table.records) for r in rows):
+        raise ProgramError(f"rows {rows} are not all rows of {table.id}")
+    if spec.kind in ("lookup", "filtered_lookup"):
+        anchor = _anchor(meta, table, spec, rows, language)
+        return shown_value(table, anchor, spec.answer_field or "", language) or ""
+    if spec.kind in ("compare", "superlative"):
+        values = [table.order_value(r, spec.field or "") for r in rows]
+        if any(v is None for v in values):
+            raise ProgramError("a compared record has no value")
+        pick = max if (spec.direction or "max") == "max" else min
+        best = pick(range(len(rows)), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
+        return _key_text(table, rows[best], spec, language)
+    if spec.kind in ("count", "aggregate"):
+        chosen = [r for r in rows if all(holds(table, r, c) for c in spec.conditions)]
+        if spec.kind == "count":
+            return number_text(len(chosen))
+        numbers = [
+            v for v in (table.order_value(r, spec.field or "") for r in chosen) if v is not None
+        ]
+        if not numbers:
+            raise ProgramError("no shown row satisfies the conditions")
+        agg = spec.aggregate or "mean"
+        value = {
+            "mean": sum(numbers) / len(numbers),
+            "sum": sum(numbers),
+            "min": min(numbers),
+            "max": max(numbers),
+            "count": len(numbers),
+        }[agg]
+        return number_text(round(float(value), 2))
+    if spec.kind == "classify":
+        return shown_value(table, rows[0], spec.answer_field or "", language) or ""
+    if spec.kind == "multihop":
+        value = table.text(_anchor(meta, table, spec, rows, language), spec.hops[0].via)
+        target = tables[spec.hops[0].table]
+        matches = [
+            r
+            for r in target.rows()
+            if target.text(r, spec.hops[0].key_field).casefold() == value.casefold()
+        ]
+        if len(matches) != 1:
+            raise ProgramError(f"{value!r} names {len(matches)} records of {target.id}")
+        return target.text(matches[0], spec.answer_field or "")
+    raise ProgramError(f"unknown program kind {spec.kind!r}")
+
+
+def _anchor(
+    meta: Mapping[str, Any], table: Table, spec: ProgramSpec, rows: list[int], language: str
+) -> int:
+    """The row a lookup asks about: the one whose key the question names (open-book shows more)."""
+    if len(rows) == 1:
+        return rows[0]
+    question = str(meta.get("question", ""))
+    for row in rows:
+        if _key_text(table, row, spec, language) in question:
+            return row
+    raise ProgramError("no shown row is named by the question")

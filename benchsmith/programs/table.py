@@ -1,0 +1,328 @@
+"""A table as question programs see it: typed columns, identifying columns, labels, the noun.
+
+:class:`Table` is built from a dataset card and its records. Each :class:`Column` has a kind
+(``number``, ``date``, ``category``, ``text``), says whether it identifies a record (every
+record has a value and no two share it), and carries its label per language: the user's
+label from the card (``FieldInfo.labels``), else, in English, the column name read as words
+(``atomic_mass`` -> "atomic mass", ``population_millions`` -> "population (millions)").
+A profile's statistics never become question words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from benchsmith.catalog.cards import get_path, value_text
+
+DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+UNITS = {
+    "millions": "millions",
+    "million": "millions",
+    "billions": "billions",
+    "thousands": "thousands",
+    "km": "km",
+    "km2": "km²",
+    "kg": "kg",
+    "g": "g",
+    "m": "m",
+    "cm": "cm",
+    "mm": "mm",
+    "min": "minutes",
+    "mins": "minutes",
+    "minutes": "minutes",
+    "h": "hours",
+    "hours": "hours",
+    "s": "seconds",
+    "usd": "USD",
+    "eur": "EUR",
+    "pct": "%",
+    "percent": "%",
+    "au": "AU",
+    "c": "°C",
+    "k": "K",
+    "years": "years",
+    "days": "days",
+    "mb": "MB",
+    "gb": "GB",
+}
+GENERIC_KEYS = {"name", "title", "label", "id", "code", "key", "names"}
+NAME_HINTS = ("name", "title", "country", "city", "state", "species", "element", "word")
+MAX_CATEGORIES = 40
+"""A text column with at most this many distinct values is a category (a filter value)."""
+
+
+def words_of(path: str) -> list[str]:
+    """A column path as lower-case words (``atomicMass`` / ``atomic_mass`` -> atomic, mass)."""
+    last = path.rsplit(".", 1)[-1]
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", last)
+    return [w.lower() for w in re.split(r"[\W_]+", spaced) if w]
+
+
+def english_label(path: str) -> str:
+    """The column name read as an English noun phrase, with a trailing unit in parentheses."""
+    words = words_of(path)
+    if len(words) > 1 and words[-1] in UNITS:
+        return f"{' '.join(words[:-1])} ({UNITS[words[-1]]})"
+    return " ".join(words) or path
+
+
+def singular(word: str) -> str:
+    """A plural English noun made singular, by the common rules (countries -> country)."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def plural(noun: str) -> str:
+    """An English noun made plural by the common rules (country -> countries)."""
+    if noun.endswith("y") and len(noun) > 2 and noun[-2] not in "aeiou":
+        return noun[:-1] + "ies"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    return noun + "s"
+
+
+def article(noun: str) -> str:
+    """``a`` or ``an`` before an English noun phrase."""
+    return "an" if noun[:1].lower() in "aeiou" else "a"
+
+
+def as_date(value: Any) -> date | None:
+    """An ISO date (``YYYY-MM-DD``) as a date, else None."""
+    if not isinstance(value, str):
+        return None
+    m = DATE.match(value.strip())
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def as_number(value: Any) -> float | None:
+    """A finite number from a record value (booleans and text are not numbers)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str):
+        try:
+            number = float(value.strip().replace(",", ""))
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+@dataclass
+class Column:
+    """One column of a table, as a question program uses it.
+
+    Attributes:
+        path: The record field (dotted path).
+        kind: ``number``, ``date``, ``category`` (few distinct values) or ``text``.
+        unique: Every record has a value and no two records share it (it names a record).
+        labels: The column's label per language (English from the name unless given).
+        values: The distinct values as text, for categories (the filter vocabulary).
+        translations: Per language, the field holding this column's value in it.
+    """
+
+    path: str
+    kind: str
+    unique: bool
+    labels: dict[str, str]
+    values: list[str] = field(default_factory=list)
+    translations: dict[str, str] = field(default_factory=dict)
+
+    def label(self, language: str = "en") -> str | None:
+        """The label in ``language`` (None: none known)."""
+        return self.labels.get(language)
+
+    @property
+    def orderable(self) -> bool:
+        """Whether records can be ranked by this column (numbers and dates)."""
+        return self.kind in ("number", "date")
+
+
+@dataclass
+class Table:
+    """The records of one dataset with typed, labelled columns.
+
+    Attributes:
+        id: The dataset id.
+        records: Every record, in file order (row index = position).
+        columns: The usable columns by path (media and nested lists are left out).
+        key: The column that names a record in questions (None: records have no name).
+        entity: The noun for one record, per language (``planet``).
+    """
+
+    id: str
+    records: list[dict[str, Any]]
+    columns: dict[str, Column]
+    key: str | None
+    entity: dict[str, str]
+
+    def value(self, row: int, path: str) -> Any:
+        """The raw value of a column in a row."""
+        return get_path(self.records[row], path)
+
+    def text(self, row: int, path: str, language: str = "en") -> str:
+        """A value as shown to a test-taker (in ``language`` where the data translates it)."""
+        column = self.columns.get(path)
+        if column is not None and language in column.translations:
+            translated = value_text(get_path(self.records[row], column.translations[language]))
+            if translated:
+                return translated
+        return value_text(self.value(row, path))
+
+    def order_value(self, row: int, path: str) -> float | None:
+        """A number to rank by: the number, or a date's ordinal (None: missing)."""
+        raw = self.value(row, path)
+        if self.columns[path].kind == "date":
+            day = as_date(raw)
+            return float(day.toordinal()) if day else None
+        return as_number(raw)
+
+    def rows(self) -> range:
+        """Every row index."""
+        return range(len(self.records))
+
+    def unique_columns(self) -> list[Column]:
+        """The columns that name a record, the key first."""
+        cols = [c for c in self.columns.values() if c.unique and c.kind in ("text", "category")]
+        return sorted(cols, key=lambda c: (c.path != self.key, list(self.columns).index(c.path)))
+
+    def noun(self, language: str = "en") -> str | None:
+        """The noun for one record in ``language`` (None: none known)."""
+        return self.entity.get(language)
+
+
+def _integer(value: Any) -> bool:
+    number = as_number(value)
+    return number is not None and number.is_integer()
+
+
+def _kind(values: list[Any], modality: str) -> str:
+    present = [v for v in values if v not in (None, "")]
+    if not present:
+        return "text"
+    if modality == "number" or all(as_number(v) is not None for v in present):
+        if all(not isinstance(v, str) or as_number(v) is not None for v in present):
+            return "number"
+    if all(as_date(v) for v in present):
+        return "date"
+    distinct = {value_text(v).casefold() for v in present}
+    if modality == "category" or modality == "boolean" or len(distinct) <= MAX_CATEGORIES:
+        return "category"
+    return "text"
+
+
+def entity_nouns(
+    dataset_id: str, key: str | None, card_entity: Mapping[str, str], intent: str = ""
+) -> dict[str, str]:
+    """The noun for one record: the card's, a specific key column, or the dataset's name.
+
+    The dataset's name gives candidates (``countries_small`` -> country, small); one the
+    intent uses wins, else the first.
+    """
+    nouns = dict(card_entity)
+    if "en" in nouns:
+        return nouns
+    if key and words_of(key) and words_of(key)[-1] not in GENERIC_KEYS:
+        nouns["en"] = " ".join(words_of(key))
+        return nouns
+    stem = re.sub(r"\.(csv|jsonl?|parquet|tsv)$", "", dataset_id)
+    options = [singular(w) for w in re.split(r"[\W_]+", stem) if w.isalpha() and len(w) > 2]
+    said = {singular(w) for w in re.findall(r"[a-z]+", intent.lower())}
+    chosen = next((o for o in options if o in said), options[0] if options else "item")
+    nouns["en"] = chosen
+    return nouns
+
+
+def build_table(
+    dataset_id: str,
+    records: Sequence[dict[str, Any]],
+    fields: Iterable[Any],
+    *,
+    card_entity: Mapping[str, str] | None = None,
+    intent: str = "",
+) -> Table:
+    """A :class:`Table` from a dataset's records and its card's fields.
+
+    Args:
+        dataset_id: The dataset id.
+        records: Every record.
+        fields: The card's :class:`~benchsmith.catalog.cards.FieldInfo` objects.
+        card_entity: The card's noun for one record per language (may be empty).
+        intent: The intent, to choose the record noun among the dataset name's words.
+    """
+    records = list(records)
+    fields = list(fields)
+    columns: dict[str, Column] = {}
+    for info in fields:
+        if info.modality in ("image", "audio", "json", "other"):
+            continue
+        values = [get_path(r, info.path) for r in records]
+        if any(isinstance(v, dict | list) for v in values):
+            continue
+        kind = _kind(values, info.modality)
+        texts = [value_text(v) for v in values]
+        present = [t for t in texts if t]
+        unique = (
+            len(present) == len(records) > 1
+            and len({t.casefold() for t in present}) == len(present)
+            and (kind in ("text", "category") or all(_integer(v) for v in values))
+        )
+        labels = {"en": english_label(info.path)}
+        labels.update(getattr(info, "labels", {}) or {})
+        distinct = list(dict.fromkeys(present)) if kind == "category" else []
+        columns[info.path] = Column(
+            path=info.path,
+            kind=kind,
+            unique=unique,
+            labels=labels,
+            values=distinct,
+            translations=dict(getattr(info, "translations", {}) or {}),
+        )
+    key = _pick_key(columns)
+    return Table(
+        id=dataset_id,
+        records=records,
+        columns=columns,
+        key=key,
+        entity=entity_nouns(dataset_id, key, card_entity or {}, intent),
+    )
+
+
+def _pick_key(columns: Mapping[str, Column]) -> str | None:
+    """The column that names records: a unique text column, name-like first."""
+    unique = [c for c in columns.values() if c.unique and c.kind in ("text", "category")]
+    if not unique:
+        return None
+
+    order = list(columns)
+
+    def rank(c: Column) -> tuple[int, int, int]:
+        words = words_of(c.path)
+        exact = words in (["name"], ["title"])
+        hint = any(h in words for h in NAME_HINTS)
+        return (0 if exact else 1 if hint else 2, 0 if c.kind == "text" else 1, order.index(c.path))
+
+    return sorted(unique, key=rank)[0].path
+
+
+def counts(texts: Iterable[str]) -> Counter[str]:
+    """Case-folded counts of texts."""
+    return Counter(t.casefold() for t in texts)

@@ -1,0 +1,284 @@
+"""The template grammar of question programs, per language (English and French).
+
+Every question is built from the table's words: column labels (the card's per-language
+labels, else the column name read as words in English, else the lexicon of
+:mod:`~benchsmith.programs.labels`),
+the record noun, and values from the data. French needs each noun's gender for its article
+("la capitale du pays", "le numéro atomique de l'élément"); a user label given with its
+article ("la masse atomique") carries it. A language whose words are missing for a
+program's fields raises :class:`WordsMissing`, naming the field and how to give a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from benchsmith.programs.labels import Noun, lexicon_noun
+from benchsmith.programs.table import Table, article, plural
+
+LANGUAGES = ("en", "fr")
+PREAMBLE = {"en": "Answer using this table.", "fr": "Répondez à l'aide de ce tableau."}
+ROUND_NOTE = {"en": "to two decimal places", "fr": "arrondie à deux décimales"}
+
+
+class WordsMissing(ValueError):
+    """A program cannot be worded in a language: a label or the record noun is missing."""
+
+
+def _user_noun(text: str) -> Noun:
+    """A French label as the user wrote it, the article giving the gender."""
+    low = text.strip()
+    for prefix, gender in (("la ", "f"), ("le ", "m"), ("les ", "m")):
+        if low.lower().startswith(prefix):
+            return Noun(low[len(prefix) :], gender)
+    if low.lower().startswith(("l'", "l’")):
+        return Noun(low[2:], "m")
+    return Noun(low, "m")
+
+
+@dataclass
+class Words:
+    """The words of one table in one language."""
+
+    table: Table
+    language: str
+
+    def label(self, path: str) -> Noun:
+        """A column's label in this language (raises :class:`WordsMissing`)."""
+        column = self.table.columns[path]
+        given = column.labels.get(self.language)
+        if self.language == "en":
+            return Noun(given or column.labels["en"], "n")
+        if given and given != column.labels.get("en"):
+            return _user_noun(given)
+        found = lexicon_noun(column.labels["en"], self.language)
+        if found is None:
+            raise WordsMissing(
+                f"no {self.language} label for the field {path!r} of {self.table.id}; give one "
+                f"with `benchsmith catalog add ... --label {path}:{self.language}=TEXT` or in "
+                "the card's field labels"
+            )
+        return found
+
+    def noun(self) -> Noun:
+        """The record noun in this language (raises :class:`WordsMissing`)."""
+        given = self.table.entity.get(self.language)
+        if self.language == "en":
+            return Noun(given or "item", "n")
+        if given:
+            return _user_noun(given)
+        found = lexicon_noun(self.table.entity.get("en", ""), self.language)
+        if found is None:
+            raise WordsMissing(
+                f"no {self.language} noun for the records of {self.table.id}; give one with "
+                f"`benchsmith catalog add ... --entity {self.language}=NOUN` or in the card"
+            )
+        return found
+
+
+# ----------------------------------------------------------------------------- French
+
+
+def _fr_the(noun: Noun) -> str:
+    if noun.text[:1].lower() in "aeiouéèêàâîôûh":
+        return f"l'{noun.text}"
+    return f"{'la' if noun.gender == 'f' else 'le'} {noun.text}"
+
+
+def _fr_of_the(noun: Noun) -> str:
+    if noun.text[:1].lower() in "aeiouéèêàâîôûh":
+        return f"de l'{noun.text}"
+    return f"{'de la' if noun.gender == 'f' else 'du'} {noun.text}"
+
+
+def _fr_which(noun: Noun) -> str:
+    return "Quelle" if noun.gender == "f" else "Quel"
+
+
+def _fr_plural(noun: Noun) -> str:
+    text = noun.text
+    if text.endswith(("s", "x", "z")) or " " in text:
+        return text
+    if text.endswith("al"):
+        return text[:-2] + "aux"
+    return text + "s"
+
+
+def _fr_most(noun: Noun, direction: str, kind: str) -> str:
+    f = noun.gender == "f"
+    if kind == "date":
+        word = (
+            ("la plus récente" if f else "le plus récent")
+            if direction == "max"
+            else ("la plus ancienne" if f else "le plus ancien")
+        )
+    else:
+        word = (
+            ("la plus élevée" if f else "le plus élevé")
+            if direction == "max"
+            else ("la plus faible" if f else "le plus faible")
+        )
+    return f"{_fr_the(noun)} {word}"
+
+
+def _list(names: Sequence[str], language: str) -> str:
+    last = {"en": "or", "fr": "ou"}[language]
+    if len(names) == 2:
+        return f"{names[0]} {last} {names[1]}"
+    return f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
+# ----------------------------------------------------------------------------- questions
+
+
+def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
+    """What is the answer field of the record named ``key``."""
+    noun = words.noun()
+    table = words.table
+    label = words.label(answer_field)
+    if words.language == "fr":
+        if key_field == table.key:
+            return f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} {key} ?"
+        key_label = words.label(key_field)
+        return (
+            f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} dont "
+            f"{_fr_the(key_label)} est {key} ?"
+        )
+    if key_field == table.key:
+        return f"What is the {label.text} of the {noun.text} {key}?"
+    key_label = words.label(key_field).text
+    if answer_field == table.key:
+        return f"Which {noun.text} has the {key_label} {key}?"
+    return f"What is the {label.text} of the {noun.text} whose {key_label} is {key}?"
+
+
+def rank_question(
+    words: Words, field: str, direction: str, names: Sequence[str], *, open_book: bool
+) -> str:
+    """Which of these records has the larger/smaller value (two or more records)."""
+    noun = words.noun()
+    column = words.table.columns[field]
+    label = words.label(field)
+    two = len(names) == 2
+    if words.language == "fr":
+        most = _fr_most(label, direction, column.kind)
+        who = "Lequel" if noun.gender == "m" else "Laquelle"
+        if open_book:
+            return f"D'après le tableau, {_fr_which(noun).lower()} {noun.text} a {most} ?"
+        if two:
+            return f"{who} a {most} : {_list(names, 'fr')} ?"
+        return f"Parmi {_list(names, 'fr').replace(' ou ', ' et ')}, {who.lower()} a {most} ?"
+    if column.kind == "date":
+        adjective = (
+            ("later" if two else "latest")
+            if direction == "max"
+            else ("earlier" if two else "earliest")
+        )
+    else:
+        adjective = (
+            ("higher" if two else "highest")
+            if direction == "max"
+            else ("lower" if two else "lowest")
+        )
+    if open_book:
+        return f"According to the table, which {noun.text} has the {adjective} {label.text}?"
+    if two:
+        listed = _list(names, "en")
+        return f"Which {noun.text} has the {adjective} {label.text}: {listed}?"
+    listed = _list(names, "en")
+    return f"Which of these {plural(noun.text)} has the {adjective} {label.text}: {listed}?"
+
+
+OPS_EN = {
+    "==": "is {v}",
+    "!=": "is not {v}",
+    "<": "is below {v}",
+    "<=": "is at most {v}",
+    ">": "is above {v}",
+    ">=": "is at least {v}",
+}
+OPS_FR = {
+    "==": "est {v}",
+    "!=": "n'est pas {v}",
+    "<": "est inférieur à {v}",
+    "<=": "est au plus {v}",
+    ">": "est supérieur à {v}",
+    ">=": "est au moins {v}",
+}
+
+
+def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
+    """``whose population is above 50 and whose continent is Europe`` (empty: none)."""
+    parts = []
+    for field, op, value in conditions:
+        label = words.label(field)
+        if words.language == "fr":
+            parts.append(f"dont {_fr_the(label)} {OPS_FR[op].format(v=value)}")
+        else:
+            parts.append(f"whose {label.text} {OPS_EN[op].format(v=value)}")
+    joiner = " et " if words.language == "fr" else " and "
+    return joiner.join(parts)
+
+
+def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
+    """How many of the records shown satisfy the conditions."""
+    noun = words.noun()
+    phrase = condition_phrase(words, conditions)
+    if words.language != "en":
+        raise WordsMissing(f"count programs have no {words.language} wording yet; use English")
+    return f"According to the table, how many {plural(noun.text)} are there {phrase}?"
+
+
+AGG_EN = {"mean": "average", "sum": "total", "min": "smallest", "max": "largest"}
+AGG_FR = {"mean": "moyenne", "sum": "somme", "min": "valeur minimale", "max": "valeur maximale"}
+
+
+def aggregate_question(
+    words: Words, aggregate: str, field: str, conditions: Sequence[tuple[str, str, str]]
+) -> str:
+    """The mean / total / smallest / largest value of a field over the rows shown."""
+    noun = words.noun()
+    label = words.label(field)
+    phrase = condition_phrase(words, conditions)
+    rounding = f", {ROUND_NOTE[words.language]}" if aggregate == "mean" else ""
+    if words.language == "fr":
+        subject = f"des {_fr_plural(noun)}" + (f" {phrase}" if phrase else "")
+        return (
+            f"D'après le tableau, quelle est la {AGG_FR[aggregate]} {_fr_of_the(label)} "
+            f"{subject}{rounding} ?"
+        )
+    subject = f"the {plural(noun.text)}" + (f" {phrase}" if phrase else "")
+    return (
+        f"According to the table, what is the {AGG_EN[aggregate]} {label.text} of "
+        f"{subject}{rounding}?"
+    )
+
+
+def classify_question(words: Words, answer_field: str, features: Sequence[tuple[str, str]]) -> str:
+    """Which label has the record whose stated features are these."""
+    noun = words.noun()
+    label = words.label(answer_field)
+    if words.language == "fr":
+        stated = [f"{_fr_the(words.label(f))} vaut {v}" for f, v in features]
+        listed = ", ".join(stated[:-1]) + f" et {stated[-1]}" if len(stated) > 1 else stated[0]
+        return f"{_fr_which(label)} est {_fr_the(label)} d'un {noun.text} dont {listed} ?"
+    stated = [f"{words.label(f).text} {v}" for f, v in features]
+    listed = ", ".join(stated[:-1]) + f" and {stated[-1]}" if len(stated) > 1 else stated[0]
+    return f"What is the {label.text} of {article(noun.text)} {noun.text} with {listed}?"
+
+
+def hop_question(words: Words, via: str, answer_label: str, key: str) -> str:
+    """What is the answer of the record that the ``via`` field of ``key`` names."""
+    if words.language != "en":
+        raise WordsMissing(f"multi-hop programs have no {words.language} wording yet; use English")
+    noun = words.noun()
+    via_words = words.label(via).text.split()
+    # "currency code" names a currency: say "the currency", and "currency name" -> "name".
+    if len(via_words) > 1 and via_words[-1] in ("code", "id", "key", "iso"):
+        via_words = via_words[:-1]
+    via_text = " ".join(via_words)
+    answer_words = answer_label.split()
+    if len(answer_words) > 1 and answer_words[0] == via_words[0]:
+        answer_label = " ".join(answer_words[1:])
+    return f"What is the {answer_label} of the {via_text} of the {noun.text} {key}?"

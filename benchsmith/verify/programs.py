@@ -1,0 +1,87 @@
+"""A question-program item checked by re-executing its program over the records.
+
+The item's ``metadata.program`` holds the program's parameters and the rows it used.
+:func:`check_program` executes it again (:func:`benchsmith.programs.execute`) over the
+tables and fails when the recomputed answer is not the item's answer, when a record the
+item is about breaks a condition of the program (a filtered lookup or a comparison over
+a subset), when an open-book item's prompt lacks a row it needs, when a classification
+does not state its features, or when another choice is also correct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchsmith.item import Item
+from benchsmith.programs import ProgramError, Table, execute
+from benchsmith.programs.run import holds
+from benchsmith.programs.spec import Condition
+from benchsmith.verify.structural import Verdict
+
+PROGRAM = "program"
+
+
+def _fail(reason: str) -> Verdict:
+    return Verdict(check=PROGRAM, ok=False, reason=reason)
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return abs(float(a) - float(b)) <= 1e-6 + 1e-9 * abs(float(b))
+    except ValueError:
+        return a.strip().casefold() == b.strip().casefold()
+
+
+def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
+    """Re-execute an item's program and compare; check its rows and its prompt.
+
+    Args:
+        item: The item (``metadata.program`` set).
+        tables: The tables the program reads, by dataset id.
+    """
+    meta: dict[str, Any] = item.metadata.get("program") or {}
+    language = str(item.metadata.get("language") or "en")
+    try:
+        recomputed = execute(meta, tables, language)
+    except (ProgramError, KeyError, ValueError) as exc:
+        return _fail(f"the program does not run again: {exc}")
+    answer = item.answer_text()
+    if not _same(recomputed, answer):
+        return _fail(f"re-executed, the program gives {recomputed!r}, not {answer!r}")
+    table = tables[meta["table"]]
+    rows = [int(r) for r in meta.get("rows", [])]
+    kind = meta.get("kind")
+    conditions = [Condition.model_validate(c) for c in meta.get("conditions", [])]
+    if kind not in ("count", "aggregate"):
+        about = rows
+        if kind in ("lookup", "filtered_lookup") and len(rows) > 1:
+            # An open-book lookup shows other rows as context; the answer is about one.
+            question = str(meta.get("question", ""))
+            key = meta.get("key_field") or table.key or ""
+            about = [r for r in rows if table.text(r, key) and table.text(r, key) in question][:1]
+        for row in about:
+            broken = [c.describe() for c in conditions if not holds(table, row, c)]
+            if broken:
+                return _fail(f"row {row} breaks the condition {', '.join(broken)}")
+    prompt = item.input_text()
+    if meta.get("book") == "open":
+        for row in rows:
+            for field in meta.get("shown_fields", []):
+                text = table.text(row, field, language)
+                if text and text not in prompt:
+                    return _fail(f"the prompt lacks {field}={text!r} of row {row}")
+    if kind == "classify":
+        for field, value in (meta.get("features") or {}).items():
+            if table.text(rows[0], field) != value or value not in prompt:
+                return _fail(f"the feature {field}={value!r} is not stated as the record has it")
+    if item.choices and kind in ("compare", "superlative", "classify", "lookup", "filtered_lookup"):
+        correct = [c for c in item.choices if _same(c, recomputed)]
+        if len(correct) != 1:
+            return _fail(f"{len(correct)} choices equal the recomputed answer {recomputed!r}")
+    if kind in ("compare", "superlative"):
+        field = meta.get("field") or ""
+        values = [table.order_value(r, field) for r in rows]
+        if len(set(values)) != len(values):
+            return _fail("two compared records share the value: no single answer")
+    return Verdict(check=PROGRAM, ok=True, reason=f"re-executed: {recomputed}")
