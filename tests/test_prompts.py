@@ -121,6 +121,10 @@ EXAMPLES = {
         "intent": "capitals quiz",
         "card": untrusted("countries: fields name, capital", "dataset card"),
     },
+    "grounding_program.j2": {
+        "candidates": untrusted("p1: compare closed-book max of mass", "candidate programs"),
+        "intent": untrusted("which of two planets is heavier", "intent"),
+    },
     "grounding_template.j2": {
         "subtask": {"name": "A", "description": "d"},
         "candidates": ["concept-capital: What is the capital of {name}?"],

@@ -446,7 +446,7 @@ class Workspace:
         review = ReviewContext(
             language=slot.language or "en",
             entity=entity,
-            aliases=tuple(a for a in aliases if a != entity),
+            alternatives=tuple(a for a in aliases if a != entity),
             dedupe_key=f"{kind}:{program.get('rows')}",
         )
         result = verify(

@@ -32,6 +32,7 @@ from benchsmith.verify.injection import INJECTION, check_injection
 from benchsmith.verify.reviewer import check_asr, check_language_id, check_ocr, check_target
 from benchsmith.verify.solution import check_solution_graph
 from benchsmith.verify.structural import (
+    Verdict,
     check_answer_in_choices,
     check_language,
     check_media,
@@ -76,6 +77,8 @@ class ReviewContext:
     spoken_text: str | None = None
     rendered_image: Path | None = None
     max_words: int = 40
+    alternatives: tuple[str, ...] = ()
+    """Records a comparison question lists by name, the answer among them by construction."""
     dedupe_key: str | None = None
     """Near duplicates are looked for only among items with this key (default: the entity)."""
 
@@ -86,7 +89,7 @@ def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
     Entity named, language of every text, no meta-text, a complete sentence, the target
     equal to the record's answer, and the spoken or rendered text read back (ASR, OCR).
     """
-    masks = [m for m in (ctx.entity, *ctx.aliases) if m]
+    masks = [m for m in (ctx.entity, *ctx.aliases, *ctx.alternatives) if m]
     if ctx.max_words > 40:
         # A computed problem: its givens, the question and the answer format are sentences
         # of one paragraph (the line breaks between them are layout, not debris).
@@ -249,7 +252,13 @@ def verify(
         check_injection(item_texts(item, question), source_text),
         # The question must not give the answer away, whatever the format (the choices of a
         # multiple-choice item are meant to be seen; its question is not).
-        check_no_leak(
+        Verdict(
+            check="no_leak",
+            ok=True,
+            reason="skipped: the question lists the records the answer is one of",
+        )
+        if review is not None and item.answer_text() in review.alternatives
+        else check_no_leak(
             Item(
                 id=item.id,
                 input=question if context_shown else text_item.input,

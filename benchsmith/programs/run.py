@@ -270,7 +270,8 @@ def _rank(
         return None
     nums = sorted(v for v in values if v is not None)
     spread = max(abs(nums[-1]), abs(nums[0]), 1e-9)
-    gap = min(b - a for a, b in zip(nums, nums[1:], strict=False)) / spread
+    # How close the winner's runner-up is (relative to the largest magnitude).
+    gap = (nums[-1] - nums[-2] if direction == "max" else nums[1] - nums[0]) / spread
     open_book = spec.book == "open"
     question = rank_question(words, spec.field, direction, names, open_book=open_book)
     text = ""

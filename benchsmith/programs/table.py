@@ -48,6 +48,7 @@ UNITS = {
     "k": "K",
     "years": "years",
     "days": "days",
+    "earths": "Earth masses",
     "mb": "MB",
     "gb": "GB",
 }

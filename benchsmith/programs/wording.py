@@ -181,13 +181,33 @@ def rank_question(
             if direction == "max"
             else ("lower" if two else "lowest")
         )
+    last = label.text.split()[-1] if label.text.split() else ""
+    integers = all(
+        v.is_integer()
+        for v in (words.table.order_value(r, field) for r in words.table.rows())
+        if v is not None
+    )
+    if (
+        column.kind == "number"
+        and integers
+        and "(" not in label.text
+        and last.endswith("s")
+        and not last.endswith(("ss", "us", "is"))
+    ):
+        # A count ("moons", "legs"): "more moons", "the most moons".
+        adjective = (
+            ("more" if two else "most") if direction == "max" else ("fewer" if two else "fewest")
+        )
+        phrase = f"{adjective} {label.text}" if two else f"the {adjective} {label.text}"
+    else:
+        phrase = f"the {adjective} {label.text}"
     if open_book:
-        return f"According to the table, which {noun.text} has the {adjective} {label.text}?"
+        return f"According to the table, which {noun.text} has {phrase}?"
     if two:
         listed = _list(names, "en")
-        return f"Which {noun.text} has the {adjective} {label.text}: {listed}?"
+        return f"Which {noun.text} has {phrase}: {listed}?"
     listed = _list(names, "en")
-    return f"Which of these {plural(noun.text)} has the {adjective} {label.text}: {listed}?"
+    return f"Which of these {plural(noun.text)} has {phrase}: {listed}?"
 
 
 OPS_EN = {

@@ -1,4 +1,4 @@
-"""The demo's four builds, defined once for ``make demo`` and for the reviewer test.
+"""The demo's six builds, defined once for ``make demo`` and for the reviewer test.
 
 ``python -m benchsmith.testing.demo OUT`` runs them one after the other (each starts the
 embedded model's server; two cores cannot take them in parallel) into ``OUT/<name>``:
@@ -6,6 +6,9 @@ embedded model's server; two cores cannot take them in parallel) into ``OUT/<nam
 - ``spoken-capitals``: an approved plan, English and French speech with background noise;
 - ``digit-images``: an approved plan, blurred handwritten digits;
 - ``from-intent``: planned from "spoken questions about world capitals";
+- ``planets-table``: open-book superlatives over ``examples/tables/planets.csv`` (the rows
+  in the prompt), a question program chosen from the intent;
+- ``planets-compare``: closed-book comparisons of two planets' masses from the same table;
 - ``time-value-of-money``: computed problems from the sample chapter.
 
 A build that ends short of its size exits 3; the demo carries on and says so, and exits
@@ -39,6 +42,16 @@ def demo_builds(out: Path) -> dict[str, list[str]]:
         "from-intent": [
             "spoken questions about world capitals", "--size", "6", "--max-subtasks", "1",
             "--out", str(out / "from-intent"), "--concurrency", "2",
+        ],
+        "planets-table": [
+            "Give the model a few rows of the planets table and ask which planet has the most "
+            "moons", "--size", "8", "--dataset", str(examples / "tables" / "planets.csv"),
+            "--out", str(out / "planets-table"), "--concurrency", "2",
+        ],
+        "planets-compare": [
+            "Which of the two planets is heavier? General knowledge, multiple choice",
+            "--size", "8", "--dataset", str(examples / "tables" / "planets.csv"),
+            "--out", str(out / "planets-compare"), "--concurrency", "2",
         ],
         "time-value-of-money": [
             "problems on the time value of money", "--size", "12", "--max-subtasks", "1",

@@ -1,0 +1,1330 @@
+"""An independent, strict reviewer of benchmark items built from the test corpus.
+
+It shares no code with ``benchsmith``: it reads the corpus tables itself with the standard
+library and recomputes, for one item of a benchmark's ``data/test.jsonl``, what the item's
+program claims (the looked-up value, the winner of a comparison, a count or an aggregate, a
+classification, a chain of hops), then checks the prompt against the data (no record missing
+from an open-book table, no answer given away in a closed-book question), the choices, the
+intent the item was built for, and the language.
+
+``review_item(item, intent, corpus_dir)`` returns the problems found; an empty list means the
+item is accepted. Every problem starts with a short tag (``rows:``, ``winner:``, ``intent:`` ...)
+so that tests can tell which check fired.
+
+The item contract assumed beyond the brief:
+
+* ``metadata.program.rows`` index the data rows of the item's primary table: ``program.table``
+  when given, else the first hop's table for a multihop, else the intent's first table.
+* For a lookup the subject is the shown record whose key value the question names; for a
+  classify it is the record in ``rows`` whose values equal ``features`` (an open-book classify
+  may show other labelled records, but not the subject with its label).
+* ``kind == "count"`` means ``aggregate == "count"`` when ``aggregate`` is null.
+* For a multihop, ``key_field`` is the first hop's key column and ``answer_field`` the last hop's
+  ``field``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+KINDS = frozenset(
+    {
+        "lookup",
+        "filtered_lookup",
+        "compare",
+        "superlative",
+        "count",
+        "aggregate",
+        "classify",
+        "multihop",
+    }
+)
+BOOKS = frozenset({"closed", "open"})
+OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+AGGREGATES = frozenset({"count", "mean", "sum", "min", "max"})
+DIRECTIONS = frozenset({"max", "min"})
+
+# CLDR display names (English -> language) of the continents/regions and the countries used in
+# the corpus. A set holds every accepted spelling; the first listed is CLDR's own.
+CLDR: dict[str, dict[str, tuple[str, ...]]] = {
+    "fr": {
+        "Europe": ("Europe",),
+        "Asia": ("Asie",),
+        "Africa": ("Afrique",),
+        "Oceania": ("Océanie",),
+        "Americas": ("Amériques",),
+        "North America": ("Amérique du Nord",),
+        "South America": ("Amérique du Sud",),
+        "France": ("France",),
+        "Germany": ("Allemagne",),
+        "Italy": ("Italie",),
+        "Spain": ("Espagne",),
+        "United Kingdom": ("Royaume-Uni",),
+        "Switzerland": ("Suisse",),
+        "Sweden": ("Suède",),
+        "Poland": ("Pologne",),
+        "Japan": ("Japon",),
+        "China": ("Chine",),
+        "India": ("Inde",),
+        "South Korea": ("Corée du Sud",),
+        "Indonesia": ("Indonésie",),
+        "Thailand": ("Thaïlande",),
+        "Nigeria": ("Nigeria", "Nigéria"),
+        "Egypt": ("Égypte",),
+        "South Africa": ("Afrique du Sud",),
+        "Kenya": ("Kenya",),
+        "Morocco": ("Maroc",),
+        "United States": ("États-Unis",),
+        "Canada": ("Canada",),
+        "Mexico": ("Mexique",),
+        "Brazil": ("Brésil",),
+        "Argentina": ("Argentine",),
+        "Chile": ("Chili",),
+        "Australia": ("Australie",),
+        "New Zealand": ("Nouvelle-Zélande",),
+    },
+    "de": {
+        "Europe": ("Europa",),
+        "Asia": ("Asien",),
+        "Africa": ("Afrika",),
+        "Oceania": ("Ozeanien",),
+        "Americas": ("Amerika",),
+        "North America": ("Nordamerika",),
+        "South America": ("Südamerika",),
+        "France": ("Frankreich",),
+        "Germany": ("Deutschland",),
+        "Italy": ("Italien",),
+        "Spain": ("Spanien",),
+        "United Kingdom": ("Vereinigtes Königreich",),
+        "Switzerland": ("Schweiz",),
+        "Sweden": ("Schweden",),
+        "Poland": ("Polen",),
+        "Japan": ("Japan",),
+        "China": ("China",),
+        "India": ("Indien",),
+        "South Korea": ("Südkorea",),
+        "Indonesia": ("Indonesien",),
+        "Thailand": ("Thailand",),
+        "Nigeria": ("Nigeria",),
+        "Egypt": ("Ägypten",),
+        "South Africa": ("Südafrika",),
+        "Kenya": ("Kenia",),
+        "Morocco": ("Marokko",),
+        "United States": ("Vereinigte Staaten",),
+        "Canada": ("Kanada",),
+        "Mexico": ("Mexiko",),
+        "Brazil": ("Brasilien",),
+        "Argentina": ("Argentinien",),
+        "Chile": ("Chile",),
+        "Australia": ("Australien",),
+        "New Zealand": ("Neuseeland",),
+    },
+    "es": {
+        "Europe": ("Europa",),
+        "Asia": ("Asia",),
+        "Africa": ("África",),
+        "Oceania": ("Oceanía",),
+        "Americas": ("América",),
+        "North America": ("América del Norte", "Norteamérica"),
+        "South America": ("Sudamérica", "América del Sur", "Suramérica"),
+        "France": ("Francia",),
+        "Germany": ("Alemania",),
+        "Italy": ("Italia",),
+        "Spain": ("España",),
+        "United Kingdom": ("Reino Unido",),
+        "Switzerland": ("Suiza",),
+        "Sweden": ("Suecia",),
+        "Poland": ("Polonia",),
+        "Japan": ("Japón",),
+        "China": ("China",),
+        "India": ("India",),
+        "South Korea": ("Corea del Sur",),
+        "Indonesia": ("Indonesia",),
+        "Thailand": ("Tailandia",),
+        "Nigeria": ("Nigeria",),
+        "Egypt": ("Egipto",),
+        "South Africa": ("Sudáfrica",),
+        "Kenya": ("Kenia",),
+        "Morocco": ("Marruecos",),
+        "United States": ("Estados Unidos",),
+        "Canada": ("Canadá",),
+        "Mexico": ("México",),
+        "Brazil": ("Brasil",),
+        "Argentina": ("Argentina",),
+        "Chile": ("Chile",),
+        "Australia": ("Australia",),
+        "New Zealand": ("Nueva Zelanda",),
+    },
+}
+
+STOPWORDS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "the is of which what and in to a an does did this that was were has have are with for "
+        "from its it on by how many who whom whose these those following be do answer choose "
+        "given or than one most least more less larger smaller higher lower among each per "
+        "according table shown listed".split()
+    ),
+    "fr": frozenset(
+        "le la les de des du un une est sont quel quelle quels quelles et en dans sur pour qui "
+        "que ce cette ces à au aux se d l nom pays réponse parmi lequel laquelle lesquels où "
+        "il elle ont a été plus moins selon tableau continent se trouve".split()
+    ),
+    "de": frozenset(
+        "der die das den dem des ein eine einer eines ist sind welche welcher welches welchen "
+        "und auf zu mit von für wie viele liegt land antwort im am es nicht wird wurde hat "
+        "haben nach gemäß tabelle kontinent befindet sich dieses diese dieser".split()
+    ),
+    "es": frozenset(
+        "el la los las de del un una es son cuál cuáles qué y en por para con que se su sus al "
+        "país respuesta según tabla continente está encuentra".split()
+    ),
+}
+
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z_][A-Za-z0-9_.]*\}")
+_MISSING_TEXT = re.compile(r"\bNone\b(?! of)|\bnan\b|\bNaN\b|\bundefined\b")
+_CHOICE_LINE = re.compile(r"^\s*(?:[-*•]\s*)?(?:\(([A-Z])\)|([A-Z])[.):])\s+\S")
+_SEPARATOR_CELL = re.compile(r"^:?-{2,}:?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_NUMBER_TOKEN = re.compile(r"(?<![\w.])[-+\u2212]?\d+(?:[.,]\d+)*")
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+
+
+# --------------------------------------------------------------------------------------------
+# The corpus
+
+
+@dataclass(frozen=True)
+class Table:
+    """One corpus table: its rows as text, its identifying column and declared joins."""
+
+    id: str
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, str], ...]
+    key: str | None
+    entity: str
+    joins: tuple[dict[str, str], ...]
+    file: str = ""
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    if path.suffix == ".jsonl":
+        records = [
+            json.loads(line)
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        columns: list[str] = []
+        for record in records:
+            columns.extend(c for c in record if c not in columns)
+        return columns, [{c: _cell_text(r.get(c)) for c in columns} for r in records]
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns = list(reader.fieldnames or [])
+        return columns, [{c: _cell_text(r.get(c)) for c in columns} for r in reader]
+
+
+@lru_cache(maxsize=8)
+def _load_corpus_cached(corpus_dir: str) -> dict[str, Table]:
+    base = Path(corpus_dir)
+    tables: dict[str, Table] = {}
+    for spec in json.loads((base / "tables.json").read_text(encoding="utf-8")):
+        columns, rows = _read_rows(base / spec["file"])
+        tables[spec["id"]] = Table(
+            id=spec["id"],
+            columns=tuple(columns),
+            rows=tuple(rows),
+            key=spec.get("key"),
+            entity=spec.get("entity", ""),
+            joins=tuple(spec.get("joins") or ()),
+            file=spec["file"],
+        )
+    return tables
+
+
+def load_corpus(corpus_dir: Path) -> dict[str, Table]:
+    """Read every table of ``tables.json`` (cached per folder)."""
+    return _load_corpus_cached(str(Path(corpus_dir).resolve()))
+
+
+def find_table(corpus: Mapping[str, Table], name: Any) -> Table | None:
+    """A table named by its id, its file name or its file's stem (a build may use either)."""
+    if not name:
+        return None
+    text = str(name).strip()
+    if text in corpus:
+        return corpus[text]
+    base = Path(text).name
+    for table in corpus.values():
+        if base in (table.file, Path(table.file).stem):
+            return table
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+
+
+def norm_text(text: str) -> str:
+    """Case-, space- and punctuation-insensitive form of a short text."""
+    text = unicodedata.normalize("NFC", text)
+    for dash in ("\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212"):
+        text = text.replace(dash, "-")
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u00a0", " ")
+    text = re.sub(r"\s+", " ", text).strip().strip("\"'“”«»*`").strip()
+    return text.rstrip(".").strip().casefold()
+
+
+def parse_number(text: str) -> float | None:
+    """The number a short text is, or None (thousands separators and a decimal comma allowed)."""
+    s = str(text).strip().replace("\u2212", "-").replace("\u00a0", " ").replace("\u202f", " ")
+    if re.fullmatch(r"[-+]?\d{1,3}(?:[, ]\d{3})+(?:\.\d+)?", s):
+        s = s.replace(",", "").replace(" ", "")
+    elif re.fullmatch(r"[-+]?\d+,\d+", s):
+        s = s.replace(",", ".")
+    elif not re.fullmatch(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", s):
+        return None
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def numbers_in_text(text: str) -> list[float]:
+    """Every number written in a text, read generously (each separator reading is kept)."""
+    found: list[float] = []
+    for match in _NUMBER_TOKEN.finditer(text.replace("\u00a0", " ").replace("\u202f", " ")):
+        token = match.group(0)
+        for candidate in {token, *re.split(r"(?<=\d),(?=\d)", token)}:
+            value = parse_number(candidate)
+            if value is not None:
+                found.append(value)
+    # Thousands written with spaces ("8 611").
+    for match in re.finditer(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d])", text.replace("\u00a0", " ")):
+        value = parse_number(match.group(0))
+        if value is not None:
+            found.append(value)
+    return found
+
+
+def numbers_close(a: float, b: float) -> bool:
+    """Equality of two numbers read from text (tiny float noise only)."""
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def aggregate_close(a: float, b: float) -> bool:
+    """Equality of an aggregate and its rounded statement: 0.01 absolute or 1e-3 relative."""
+    return abs(a - b) <= 0.01 or abs(a - b) <= 1e-3 * max(abs(a), abs(b))
+
+
+def values_equal(a: Any, b: Any) -> bool:
+    """Two cell or answer texts are the same value (numbers compared numerically)."""
+    sa, sb = _cell_text(a), _cell_text(b)
+    na, nb = parse_number(sa), parse_number(sb)
+    if na is not None and nb is not None:
+        return numbers_close(na, nb)
+    return norm_text(sa) == norm_text(sb)
+
+
+def is_date(text: str) -> bool:
+    """An ISO calendar date YYYY-MM-DD."""
+    return bool(_DATE.match(text.strip()))
+
+
+def order_key(text: str) -> tuple[int, float | str] | None:
+    """A sortable key of a numeric or ISO-date cell, or None when it is neither."""
+    if is_date(text):
+        return (1, text.strip())
+    number = parse_number(text)
+    if number is not None:
+        return (0, number)
+    return None
+
+
+def phrase_in(text: str, phrase: str) -> bool:
+    """``phrase`` occurs in ``text`` as a whole word sequence (normalized)."""
+    needle = norm_text(phrase)
+    if not needle:
+        return False
+    haystack = norm_text(text)
+    # An elided article or a possessive may touch a name ("l'Égypte", "Egypt's"), but a one-
+    # or two-letter answer must not match inside one ("element's").
+    edges = (r"(?<!\w)", r"(?!\w)") if len(needle) >= 3 else (r"(?<![\w'])", r"(?![\w'])")
+    pattern = edges[0] + re.escape(needle) + edges[1]
+    return re.search(pattern, haystack) is not None
+
+
+def date_renderings(value: str) -> list[str]:
+    """An ISO date and the usual English ways of writing it."""
+    year, month, day = value.strip().split("-")
+    name = _MONTHS[int(month) - 1]
+    d = str(int(day))
+    return [value.strip(), f"{name} {d}, {year}", f"{d} {name} {year}", f"{name} {d} {year}"]
+
+
+def value_in_text(value: str, text: str) -> bool:
+    """A cell value is written somewhere in a text (numbers in any usual format)."""
+    if not value.strip():
+        return False
+    number = parse_number(value)
+    if number is not None:
+        return any(numbers_close(number, n) for n in numbers_in_text(text))
+    if is_date(value):
+        return any(phrase_in(text, r) for r in date_renderings(value))
+    return phrase_in(text, value)
+
+
+def cell_matches(cell: str, value: str) -> bool:
+    """A rendered table cell shows a data value (a number may carry a unit)."""
+    if values_equal(cell, value):
+        return True
+    number = parse_number(value)
+    if number is not None:
+        numbers = numbers_in_text(cell)
+        return bool(numbers) and all(numbers_close(number, n) for n in numbers[:1])
+    if is_date(value):
+        return any(values_equal(cell, r) for r in date_renderings(value))
+    return False
+
+
+def translations(value: str, language: str) -> tuple[str, ...]:
+    """CLDR names of an English label in ``language`` (empty when there is none)."""
+    return CLDR.get(language, {}).get(value.strip(), ())
+
+
+def accepted_forms(value: str, language: str) -> tuple[str, ...]:
+    """The answer texts that state ``value`` in ``language``.
+
+    A label that CLDR names differently in that language must be given in that language.
+    """
+    names = translations(value, language)
+    if names and any(not values_equal(n, value) for n in names):
+        return names
+    return (value, *names)
+
+
+def mentioned_forms(value: str, language: str) -> tuple[str, ...]:
+    """The ways a question may name a record's key: as in the data or translated."""
+    return (value, *translations(value, language))
+
+
+def condition_holds(cell: str, op: str, target: Any) -> bool:
+    """A data cell satisfies ``op target`` (numbers numerically, dates and texts as text)."""
+    target_text = _cell_text(target)
+    cell_number, target_number = parse_number(cell), parse_number(target_text)
+    if cell_number is not None and target_number is not None:
+        a: Any = cell_number
+        b: Any = target_number
+    elif op in ("==", "!="):
+        a, b = norm_text(cell), norm_text(target_text)
+    else:
+        a, b = cell.strip(), target_text.strip()
+    if op == "==":
+        return bool(a == b)
+    if op == "!=":
+        return bool(a != b)
+    if op == "<":
+        return bool(a < b)
+    if op == "<=":
+        return bool(a <= b)
+    if op == ">":
+        return bool(a > b)
+    if op == ">=":
+        return bool(a >= b)
+    return False
+
+
+def conditions_equal(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two stated conditions are the same (integer bounds: ``< 1800`` equals ``<= 1799``)."""
+    if a.get("field") != b.get("field"):
+        return False
+    op_a, op_b = a.get("op"), b.get("op")
+    va, vb = _cell_text(a.get("value")), _cell_text(b.get("value"))
+    if op_a == op_b and values_equal(va, vb):
+        return True
+    na, nb = parse_number(va), parse_number(vb)
+    if na is None or nb is None or not (na.is_integer() and nb.is_integer()):
+        return False
+    strict = {"<": ("<=", -1), ">": (">=", 1), "<=": ("<", 1), ">=": (">", -1)}
+    if op_a in strict and strict[op_a][0] == op_b:
+        return numbers_close(na + strict[op_a][1], nb)
+    return False
+
+
+def language_scores(text: str) -> dict[str, float]:
+    """The share of each known language's stopwords among the words of ``text``."""
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    if not words:
+        return {language: 0.0 for language in STOPWORDS}
+    return {
+        language: sum(word in stop for word in words) / len(words)
+        for language, stop in STOPWORDS.items()
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The prompt
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """An item's input split into its Markdown table lines and its question text."""
+
+    text: str
+    header: tuple[str, ...]
+    table_rows: tuple[tuple[str, ...], ...]
+    question: str
+    before_choices: str
+
+
+def _split_cells(line: str) -> tuple[str, ...]:
+    inner = line.strip()
+    if inner.startswith("|"):
+        inner = inner[1:]
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    cells = re.split(r"(?<!\\)\|", inner)
+    return tuple(c.replace("\\|", "|").strip() for c in cells)
+
+
+def parse_prompt(text: str, has_choices: bool) -> Prompt:
+    """Split the input into table lines, question text and the text before the choices."""
+    header: tuple[str, ...] = ()
+    table_rows: list[tuple[str, ...]] = []
+    question_lines: list[str] = []
+    before: list[str] = []
+    seen_choice = False
+    previous_was_table = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            cells = _split_cells(stripped)
+            if all(_SEPARATOR_CELL.match(c) for c in cells if c) and any(cells):
+                previous_was_table = True
+                continue
+            if not previous_was_table:
+                header = cells
+            else:
+                table_rows.append(cells)
+            previous_was_table = True
+            continue
+        previous_was_table = False
+        if has_choices and _CHOICE_LINE.match(line):
+            seen_choice = True
+            continue
+        question_lines.append(line)
+        if not seen_choice:
+            before.append(line)
+    return Prompt(
+        text=text,
+        header=header,
+        table_rows=tuple(table_rows),
+        question="\n".join(question_lines).strip(),
+        before_choices="\n".join(before).strip(),
+    )
+
+
+def ends_with_question(question: str) -> bool:
+    """The question ends with '?', or a '?' is followed by one short final instruction."""
+    text = question.strip().rstrip("\"'”»)*_ ")
+    if not text:
+        return False
+    if text.endswith(("?", "？", "؟")):
+        return True
+    last = max(text.rfind("?"), text.rfind("？"))
+    if last < 0:
+        return False
+    tail = text[last + 1 :].strip()
+    sentences = [s for s in re.split(r"(?<=[.!])\s+", tail) if s.strip()]
+    return 1 <= len(sentences) <= 2 and len(tail) <= 240
+
+
+# --------------------------------------------------------------------------------------------
+# The review
+
+
+class _Review:
+    """One item under review; the checks append to ``problems``."""
+
+    def __init__(self, item: Mapping[str, Any], intent: Mapping[str, Any], corpus_dir: Path):
+        self.item = item
+        self.intent = intent
+        self.corpus = load_corpus(corpus_dir)
+        self.problems: list[str] = []
+        self.expect: Mapping[str, Any] = intent.get("expect") or {}
+        self.metadata: Mapping[str, Any] = item.get("metadata") or {}
+        program = self.metadata.get("program")
+        self.program: Mapping[str, Any] = program if isinstance(program, Mapping) else {}
+        answer = self.metadata.get("answer")
+        self.answer = _cell_text(answer).strip()
+        self.language = str(self.metadata.get("language") or "")
+        self.expected_language = str(self.expect.get("language") or "en")
+        choices = item.get("choices")
+        self.choices: list[str] | None = (
+            [_cell_text(c) for c in choices] if isinstance(choices, list) else None
+        )
+        self.text = item.get("input") if isinstance(item.get("input"), str) else ""
+        self.prompt = parse_prompt(self.text, bool(self.choices))
+        self.kind = str(self.program.get("kind") or "")
+        self.book = str(self.program.get("book") or "")
+        self.table = self._primary_table()
+        rows = self.program.get("rows")
+        self.rows: list[int] = (
+            [r for r in rows if isinstance(r, int) and not isinstance(r, bool)]
+            if isinstance(rows, list)
+            else []
+        )
+        self.conditions: list[Mapping[str, Any]] = [
+            c for c in (self.program.get("conditions") or []) if isinstance(c, Mapping)
+        ]
+        self.subject: int | None = None  # the data row the answer is about
+
+    def add(self, problem: str) -> None:
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _primary_table(self) -> Table | None:
+        table_id = self.program.get("table")
+        if not table_id:
+            hops = self.program.get("hops") or []
+            if self.program.get("kind") == "multihop" and hops and isinstance(hops[0], Mapping):
+                table_id = hops[0].get("table")
+        if not table_id:
+            tables = self.intent.get("tables") or []
+            table_id = tables[0] if tables else None
+        return find_table(self.corpus, table_id)
+
+    def row(self, index: int) -> dict[str, str]:
+        assert self.table is not None
+        return self.table.rows[index]
+
+    def key_field(self) -> str | None:
+        key = self.program.get("key_field")
+        return str(key) if key else None
+
+    def column(self, name: Any, what: str, table: Table | None = None) -> str | None:
+        """``name`` if it is a column of ``table`` (default: the primary one), else a problem."""
+        table = table or self.table
+        if table is None:
+            return None
+        if not name:
+            self.add(f"program: {what} is not set")
+            return None
+        if name not in table.columns:
+            self.add(f"program: {what} {name!r} is not a column of table {table.id!r}")
+            return None
+        return str(name)
+
+    def valid_rows(self) -> list[int]:
+        assert self.table is not None
+        return [r for r in self.rows if 0 <= r < len(self.table.rows)]
+
+    def languages(self) -> tuple[str, ...]:
+        """The intent's language first, then the item's own if it differs."""
+        return tuple(dict.fromkeys(x for x in (self.expected_language, self.language) if x))
+
+    def named(self, value: str, text: str) -> bool:
+        """A record's value is named in ``text``, as in the data or translated."""
+        forms = {f for language in self.languages() for f in mentioned_forms(value, language)}
+        return any(value_in_text(form, text) for form in forms)
+
+    def states(self, text: str, value: str) -> bool:
+        """``text`` states the data value ``value`` in the intent's language."""
+        forms = accepted_forms(value, self.expected_language)
+        return any(values_equal(text, form) for form in forms)
+
+    def answer_states(self, value: str) -> bool:
+        return self.states(self.answer, value)
+
+    def english_label(self, value: str) -> bool:
+        """The answer is a label left in English where the intent's language names it."""
+        forms = accepted_forms(value, self.expected_language)
+        return values_equal(self.answer, value) and not any(values_equal(value, f) for f in forms)
+
+    def cell_shows(self, cell: str, value: str) -> bool:
+        """A prompt table cell shows a data value, as in the data or translated."""
+        forms = {f for language in self.languages() for f in mentioned_forms(value, language)}
+        return any(cell_matches(cell, form) for form in forms)
+
+    def line_of(self, index: int) -> tuple[str, ...] | None:
+        """The prompt table line that shows data row ``index``: its key and shown values."""
+        assert self.table is not None
+        record = self.row(index)
+        fields = [f for f in self.shown_fields() if f in record]
+        key = self.table.key
+        if key and key not in fields:
+            fields.insert(0, key)
+        fields = [f for f in fields or self.table.columns if record[f].strip()]
+        for cells in self.prompt.table_rows:
+            if all(any(self.cell_shows(c, record[f]) for c in cells) for f in fields):
+                return cells
+        return None
+
+    def shown_fields(self) -> list[str]:
+        fields = self.program.get("shown_fields") or []
+        return [str(f) for f in fields] if isinstance(fields, list) else []
+
+    def label(self, index: int) -> str:
+        assert self.table is not None
+        key = self.table.key
+        if key:
+            return f"row {index} ({self.row(index)[key]})"
+        return f"row {index}"
+
+    # -- checks -----------------------------------------------------------------------------
+
+    def run(self) -> list[str]:
+        if not self.intent.get("servable", True):
+            missing = self.expect.get("missing", "the data cannot serve it")
+            self.add(
+                f"intent: {self.intent.get('id')} is not servable ({missing}); "
+                "no item should have been built"
+            )
+            return self.problems
+        if not self.text.strip():
+            self.add("generic: input is empty or not a string")
+            return self.problems
+        if not self.program:
+            self.add("program: metadata.program is missing")
+            return self.problems
+        if not self.answer:
+            self.add("generic: metadata.answer is empty")
+        self.check_generic()
+        self.check_intent()
+        if self.kind not in KINDS or self.book not in BOOKS:
+            self.add(f"program: unknown kind {self.kind!r} or book {self.book!r}")
+            return self.problems
+        if self.table is None:
+            self.add("program: the item's table is not a corpus table")
+            return self.problems
+        self.check_rows()
+        self.check_conditions()
+        getattr(self, f"check_{self.kind}")()
+        self.check_book()
+        self.check_choices()
+        self.check_language()
+        return self.problems
+
+    def check_generic(self) -> None:
+        texts = [self.text, self.answer, *(self.choices or [])]
+        for text in texts:
+            if _PLACEHOLDER.search(text):
+                self.add(f"generic: leftover placeholder in {text[:60]!r}")
+            if _MISSING_TEXT.search(text):
+                self.add(f"generic: missing-value text (None/nan) in {text[:60]!r}")
+        if not ends_with_question(self.prompt.question):
+            self.add("generic: the question does not end with '?' (or '?' and a final instruction)")
+        target = self.item.get("target")
+        if self.choices is None and target is not None and not values_equal(target, self.answer):
+            self.add(f"choices: target {target!r} differs from the answer {self.answer!r}")
+
+    def check_intent(self) -> None:
+        expect = self.expect
+        kinds = expect.get("kinds") or []
+        if kinds and self.kind not in kinds:
+            self.add(f"intent: kind {self.kind!r} is not one of {kinds}")
+        if expect.get("book") and self.book != expect["book"]:
+            self.add(f"intent: book {self.book!r} but the intent asks for {expect['book']!r}")
+        for name in ("answer_field", "key_field", "field", "direction"):
+            wanted = expect.get(name)
+            if wanted is not None and self.program.get(name) != wanted:
+                self.add(
+                    f"intent: {name} {self.program.get(name)!r} but the intent asks for {wanted!r}"
+                )
+        wanted_aggregate = expect.get("aggregate")
+        aggregate = self.program.get("aggregate") or ("count" if self.kind == "count" else None)
+        if wanted_aggregate is not None and aggregate != wanted_aggregate:
+            self.add(
+                f"intent: aggregate {aggregate!r} but the intent asks for {wanted_aggregate!r}"
+            )
+        for wanted in expect.get("conditions") or []:
+            if not any(conditions_equal(wanted, c) for c in self.conditions):
+                self.add(
+                    f"intent: the condition {wanted['field']} {wanted['op']} "
+                    f"{wanted['value']!r} is missing from the item's conditions"
+                )
+        if self.language != self.expected_language:
+            self.add(
+                f"intent: language {self.language!r} but the intent asks for "
+                f"{self.expected_language!r}"
+            )
+        if expect.get("answer_format") == "multiple_choice" and not self.choices:
+            self.add("intent: the intent asks for multiple choice but the item has no choices")
+        table_id = self.program.get("table")
+        if table_id:
+            table = find_table(self.corpus, table_id)
+            if table is None:
+                self.add(f"program: table {table_id!r} is not a corpus table")
+            elif table.id not in (self.intent.get("tables") or []):
+                self.add(f"intent: table {table_id!r} is not one of the intent's tables")
+
+    def check_rows(self) -> None:
+        assert self.table is not None
+        raw = self.program.get("rows")
+        if not isinstance(raw, list) or not raw:
+            self.add("rows: program.rows is missing or empty")
+            return
+        if len(self.rows) != len(raw):
+            self.add("rows: program.rows holds something other than integers")
+        for index in self.rows:
+            if not 0 <= index < len(self.table.rows):
+                self.add(
+                    f"rows: {index} is not a data row of {self.table.id!r} "
+                    f"({len(self.table.rows)} rows)"
+                )
+        if len(set(self.rows)) != len(self.rows):
+            self.add("rows: a record appears twice in program.rows")
+        key = self.key_field()
+        if key is None or self.kind == "classify":
+            return
+        if self.kind == "multihop":
+            key = self.table.key or key
+        if key not in self.table.columns:
+            self.add(f"program: key_field {key!r} is not a column of {self.table.id!r}")
+            return
+        records = self.program.get("records")
+        if not isinstance(records, list) or len(records) != len(raw):
+            self.add("rows: program.records does not list one key per row")
+            return
+        for index, record in zip(raw, records, strict=True):
+            if isinstance(index, int) and 0 <= index < len(self.table.rows):
+                if not values_equal(self.row(index)[key], _cell_text(record)):
+                    self.add(
+                        f"rows: row {index} has {key} {self.row(index)[key]!r}, "
+                        f"not the record {record!r}"
+                    )
+
+    def check_conditions(self) -> None:
+        assert self.table is not None
+        valid: list[Mapping[str, Any]] = []
+        for condition in self.conditions:
+            field, op = condition.get("field"), condition.get("op")
+            if field not in self.table.columns:
+                self.add(f"condition: field {field!r} is not a column of {self.table.id!r}")
+            elif op not in OPS:
+                self.add(f"condition: unknown operator {op!r}")
+            elif "value" not in condition:
+                self.add(f"condition: {field} {op} has no value")
+            else:
+                valid.append(condition)
+        self.conditions = valid
+        if self.kind in ("count", "aggregate"):
+            return
+        for index in self.valid_rows():
+            for c in valid:
+                if not condition_holds(self.row(index)[c["field"]], c["op"], c["value"]):
+                    self.add(
+                        f"condition: {self.label(index)} has {c['field']} "
+                        f"{self.row(index)[c['field']]!r}, outside the filter "
+                        f"{c['field']} {c['op']} {c['value']!r}"
+                    )
+
+    # -- kinds ------------------------------------------------------------------------------
+
+    def check_lookup(self) -> None:
+        assert self.table is not None
+        key = self.column(self.key_field(), "key_field")
+        answer_field = self.column(self.program.get("answer_field"), "answer_field")
+        if key is None or answer_field is None:
+            return
+        rows = self.valid_rows()
+        named = [r for r in rows if self.named(self.row(r)[key], self.prompt.question)]
+        # "Game Boy" is inside "Game Boy Advance": keep the longest of nested mentions.
+        named = [
+            r
+            for r in named
+            if not any(
+                o != r
+                and len(self.row(o)[key]) > len(self.row(r)[key])
+                and phrase_in(self.row(o)[key], self.row(r)[key])
+                for o in named
+            )
+        ]
+        if not named:
+            self.add(f"lookup: the question names none of the item's records by {key}")
+            return
+        distinct = {norm_text(self.row(r)[key]) for r in named}
+        if len(distinct) > 1:
+            self.add(
+                f"lookup: the question names several records: "
+                f"{sorted(self.row(r)[key] for r in named)}"
+            )
+        subject = named[0]
+        self.subject = subject
+        value = self.row(subject)[answer_field]
+        if not value.strip():
+            self.add(f"lookup: {self.label(subject)} has no {answer_field}")
+        elif self.english_label(value):
+            self.add(
+                f"language: the answer {self.answer!r} is left in English; in "
+                f"{self.expected_language!r} it is "
+                f"{accepted_forms(value, self.expected_language)[0]!r}"
+            )
+        elif not self.answer_states(value):
+            self.add(
+                f"lookup: the answer {self.answer!r} is not the {answer_field} of "
+                f"{self.row(subject)[key]!r}, which is {value!r}"
+            )
+        pool = rows if self.book == "open" else range(len(self.table.rows))
+        for other in pool:
+            if other != subject and values_equal(self.row(other)[key], self.row(subject)[key]):
+                if not values_equal(self.row(other)[answer_field], value):
+                    self.add(
+                        f"lookup: {key} {self.row(subject)[key]!r} is ambiguous: "
+                        f"{self.label(other)} has {answer_field} "
+                        f"{self.row(other)[answer_field]!r}"
+                    )
+        if self.book == "open":
+            line = self.line_of(subject)
+            if line is not None and not any(self.cell_shows(c, value) for c in line):
+                self.add(
+                    f"shown: the table line of {self.label(subject)} does not show "
+                    f"its {answer_field}"
+                )
+            self.require_shown_fields([key, answer_field])
+
+    def check_filtered_lookup(self) -> None:
+        if not self.conditions:
+            self.add("condition: a filtered lookup without conditions")
+        self.check_lookup()
+
+    def _ranked(self, minimum: int, exact: bool) -> None:
+        assert self.table is not None
+        key = self.column(self.key_field(), "key_field")
+        field = self.column(self.program.get("field"), "field")
+        direction = self.program.get("direction")
+        rows = self.valid_rows()
+        what = self.kind
+        if exact and len(rows) != minimum:
+            self.add(f"{what}: needs exactly {minimum} records, has {len(rows)}")
+        elif len(rows) < minimum:
+            self.add(f"{what}: needs at least {minimum} records, has {len(rows)}")
+        if direction not in DIRECTIONS:
+            self.add(f"{what}: direction {direction!r} is not max or min")
+            return
+        if key is None or field is None or not rows:
+            return
+        keyed: list[tuple[tuple[int, float | str], int]] = []
+        for index in rows:
+            order = order_key(self.row(index)[field])
+            if order is None:
+                self.add(
+                    f"{what}: {self.label(index)} has no comparable {field} "
+                    f"({self.row(index)[field]!r})"
+                )
+                return
+            keyed.append((order, index))
+        best = max(k for k, _ in keyed) if direction == "max" else min(k for k, _ in keyed)
+        winners = [i for k, i in keyed if k == best]
+        if len(winners) > 1:
+            self.add(f"winner: tie on {field} between {[self.row(i)[key] for i in winners]}")
+        winner = winners[0]
+        self.subject = winner
+        if not values_equal(self.answer, self.row(winner)[key]):
+            self.add(
+                f"winner: the answer {self.answer!r} is wrong: {self.row(winner)[key]!r} "
+                f"has the {'largest' if direction == 'max' else 'smallest'} {field}"
+            )
+        text = "\n".join([self.text, *(self.choices or [])])
+        for index in rows:
+            if not self.named(self.row(index)[key], text):
+                self.add(f"shown: {self.label(index)} is not named in the prompt")
+        if self.choices:
+            keys = [self.row(i)[key] for i in rows]
+            for choice in self.choices:
+                if not any(values_equal(choice, k) for k in keys):
+                    self.add(f"choices: {choice!r} is not one of the compared records")
+        if self.book == "open":
+            self.require_line_values(rows, [field])
+            self.require_shown_fields([key, field])
+
+    def check_compare(self) -> None:
+        self._ranked(2, exact=True)
+
+    def check_superlative(self) -> None:
+        self._ranked(3, exact=False)
+
+    def _aggregate_value(self) -> float | None:
+        assert self.table is not None
+        aggregate = self.program.get("aggregate") or ("count" if self.kind == "count" else None)
+        if self.kind == "count" and aggregate != "count":
+            self.add(f"count: a count item with aggregate {aggregate!r}")
+        if aggregate not in AGGREGATES:
+            self.add(f"aggregate: unknown aggregate {aggregate!r}")
+            return None
+        rows = self.valid_rows()
+        selected = [
+            r
+            for r in rows
+            if all(
+                condition_holds(self.row(r)[c["field"]], c["op"], c["value"])
+                for c in self.conditions
+            )
+        ]
+        if aggregate == "count":
+            return float(len(selected))
+        field = self.column(self.program.get("field"), "field")
+        if field is None:
+            return None
+        values: list[float] = []
+        for index in selected:
+            number = parse_number(self.row(index)[field])
+            if number is None:
+                self.add(f"aggregate: {self.label(index)} has no number in {field}")
+                return None
+            values.append(number)
+        if not values:
+            self.add("aggregate: no shown row satisfies the conditions")
+            return None
+        if aggregate == "sum":
+            return math.fsum(values)
+        if aggregate == "mean":
+            return math.fsum(values) / len(values)
+        return max(values) if aggregate == "max" else min(values)
+
+    def _check_counted(self, tag: str) -> None:
+        expected = self._aggregate_value()
+        rows = self.valid_rows()
+        if expected is not None:
+            stated = parse_number(self.answer)
+            if stated is None:
+                self.add(f"{tag}: the answer {self.answer!r} is not a number")
+            elif not aggregate_close(stated, expected):
+                self.add(
+                    f"{tag}: the answer {self.answer!r} is wrong; recomputed "
+                    f"{round(expected, 4)!r} over the rows shown"
+                )
+            elif tag == "count" and not stated.is_integer():
+                self.add(f"count: the answer {self.answer!r} is not a whole number")
+            if self.choices:
+                for choice in self.choices:
+                    number = parse_number(choice)
+                    if (
+                        number is not None
+                        and not values_equal(choice, self.answer)
+                        and aggregate_close(number, expected)
+                    ):
+                        self.add(f"choices: {choice!r} is also correct")
+        if self.book == "open":
+            fields = [c["field"] for c in self.conditions]
+            field = self.program.get("field")
+            aggregate = self.program.get("aggregate") or "count"
+            if field and aggregate != "count":
+                fields.append(str(field))
+            self.require_line_values(rows, fields)
+            self.require_shown_fields(fields)
+
+    def check_count(self) -> None:
+        self._check_counted("count")
+
+    def check_aggregate(self) -> None:
+        self._check_counted("aggregate")
+
+    def check_classify(self) -> None:
+        assert self.table is not None
+        label = self.column(self.program.get("answer_field"), "answer_field")
+        features = self.program.get("features")
+        if not isinstance(features, Mapping) or not features:
+            self.add("feature: a classify item states no features")
+            return
+        if label is None:
+            return
+        columns = []
+        for column, value in features.items():
+            if column not in self.table.columns:
+                self.add(f"feature: {column!r} is not a column of {self.table.id!r}")
+                return
+            if column == label:
+                self.add(f"feature: the label {label!r} is given as a feature")
+                return
+            if not value_in_text(_cell_text(value), self.text):
+                self.add(f"feature: {column} = {value!r} is not stated in the prompt")
+            columns.append(column)
+
+        def matches(index: int) -> bool:
+            return all(values_equal(self.row(index)[c], _cell_text(features[c])) for c in columns)
+
+        subjects = [r for r in self.valid_rows() if matches(r)]
+        if not subjects:
+            self.add("feature: no record of the item has the stated feature values")
+            return
+        subject = subjects[0]
+        self.subject = subject
+        true_label = self.row(subject)[label]
+        if self.english_label(true_label):
+            self.add(f"language: the answer {self.answer!r} is left in English")
+        elif not self.answer_states(true_label):
+            self.add(
+                f"classify: the answer {self.answer!r} is not the record's {label} {true_label!r}"
+            )
+        clashes = {
+            self.row(r)[label]
+            for r in range(len(self.table.rows))
+            if matches(r) and not values_equal(self.row(r)[label], true_label)
+        }
+        if clashes:
+            self.add(f"classify: other rows with the same features are {sorted(clashes)}")
+        if self.choices:
+            for choice in self.choices:
+                if not values_equal(choice, self.answer) and (
+                    any(values_equal(choice, c) for c in clashes)
+                    or values_equal(choice, true_label)
+                ):
+                    self.add(f"choices: {choice!r} is also correct")
+        if self.book == "open":
+            for cells in self.prompt.table_rows:
+                shows_features = all(
+                    any(cell_matches(c, self.row(subject)[f]) for c in cells) for f in columns
+                )
+                if shows_features and any(values_equal(c, true_label) for c in cells):
+                    self.add("giveaway: the classified record is shown with its label")
+            others = [r for r in self.valid_rows() if r != subject]
+            self.require_line_values(others, [*columns, label])
+
+    def check_multihop(self) -> None:
+        hops = self.program.get("hops")
+        if not isinstance(hops, list) or len(hops) < 2:
+            self.add("hop: a multihop item needs at least two hops")
+            return
+        value: str | None = None
+        first_record: tuple[Table, int] | None = None
+        records: list[tuple[Table, int, str]] = []  # each hop's record and the field read
+        for number, hop in enumerate(hops, 1):
+            if not isinstance(hop, Mapping):
+                self.add(f"hop: hop {number} is not an object")
+                return
+            table = find_table(self.corpus, hop.get("table"))
+            if table is None:
+                self.add(f"hop: hop {number} names an unknown table {hop.get('table')!r}")
+                return
+            if table.id not in (self.intent.get("tables") or []):
+                self.add(
+                    f"intent: hop {number} uses table {table.id!r}, not one of the intent's tables"
+                )
+            key_field = self.column(hop.get("key_field"), f"hop {number} key_field", table)
+            field = self.column(hop.get("field"), f"hop {number} field", table)
+            if key_field is None or field is None:
+                return
+            key = _cell_text(hop.get("key"))
+            if value is not None and not values_equal(key, value):
+                self.add(
+                    f"hop: hop {number} starts from {key!r}, but the previous hop led to {value!r}"
+                )
+                return
+            found = [i for i, r in enumerate(table.rows) if values_equal(r[key_field], key)]
+            if not found:
+                self.add(f"hop: no {table.entity or table.id} has {key_field} {key!r}")
+                return
+            if len({norm_text(table.rows[i][field]) for i in found}) > 1:
+                self.add(f"hop: {key_field} {key!r} matches several records of {table.id!r}")
+                return
+            if first_record is None:
+                first_record = (table, found[0])
+            records.append((table, found[0], field))
+            value = table.rows[found[0]][field]
+            if not value.strip():
+                self.add(f"hop: {key!r} has no {field} in {table.id!r}")
+                return
+        assert value is not None and first_record is not None
+        last_field = hops[-1].get("field")
+        answer_field = self.program.get("answer_field")
+        if answer_field and answer_field != last_field:
+            self.add(
+                f"hop: answer_field {answer_field!r} is not the last hop's field {last_field!r}"
+            )
+        first = hops[0]
+        key_field = self.key_field()
+        if key_field and key_field != first.get("key_field"):
+            self.add(
+                f"hop: key_field {key_field!r} is not the first hop's key field "
+                f"{first.get('key_field')!r}"
+            )
+        if self.english_label(value):
+            self.add(f"language: the answer {self.answer!r} is left in English")
+        elif not self.answer_states(value):
+            self.add(
+                f"hop: the answer {self.answer!r} is wrong; following the hops gives {value!r}"
+            )
+        first_key = _cell_text(first.get("key"))
+        if not self.named(first_key, self.prompt.question):
+            self.add(f"hop: the question does not name the starting record {first_key!r}")
+        table, index = first_record
+        if self.table is not None and table.id == self.table.id and index not in self.rows:
+            self.add(
+                f"rows: the first hop's record {first_key!r} (row {index}) is not in program.rows"
+            )
+        if self.choices:
+            for choice in self.choices:
+                if not values_equal(choice, self.answer) and self.states(choice, value):
+                    self.add(f"choices: {choice!r} is also correct")
+        if self.book == "open":
+            for number, (table, index, field) in enumerate(records, 1):
+                record = table.rows[index]
+                if self.table is not None and table.id == self.table.id:
+                    line = self.line_of(index)
+                else:  # a joined table's record: a line showing its key
+                    line = next(
+                        (
+                            cells
+                            for cells in self.prompt.table_rows
+                            if any(self.cell_shows(c, record[table.key or field]) for c in cells)
+                        ),
+                        None,
+                    )
+                if line is None:
+                    self.add(f"shown: hop {number}'s record is not in the prompt table")
+                elif not any(self.cell_shows(c, record[field]) for c in line):
+                    self.add(f"shown: the prompt table does not show hop {number}'s {field}")
+
+    # -- book, choices, language -------------------------------------------------------------
+
+    def require_shown_fields(self, fields: Iterable[str]) -> None:
+        shown = self.shown_fields()
+        for field in fields:
+            if field and field not in shown:
+                self.add(f"shown: {field!r} is needed but not in shown_fields")
+
+    def require_line_values(self, rows: Sequence[int], fields: Sequence[str]) -> None:
+        for index in rows:
+            line = self.line_of(index)
+            if line is None:
+                continue  # reported by check_book
+            for field in fields:
+                value = self.row(index)[field]
+                if not any(cell_matches(c, value) for c in line):
+                    self.add(
+                        f"shown: the table line of {self.label(index)} does not show "
+                        f"{field} = {value!r}"
+                    )
+
+    def check_book(self) -> None:
+        assert self.table is not None
+        if self.book == "open":
+            if not self.prompt.table_rows:
+                self.add("shown: an open-book item without a Markdown table of rows")
+                return
+            shown = self.shown_fields()
+            if not shown:
+                self.add("shown: an open-book item with no shown_fields")
+            columns = {c for t in self.corpus.values() for c in t.columns}
+            for field in shown:
+                if field not in columns:
+                    self.add(f"shown: shown_fields names an unknown column {field!r}")
+            rows = self.valid_rows()
+            hidden = {self.subject} if self.kind == "classify" else set()
+            for index in rows:
+                if index not in hidden and self.line_of(index) is None:
+                    self.add(f"shown: {self.label(index)} is not shown in the prompt table")
+            lines = len(self.prompt.table_rows)
+            single = len(self.intent.get("tables") or []) <= 1
+            allowed = {len(rows), len(rows) - len(hidden)}
+            if single and lines not in allowed:
+                self.add(
+                    f"shown: the prompt table has {lines} data lines but program.rows "
+                    f"lists {len(rows)} records"
+                )
+            return
+        if self.prompt.table_rows:
+            self.add("giveaway: a closed-book item shows a table of rows")
+        self.check_giveaway()
+
+    def check_giveaway(self) -> None:
+        if self.kind in ("compare", "superlative") or not self.answer:
+            return  # the question must name the candidates, the answer among them
+        text = self.prompt.before_choices
+        language = self.language or self.expected_language
+        names: list[str] = []
+        key = self.key_field()
+        if self.table is not None and key in self.table.columns:
+            names += [self.row(r)[key] for r in self.valid_rows()]
+        names += [
+            _cell_text(h.get("key"))
+            for h in self.program.get("hops") or []
+            if isinstance(h, Mapping)
+        ]
+        features = self.program.get("features")
+        if isinstance(features, Mapping):
+            names += [_cell_text(v) for v in features.values()]
+        for name in sorted({n for n in names if n}, key=len, reverse=True):
+            for form in mentioned_forms(name, language):
+                if not norm_text(form):
+                    continue
+                pattern = r"(?<!\w)" + re.escape(form) + r"(?!\w)"
+                text = re.sub(pattern, " ", text, flags=re.IGNORECASE)
+        if value_in_text(self.answer, text):
+            self.add(f"giveaway: the answer {self.answer!r} appears in the question")
+
+    def check_choices(self) -> None:
+        if self.choices is None:
+            if self.item.get("choices") not in (None, []):
+                self.add("choices: choices is not a list")
+            return
+        if self.expect.get("answer_format") not in (None, "multiple_choice"):
+            self.add(
+                f"intent: the intent asks for {self.expect.get('answer_format')!r}, not choices"
+            )
+        if len(self.choices) < 2:
+            self.add("choices: fewer than two choices")
+            return
+        target = self.item.get("target")
+        if not isinstance(target, str) or not re.fullmatch(r"[A-Z]", target):
+            self.add(f"choices: target {target!r} is not a letter")
+            return
+        position = ord(target) - ord("A")
+        if position >= len(self.choices):
+            self.add(f"choices: target {target} is past the {len(self.choices)} choices")
+            return
+        if not values_equal(self.choices[position], self.answer):
+            self.add(
+                f"choices: choice {target} is {self.choices[position]!r}, not the answer "
+                f"{self.answer!r}"
+            )
+        normalized = [norm_text(c) for c in self.choices]
+        if len(set(normalized)) != len(normalized) or any(not c for c in normalized):
+            self.add("choices: choices are not distinct and non-empty")
+        if sum(values_equal(c, self.answer) for c in self.choices) > 1:
+            self.add("choices: the answer appears in more than one choice")
+
+    def check_language(self) -> None:
+        expected = self.expected_language
+        question = self.prompt.question
+        scores = language_scores(question)
+        words = len(re.findall(r"[^\W\d_]+", question))
+        if words < 4:
+            return
+        english = scores["en"]
+        if expected != "en":
+            own = scores.get(expected)
+            if (own is not None and english > own) or (own is None and english >= 0.2):
+                self.add(f"language: the question reads as English, not {expected!r}")
+        else:
+            others = {k: v for k, v in scores.items() if k != "en"}
+            best = max(others, key=lambda k: others[k])
+            if others[best] > english and others[best] >= 0.15:
+                self.add(f"language: the question reads as {best!r}, not English")
+
+
+def review_item(item: dict[str, Any], intent: dict[str, Any], corpus_dir: Path) -> list[str]:
+    """Return the problems a strict reviewer finds in one item (empty: accepted)."""
+    return _Review(item, intent, Path(corpus_dir)).run()

@@ -1,0 +1,787 @@
+"""The corpus is sound, and the independent reviewer accepts good items and rejects bad ones.
+
+Every item here is written by hand from the corpus data (the values are asserted against the
+files first), then mutated the ways a program could go wrong: a wrong winner, a record outside
+the filter, a shown row missing from the prompt, a changed feature, a wrong hop, the wrong
+language, the answer given away, the wrong kind for the intent.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import csv
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reviewer import load_corpus, review_item
+
+HERE = Path(__file__).parent
+CORPUS = HERE / "corpus"
+KINDS = (
+    "lookup",
+    "filtered_lookup",
+    "compare",
+    "superlative",
+    "count",
+    "aggregate",
+    "classify",
+    "multihop",
+)
+INTENT_LIST: list[dict[str, Any]] = json.loads((CORPUS / "intents.json").read_text("utf-8"))
+INTENTS = {intent["id"]: intent for intent in INTENT_LIST}
+TABLE_SPECS: list[dict[str, Any]] = json.loads((CORPUS / "tables.json").read_text("utf-8"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Hand-made items
+
+
+def read_table(file: str) -> list[dict[str, str]]:
+    path = CORPUS / file
+    if path.suffix == ".jsonl":
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        return [{k: str(v) for k, v in row.items()} for row in rows]
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def row_of(file: str, column: str, value: str) -> tuple[int, dict[str, str]]:
+    """The 0-based data row whose ``column`` is ``value``."""
+    for index, row in enumerate(read_table(file)):
+        if row[column] == value:
+            return index, row
+    raise AssertionError(f"{value!r} not in {file}")
+
+
+def md_table(header: list[str], lines: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(cells) + " |" for cells in lines]
+    return "\n".join(out)
+
+
+def make_item(
+    text: str,
+    answer: str,
+    program: dict[str, Any],
+    *,
+    choices: list[str] | None = None,
+    target: str | None = None,
+    language: str = "en",
+) -> dict[str, Any]:
+    return {
+        "input": text,
+        "choices": choices,
+        "target": target if choices else answer,
+        "metadata": {"answer": answer, "language": language, "program": program},
+    }
+
+
+def make_program(kind: str, book: str, rows: list[int], **fields: Any) -> dict[str, Any]:
+    program: dict[str, Any] = {
+        "kind": kind,
+        "book": book,
+        "key_field": None,
+        "answer_field": None,
+        "field": None,
+        "direction": None,
+        "aggregate": None,
+        "conditions": [],
+        "rows": rows,
+        "records": [],
+        "shown_fields": [],
+        "features": {},
+        "hops": [],
+    }
+    program.update(fields)
+    return program
+
+
+def lookup_closed() -> dict[str, Any]:
+    index, row = row_of("us_states.csv", "name", "Texas")
+    assert row["capital_city"] == "Austin"
+    text = (
+        "What is the capital city of the US state of Texas?\n"
+        "A. Houston\nB. Austin\nC. Dallas\nD. San Antonio\nAnswer with the letter only."
+    )
+    program = make_program(
+        "lookup",
+        "closed",
+        [index],
+        key_field="name",
+        answer_field="capital_city",
+        records=["Texas"],
+    )
+    return make_item(
+        text, "Austin", program, choices=["Houston", "Austin", "Dallas", "San Antonio"], target="B"
+    )
+
+
+def filtered_lookup_closed() -> dict[str, Any]:
+    index, row = row_of("elements.csv", "name", "Tungsten")
+    assert row["symbol"] == "W" and int(row["year_discovered"]) < 1800
+    program = make_program(
+        "filtered_lookup",
+        "closed",
+        [index],
+        key_field="name",
+        answer_field="symbol",
+        records=["Tungsten"],
+        conditions=[{"field": "year_discovered", "op": "<", "value": 1800}],
+    )
+    return make_item("What is the chemical symbol of tungsten?", "W", program)
+
+
+EUROPE = ["France", "Germany", "Spain", "Poland"]
+
+
+def filtered_lookup_open(countries: list[str] = EUROPE) -> dict[str, Any]:
+    rows, lines = [], []
+    for name in countries:
+        index, row = row_of("countries_small.csv", "country", name)
+        rows.append(index)
+        lines.append([row["country"], row["iso3"], row["continent"]])
+    assert row_of("countries_small.csv", "country", "Spain")[1]["iso3"] == "ESP"
+    text = (
+        md_table(["Country", "ISO3", "Continent"], lines)
+        + "\n\nAccording to the table, what is the ISO3 code of Spain?"
+    )
+    program = make_program(
+        "filtered_lookup",
+        "open",
+        rows,
+        key_field="country",
+        answer_field="iso3",
+        records=list(countries),
+        shown_fields=["country", "iso3", "continent"],
+        conditions=[{"field": "continent", "op": "==", "value": "Europe"}],
+    )
+    return make_item(text, "ESP", program)
+
+
+def compare_closed() -> dict[str, Any]:
+    k2, k2_row = row_of("mountains.csv", "name", "K2")
+    lhotse, lhotse_row = row_of("mountains.csv", "name", "Lhotse")
+    assert int(k2_row["height_m"]) > int(lhotse_row["height_m"])
+    program = make_program(
+        "compare",
+        "closed",
+        [k2, lhotse],
+        key_field="name",
+        field="height_m",
+        direction="max",
+        records=["K2", "Lhotse"],
+    )
+    return make_item(
+        "Which mountain is higher: K2 or Lhotse?",
+        "K2",
+        program,
+        choices=["K2", "Lhotse"],
+        target="A",
+    )
+
+
+def superlative_open(
+    games: tuple[str, ...] = ("Seoul 1988", "Sydney 2000", "Tokyo 2020", "Paris 2024"),
+    answer: str = "Tokyo 2020",
+) -> dict[str, Any]:
+    rows, lines = [], []
+    for name in games:
+        index, row = row_of("olympics.csv", "name", name)
+        rows.append(index)
+        lines.append([row["name"], row["opening_date"], row["events"]])
+    text = (
+        md_table(["Games", "Opening date", "Events"], lines)
+        + "\n\nWhich of these Summer Olympic Games had the most medal events?"
+    )
+    program = make_program(
+        "superlative",
+        "open",
+        rows,
+        key_field="name",
+        field="events",
+        direction="max",
+        records=list(games),
+        shown_fields=["name", "opening_date", "events"],
+    )
+    return make_item(text, answer, program)
+
+
+FILMS = ["Seven Samurai", "Parasite", "The Godfather", "Roma", "Titanic"]
+
+
+def count_open(extra_line: bool = False) -> dict[str, Any]:
+    rows, lines = [], []
+    for title in FILMS:
+        index, row = row_of("films.csv", "title", title)
+        rows.append(index)
+        lines.append([row["title"], row["year"], row["runtime_min"]])
+    assert sum(int(row_of("films.csv", "title", t)[1]["runtime_min"]) > 150 for t in FILMS) == 3
+    if extra_line:
+        lines.append(["Jaws", "1975", "124"])
+    text = (
+        md_table(["Title", "Year", "Runtime (min)"], lines)
+        + "\n\nHow many of these films run longer than 150 minutes?"
+    )
+    program = make_program(
+        "count",
+        "open",
+        rows,
+        key_field="title",
+        aggregate="count",
+        records=list(FILMS),
+        conditions=[{"field": "runtime_min", "op": ">", "value": 150}],
+        shown_fields=["title", "year", "runtime_min"],
+    )
+    return make_item(text, "3", program)
+
+
+def aggregate_open() -> dict[str, Any]:
+    consoles = ["Wii", "Nintendo DS", "PlayStation 2", "GameCube"]
+    rows, lines = [], []
+    for name in consoles:
+        index, row = row_of("consoles.csv", "name", name)
+        rows.append(index)
+        lines.append([row["name"], row["manufacturer"], row["units_sold_millions"]])
+    text = (
+        md_table(["Console", "Manufacturer", "Units sold (millions)"], lines)
+        + "\n\nAmong the Nintendo consoles in the table, what is the highest number of "
+        "units sold, in millions?"
+    )
+    program = make_program(
+        "aggregate",
+        "open",
+        rows,
+        key_field="name",
+        field="units_sold_millions",
+        aggregate="max",
+        records=consoles,
+        conditions=[{"field": "manufacturer", "op": "==", "value": "Nintendo"}],
+        shown_fields=["name", "manufacturer", "units_sold_millions"],
+    )
+    return make_item(text, "154.02", program)
+
+
+def mean_open() -> dict[str, Any]:
+    names = ["Hydrogen", "Helium", "Lithium", "Beryllium"]
+    rows, lines, masses = [], [], []
+    for name in names:
+        index, row = row_of("elements.csv", "name", name)
+        rows.append(index)
+        lines.append([row["name"], row["symbol"], row["atomic_mass"]])
+        masses.append(float(row["atomic_mass"]))
+    assert abs(sum(masses) / 4 - 5.24) < 0.005
+    text = (
+        md_table(["Element", "Symbol", "Atomic mass"], lines)
+        + "\n\nWhat is the average atomic mass of the elements shown? Round to two "
+        "decimals."
+    )
+    program = make_program(
+        "aggregate",
+        "open",
+        rows,
+        key_field="name",
+        field="atomic_mass",
+        aggregate="mean",
+        records=names,
+        shown_fields=["name", "symbol", "atomic_mass"],
+    )
+    return make_item(text, "5.24", program)
+
+
+IRIS = {"sepal_length": "5.5", "sepal_width": "2.3", "petal_length": "4.0", "petal_width": "1.3"}
+
+
+def iris_row(values: dict[str, str]) -> tuple[int, dict[str, str]]:
+    for index, row in enumerate(read_table("iris.csv")):
+        if all(float(row[k]) == float(v) for k, v in values.items()):
+            return index, row
+    raise AssertionError(values)
+
+
+def iris_question(features: dict[str, str]) -> str:
+    return (
+        f"An iris flower has a sepal length of {features['sepal_length']} cm, a sepal "
+        f"width of {features['sepal_width']} cm, a petal length of "
+        f"{features['petal_length']} cm and a petal width of {features['petal_width']} cm. "
+        "Which species is it?"
+    )
+
+
+def classify_closed(features: dict[str, str] = IRIS) -> dict[str, Any]:
+    index, row = iris_row(IRIS)
+    assert row["species"] == "versicolor"
+    text = iris_question(features) + "\nA. setosa\nB. versicolor\nC. virginica"
+    program = make_program(
+        "classify", "closed", [index], answer_field="species", features=dict(features)
+    )
+    return make_item(
+        text, "versicolor", program, choices=["setosa", "versicolor", "virginica"], target="B"
+    )
+
+
+EXAMPLES = [
+    {"sepal_length": "5.1", "sepal_width": "3.5", "petal_length": "1.4", "petal_width": "0.2"},
+    {"sepal_length": "7.0", "sepal_width": "3.2", "petal_length": "4.7", "petal_width": "1.4"},
+    {"sepal_length": "6.3", "sepal_width": "3.3", "petal_length": "6.0", "petal_width": "2.5"},
+]
+
+
+def classify_open(show_subject: bool = False) -> dict[str, Any]:
+    rows, lines = [], []
+    shown = [*EXAMPLES, IRIS] if show_subject else EXAMPLES
+    for values in shown:
+        index, row = iris_row(values)
+        rows.append(index)
+        lines.append(
+            [
+                row[c]
+                for c in ("sepal_length", "sepal_width", "petal_length", "petal_width", "species")
+            ]
+        )
+    if not show_subject:
+        rows.append(iris_row(IRIS)[0])
+    text = (
+        md_table(["Sepal length", "Sepal width", "Petal length", "Petal width", "Species"], lines)
+        + "\n\nUsing the labelled samples above: "
+        + iris_question(IRIS)
+    )
+    program = make_program(
+        "classify",
+        "open",
+        rows,
+        answer_field="species",
+        features=dict(IRIS),
+        shown_fields=["sepal_length", "sepal_width", "petal_length", "petal_width", "species"],
+    )
+    return make_item(text, "versicolor", program)
+
+
+def multihop_closed(second_key: str = "JPY", answer: str = "Japanese yen") -> dict[str, Any]:
+    index, row = row_of("countries_small.csv", "country", "Japan")
+    assert row["currency_code"] == "JPY"
+    assert row_of("currencies.csv", "currency_code", "JPY")[1]["currency_name"] == answer or (
+        answer != "Japanese yen"
+    )
+    hops = [
+        {"table": "countries", "key_field": "country", "key": "Japan", "field": "currency_code"},
+        {
+            "table": "currencies",
+            "key_field": "currency_code",
+            "key": second_key,
+            "field": "currency_name",
+        },
+    ]
+    program = make_program(
+        "multihop",
+        "closed",
+        [index],
+        key_field="country",
+        answer_field="currency_name",
+        records=["Japan"],
+        hops=hops,
+    )
+    return make_item("What is the name of the currency used in Japan?", answer, program)
+
+
+STAFF = ["Samuel Adeyemi", "Chloe Nguyen", "Mei Chen"]
+
+
+def multihop_open(shown: list[str] = STAFF, first_field: str = "manager") -> dict[str, Any]:
+    rows, lines = [], []
+    for name in shown:
+        index, row = row_of("staff.csv", "name", name)
+        rows.append(index)
+        lines.append([row["name"], row["role"], row["department"], row["manager"]])
+    all_rows = [row_of("staff.csv", "name", n)[0] for n in STAFF]
+    samuel = row_of("staff.csv", "name", "Samuel Adeyemi")[1]
+    assert samuel["manager"] == "Chloe Nguyen"
+    assert row_of("staff.csv", "name", "Chloe Nguyen")[1]["department"] == "Finance"
+    text = (
+        md_table(["Name", "Role", "Department", "Manager"], lines)
+        + "\n\nIn which department does Samuel Adeyemi's manager work?"
+    )
+    hops = [
+        {"table": "staff", "key_field": "name", "key": "Samuel Adeyemi", "field": first_field},
+        {"table": "staff", "key_field": "name", "key": "Chloe Nguyen", "field": "department"},
+    ]
+    program = make_program(
+        "multihop",
+        "open",
+        all_rows,
+        key_field="name",
+        answer_field="department",
+        records=list(STAFF),
+        hops=hops,
+        shown_fields=["name", "role", "department", "manager"],
+    )
+    return make_item(text, "Finance", program)
+
+
+def lookup_french(
+    question: str = "Sur quel continent se trouve l'Égypte ?",
+    choices: tuple[str, ...] = ("Europe", "Afrique", "Asie", "Océanie"),
+    answer: str = "Afrique",
+    language: str = "fr",
+) -> dict[str, Any]:
+    index, row = row_of("countries_small.csv", "country", "Egypt")
+    assert row["continent"] == "Africa"
+    program = make_program(
+        "lookup",
+        "closed",
+        [index],
+        key_field="country",
+        answer_field="continent",
+        records=["Egypt"],
+    )
+    return make_item(
+        question,
+        answer,
+        program,
+        choices=list(choices),
+        target="ABCD"[choices.index(answer)],
+        language=language,
+    )
+
+
+GOOD: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+    "lookup closed": ("i03", lookup_closed),
+    "filtered_lookup closed": ("i05", filtered_lookup_closed),
+    "filtered_lookup open": ("i06", filtered_lookup_open),
+    "compare closed": ("i07", compare_closed),
+    "superlative open": ("i12", superlative_open),
+    "count open": ("i15", count_open),
+    "aggregate open max": ("i45", aggregate_open),
+    "aggregate open mean": ("i17", mean_open),
+    "classify closed": ("i19", classify_closed),
+    "classify open": ("i20", classify_open),
+    "multihop closed": ("i23", multihop_closed),
+    "multihop open": ("i22", multihop_open),
+    "lookup closed in French": ("i27", lookup_french),
+}
+
+
+def review(intent_id: str, item: dict[str, Any]) -> list[str]:
+    return review_item(item, INTENTS[intent_id], CORPUS)
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_reviewer_accepts_correct_items(name: str) -> None:
+    intent_id, build = GOOD[name]
+    assert review(intent_id, build()) == []
+
+
+def with_program(item: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    item = copy.deepcopy(item)
+    item["metadata"]["program"].update(changes)
+    return item
+
+
+def with_answer(item: dict[str, Any], answer: str, target: str | None = None) -> dict[str, Any]:
+    item = copy.deepcopy(item)
+    item["metadata"]["answer"] = answer
+    item["target"] = target if item.get("choices") else answer
+    return item
+
+
+def with_input(item: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    item = copy.deepcopy(item)
+    assert old in item["input"]
+    item["input"] = item["input"].replace(old, new)
+    return item
+
+
+def without_line(item: dict[str, Any], starts: str) -> dict[str, Any]:
+    item = copy.deepcopy(item)
+    lines = item["input"].splitlines()
+    kept = [line for line in lines if not line.startswith(starts)]
+    assert len(kept) == len(lines) - 1
+    item["input"] = "\n".join(kept)
+    return item
+
+
+def outside_filter() -> dict[str, Any]:
+    return filtered_lookup_open(["France", "Germany", "Spain", "Japan"])
+
+
+def sodium_outside_filter() -> dict[str, Any]:
+    index, row = row_of("elements.csv", "name", "Sodium")
+    assert int(row["year_discovered"]) >= 1800
+    item = filtered_lookup_closed()
+    item = with_program(item, rows=[index], records=["Sodium"])
+    item = with_input(item, "tungsten", "sodium")
+    return with_answer(item, "Na")
+
+
+def tie() -> dict[str, Any]:
+    return superlative_open(("Seoul 1988", "Beijing 2008", "London 2012"), "Beijing 2008")
+
+
+def changed_feature() -> dict[str, Any]:
+    return classify_closed({**IRIS, "petal_length": "4.1"})
+
+
+def english_question_marked_french() -> dict[str, Any]:
+    return lookup_french(question="On which continent is the country of Egypt located?")
+
+
+def english_answer_in_french_item() -> dict[str, Any]:
+    return lookup_french(choices=("Europe", "Africa", "Asia", "Oceania"), answer="Africa")
+
+
+MUTATIONS: dict[str, tuple[str, Callable[[], dict[str, Any]], str]] = {
+    # name: (intent, bad item, tag of the expected problem)
+    "wrong winner (compare)": (
+        "i07",
+        lambda: with_answer(compare_closed(), "Lhotse", "B"),
+        "winner:",
+    ),
+    "wrong winner (superlative)": (
+        "i12",
+        lambda: with_answer(superlative_open(), "Paris 2024"),
+        "winner:",
+    ),
+    "tie for the superlative": ("i12", tie, "winner:"),
+    "wrong direction": ("i07", lambda: with_program(compare_closed(), direction="min"), "intent:"),
+    "record outside the filter (open)": ("i06", outside_filter, "condition:"),
+    "record outside the filter (closed)": ("i05", sodium_outside_filter, "condition:"),
+    "condition dropped": ("i45", lambda: with_program(aggregate_open(), conditions=[]), "intent:"),
+    "shown row missing from the prompt": (
+        "i06",
+        lambda: without_line(filtered_lookup_open(), "| Germany"),
+        "shown:",
+    ),
+    "hop record missing from the prompt": (
+        "i22",
+        lambda: without_line(multihop_open(), "| Chloe Nguyen"),
+        "shown:",
+    ),
+    "value the answer depends on not shown": (
+        "i12",
+        lambda: with_input(superlative_open(), "| 300 |", "| 310 |"),
+        "shown:",
+    ),
+    "extra unlisted row in the table": ("i15", lambda: count_open(extra_line=True), "shown:"),
+    "wrong count": ("i15", lambda: with_answer(count_open(), "4"), "count:"),
+    "wrong aggregate": ("i45", lambda: with_answer(aggregate_open(), "160"), "aggregate:"),
+    "wrong mean": ("i17", lambda: with_answer(mean_open(), "5.6"), "aggregate:"),
+    "feature value changed": ("i19", changed_feature, "feature:"),
+    "classified record shown with its label": (
+        "i20",
+        lambda: classify_open(show_subject=True),
+        "giveaway:",
+    ),
+    "wrong hop": ("i23", lambda: multihop_closed(second_key="CNY"), "hop:"),
+    "wrong final answer after the hops": (
+        "i23",
+        lambda: multihop_closed(answer="Chinese yuan"),
+        "hop:",
+    ),
+    "hop through the wrong field": ("i22", lambda: multihop_open(first_field="department"), "hop:"),
+    "question in English for a French intent": ("i27", english_question_marked_french, "language:"),
+    "answer label left in English": ("i27", english_answer_in_french_item, "language:"),
+    "metadata language differs from the intent": (
+        "i27",
+        lambda: lookup_french(language="en"),
+        "intent:",
+    ),
+    "answer given away (lookup)": (
+        "i03",
+        lambda: with_input(
+            lookup_closed(), "the US state of Texas?", "Texas, whose capital is Austin?"
+        ),
+        "giveaway:",
+    ),
+    "answer given away (classify)": (
+        "i19",
+        lambda: with_input(
+            classify_closed(),
+            "Which species is it?",
+            "Is this versicolor-like flower of a known species?",
+        ),
+        "giveaway:",
+    ),
+    "wrong kind for the intent": ("i10", compare_closed, "intent:"),
+    "wrong book for the intent": (
+        "i06",
+        lambda: with_program(filtered_lookup_open(), book="closed"),
+        "intent:",
+    ),
+    "wrong answer for the lookup": (
+        "i03",
+        lambda: with_answer(lookup_closed(), "Houston", "A"),
+        "lookup:",
+    ),
+    "target letter points elsewhere": (
+        "i03",
+        lambda: {**lookup_closed(), "target": "A"},
+        "choices:",
+    ),
+    "duplicate choices": ("i07", lambda: {**compare_closed(), "choices": ["K2", "K2"]}, "choices:"),
+    "rows and records disagree": (
+        "i07",
+        lambda: with_program(compare_closed(), records=["Lhotse", "K2"]),
+        "rows:",
+    ),
+    "row index out of range": ("i03", lambda: with_program(lookup_closed(), rows=[999]), "rows:"),
+    "leftover placeholder": (
+        "i03",
+        lambda: with_input(lookup_closed(), "Texas?", "{state}?"),
+        "generic:",
+    ),
+    "no question mark": (
+        "i03",
+        lambda: with_input(lookup_closed(), "Texas?", "Texas."),
+        "generic:",
+    ),
+    "None in the prompt": (
+        "i03",
+        lambda: with_input(lookup_closed(), "D. San Antonio", "D. None"),
+        "generic:",
+    ),
+    "item for an unservable intent": ("i29", lookup_closed, "intent:"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_reviewer_rejects_mutated_items(name: str) -> None:
+    intent_id, build, tag = MUTATIONS[name]
+    problems = review(intent_id, build())
+    assert any(p.startswith(tag) for p in problems), problems
+
+
+def test_tables_may_be_named_by_file() -> None:
+    item = multihop_closed()
+    hops = item["metadata"]["program"]["hops"]
+    hops[0]["table"], hops[1]["table"] = "countries_small", "currencies.csv"
+    assert review("i23", item) == []
+    item["metadata"]["program"]["table"] = "rivers"
+    assert any(p.startswith("intent:") for p in review("i23", item))
+
+
+def test_every_kind_and_book_has_a_good_item() -> None:
+    seen = set()
+    for _intent_id, build in GOOD.values():
+        program = build()["metadata"]["program"]
+        seen.add((program["kind"], program["book"]))
+    assert {kind for kind, _ in seen} == set(KINDS)
+    assert {book for _, book in seen} == {"closed", "open"}
+    assert len(seen) >= 8
+
+
+def test_reviewer_is_independent_of_benchsmith() -> None:
+    tree = ast.parse((HERE / "reviewer.py").read_text("utf-8"))
+    modules = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            modules.add((node.module or "").split(".")[0])
+    assert "benchsmith" not in modules
+    assert modules <= {
+        "__future__",
+        "csv",
+        "json",
+        "math",
+        "re",
+        "unicodedata",
+        "collections",
+        "dataclasses",
+        "functools",
+        "pathlib",
+        "typing",
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# The corpus itself
+
+
+def test_tables_load_and_keys_are_unique() -> None:
+    assert len(TABLE_SPECS) >= 12
+    ids = [spec["id"] for spec in TABLE_SPECS]
+    assert len(ids) == len(set(ids))
+    corpus = load_corpus(CORPUS)
+    for spec in TABLE_SPECS:
+        assert (CORPUS / spec["file"]).is_file(), spec["file"]
+        rows = read_table(spec["file"])
+        assert 12 <= len(rows) <= 60, (spec["id"], len(rows))
+        assert len(corpus[spec["id"]].rows) == len(rows)
+        assert spec["entity"]
+        columns = list(rows[0])
+        for row in rows:
+            assert list(row) == columns and None not in row.values(), spec["id"]
+        if spec["key"] is not None:
+            keys = [row[spec["key"]] for row in rows]
+            assert all(k.strip() for k in keys), spec["id"]
+            assert len(set(keys)) == len(keys), spec["id"]
+        for join in spec["joins"]:
+            target = next(s for s in TABLE_SPECS if s["id"] == join["table"])
+            target_keys = {row[join["key"]] for row in read_table(target["file"])}
+            values = {row[join["field"]] for row in rows} - {""}
+            assert values <= target_keys, (spec["id"], values - target_keys)
+
+
+def test_keyless_table_has_no_duplicate_measurements() -> None:
+    keyless = [spec for spec in TABLE_SPECS if spec["key"] is None]
+    assert keyless
+    for spec in keyless:
+        rows = read_table(spec["file"])
+        measurements = [tuple(v for k, v in row.items() if k != "species") for row in rows]
+        assert len(set(measurements)) == len(measurements)
+
+
+def test_intents_are_well_formed() -> None:
+    assert len(INTENT_LIST) >= 40
+    tables = {spec["id"]: list(read_table(spec["file"])[0]) for spec in TABLE_SPECS}
+    rows = {spec["id"]: read_table(spec["file"]) for spec in TABLE_SPECS}
+    for position, intent in enumerate(INTENT_LIST):
+        assert intent["id"] == f"i{position + 1:02d}"
+        assert intent["held_out"] is (position % 3 == 2), intent["id"]
+        assert intent["intent"].strip()
+        assert intent["tables"] and all(t in tables for t in intent["tables"])
+        expect = intent["expect"]
+        if not intent["servable"]:
+            assert expect.get("missing"), intent["id"]
+            continue
+        assert expect["kinds"] and set(expect["kinds"]) <= set(KINDS), intent["id"]
+        assert expect["book"] in ("closed", "open")
+        assert expect["direction"] in (None, "max", "min")
+        assert expect["aggregate"] in (None, "count", "mean", "sum", "min", "max")
+        columns = {c for t in intent["tables"] for c in tables[t]}
+        for name in ("answer_field", "key_field", "field"):
+            assert expect[name] is None or expect[name] in columns, (intent["id"], name)
+        for condition in expect["conditions"]:
+            assert condition["field"] in tables[intent["tables"][0]], intent["id"]
+            assert condition["op"] in ("==", "!=", "<", "<=", ">", ">=")
+            values = [r[condition["field"]] for r in rows[intent["tables"][0]]]
+            assert any(_holds(v, condition["op"], condition["value"]) for v in values), (
+                intent["id"],
+                "the filter selects nothing",
+            )
+
+
+def _holds(cell: str, op: str, value: Any) -> bool:
+    if isinstance(value, (int, float)):
+        a: Any = float(cell)
+        b: Any = float(value)
+    else:
+        a, b = cell, value
+    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+
+
+def test_intents_cover_every_kind_and_book_in_both_parts() -> None:
+    for held_out in (False, True):
+        part = [i for i in INTENT_LIST if i["held_out"] is held_out and i["servable"]]
+        kinds = {k for i in part for k in i["expect"]["kinds"]}
+        assert kinds >= set(KINDS), (held_out, set(KINDS) - kinds)
+        assert {i["expect"]["book"] for i in part} == {"closed", "open"}
+        assert len({i["expect"]["kinds"][0] for i in part}) >= 6
+    languages = [i for i in INTENT_LIST if i["servable"] and i["expect"]["language"] != "en"]
+    assert len(languages) >= 2
+    assert len([i for i in INTENT_LIST if not i["servable"]]) >= 2
+    for kind in KINDS:
+        assert sum(kind in i["expect"]["kinds"] for i in INTENT_LIST if i["servable"]) >= 3, kind
