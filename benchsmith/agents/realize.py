@@ -436,12 +436,10 @@ class Workspace:
 
         program = draft.item.metadata.get("program") or {}
         kind = program.get("kind")
-        names = tuple(program.get("records") or ())
+        names = tuple(program.get("named") or ())
         # A lookup names its record; a comparison names every record it ranks (the answer
         # is one of them by construction); an open-book item shows its rows.
         entity = names[0] if kind in ("lookup", "filtered_lookup", "multihop") and names else None
-        if program.get("book") == "open" and kind in ("lookup", "filtered_lookup"):
-            entity = next((n for n in names if n in draft.question), entity)
         aliases = names if kind in ("compare", "superlative") else ()
         review = ReviewContext(
             language=slot.language or "en",

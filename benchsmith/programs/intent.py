@@ -58,9 +58,7 @@ COMPARE_CUES = re.compile(
     r"\b(which of (?:the )?two|of the two|two (?:of|records|rows)|both|versus|vs\.?|compare|"
     r"comparison|between two|pairs? of|\w+er than|or the other)\b"
 )
-SUPERLATIVE_CUES = re.compile(
-    r"\b(most|least|\w{2,}est|maximum|minimum|top|among (?:several|many|a few|\w+))\b"
-)
+SUPERLATIVE_CUES = re.compile(r"\b(most|least|\w{2,}est|maximum|minimum|top)\b")
 NOT_SUPERLATIVE = {
     "interest", "test", "west", "forest", "honest", "request", "harvest", "suggest",
     "latest" , "contest", "protest", "rest", "best", "guest", "quest", "nest",
@@ -140,6 +138,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "came": ("year", "publication", "release"),
     "launched": ("launch", "date"),
     "running": ("runtime", "duration"),
+    "run": ("runtime", "duration"),
+    "runs": ("runtime", "duration"),
     "expensive": ("price", "cost"),
     "cheapest": ("price", "cost"),
     "cheaper": ("price", "cost"),
@@ -222,12 +222,21 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     return out
 
 
+SPELLED = {w: n for w, n in NUMBER_WORDS.items() if " " not in w and w != "pair"}
+SPELLED.update(one=1, eleven=11, twelve=12, twenty=20, thirty=30, fifty=50, hundred=100)
+# "under two hours" over a field in minutes: the bound in the field's unit.
+UNIT_FACTORS = {("hours", "minutes"): 60, ("hour", "minutes"): 60, ("minutes", "hours"): 1 / 60}
+
+
 def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> list[Condition]:
     low = intent.lower()
     out = []
+    spelled = "|".join(SPELLED)
     for pattern, op in BOUNDS:
-        for m in re.finditer(rf"\b(?:{pattern})\s+(-?\d[\d,]*(?:\.\d+)?)", low):
-            number = m.group(1).replace(",", "")
+        found = rf"\b(?:{pattern})\s+(-?\d[\d,]*(?:\.\d+)?|{spelled})\b(?:\s+([a-z]+))?"
+        for m in re.finditer(found, low):
+            word = m.group(1)
+            number = str(SPELLED[word]) if word in SPELLED else word.replace(",", "")
             before = len(_tokens(low[: m.start()]))
             orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
             if not orderable:
@@ -236,6 +245,11 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
             prior = [x for x in orderable if x.position < before]
             chosen = max(prior, key=lambda x: x.position) if prior else orderable[0]
             value: str | float = float(number)
+            unit = m.group(2) or ""
+            field_unit = chosen.column.labels.get("en", "")
+            for (said, has), factor in UNIT_FACTORS.items():
+                if unit == said and f"({has})" in field_unit:
+                    value = float(value) * factor
             if chosen.column.kind == "date" and re.fullmatch(r"\d{4}", number):
                 value = f"{number}-01-01"
             out.append(Condition(field=chosen.column.path, op=op, value=value))  # type: ignore[arg-type]
@@ -243,8 +257,9 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
 
 
 def _without_bounds(text: str) -> str:
+    spelled = "|".join(SPELLED)
     for pattern, _op in BOUNDS:
-        text = re.sub(rf"\b(?:{pattern})\s+-?\d[\d,]*(?:\.\d+)?", " ", text)
+        text = re.sub(rf"\b(?:{pattern})\s+(?:-?\d[\d,]*(?:\.\d+)?|{spelled})\b", " ", text)
     return text
 
 
@@ -534,10 +549,24 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     return [c for c in cands if c.score >= best - 0.25][:4]
 
 
+ENGLISH_WORDS = frozenset(
+    "the a an of and or which what who how is are in on to for with from each their its "
+    "ask give show questions question".split()
+)
+
+
 def _refusal(
     intent: str, table: Table, mentions: list[Mention], conditions: list[Condition]
 ) -> Refusal:
     low = intent.lower()
+    words = re.findall(r"[^\W\d_]+", low)
+    if words and sum(w in ENGLISH_WORDS for w in words) / len(words) < 0.15:
+        return Refusal(
+            "the intent does not read as English, and intents over tables are read in "
+            "English: write it in English and name the items' language (for example "
+            "'... questions in French')",
+            [],
+        )
     fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
     named = ", ".join(m.column.path for m in mentions) or "none"
     if COUNT_CUES.search(low) and not conditions:

@@ -51,6 +51,8 @@ class Instance:
     hops: list[dict[str, Any]] = field(default_factory=list)
     numeric: bool = False
     difficulty: dict[str, Any] = field(default_factory=dict)
+    named: list[str] = field(default_factory=list)
+    """The record names the question states (a lookup's key, a comparison's records)."""
 
     def prompt(self, language: str) -> str:
         """The text given to the test-taker (open-book: preamble, table, question)."""
@@ -61,11 +63,14 @@ class Instance:
     def metadata(self, spec: ProgramSpec) -> dict[str, Any]:
         """The program's parameters and this instance's execution, as item metadata."""
         meta = spec.to_metadata()
+        # The program's join steps; "hops" holds this instance's path through the records.
+        meta["joins"] = meta.pop("hops", [])
         meta.update(
             rows=self.rows,
             records=self.records,
             shown_fields=self.shown_fields,
             conditions=[c.model_dump() for c in spec.conditions],
+            named=self.named,
         )
         if self.features:
             meta["features"] = self.features
@@ -243,10 +248,11 @@ def _lookup(
         answer=answer,
         distractors=distractors,
         rows=shown or [row],
-        records=[table.text(r, table.key) for r in (shown or [row])] if table.key else [],
+        records=[table.text(r, spec.key_field) for r in (shown or [row])],
         shown_fields=fields,
         table_text=text,
         difficulty=_difficulty(spec, rows_shown=len(shown)),
+        named=[key],
     )
 
 
@@ -285,10 +291,13 @@ def _rank(
         answer=names[best],
         distractors=[n for i, n in enumerate(names) if i != best],
         rows=picked,
-        records=[table.text(r, table.key) for r in picked] if table.key else [],
+        records=[table.text(r, spec.key_field or table.key) for r in picked]
+        if (spec.key_field or table.key)
+        else [],
         shown_fields=fields,
         table_text=text,
         difficulty=_difficulty(spec, k=k, gap=round(gap, 4)),
+        named=names,
     )
 
 
@@ -437,6 +446,8 @@ def _multihop(
         return None
     answer = target.text(matches[0], spec.answer_field)
     key = _key_text(table, row, spec, words.language)
+    key_field = spec.key_field or table.key or hop.via
+    key_value = table.text(row, key_field)
     if not answer or answer.casefold() == key.casefold():
         return None
     answer_label = Words(target, words.language).label(spec.answer_field).text
@@ -453,7 +464,6 @@ def _multihop(
         # The rows both hops need, among others of the same table(s).
         extra = [r for r in table.rows() if r not in (row, matches[0])]
         shown = [row, *rng.sample(extra, min(len(extra), max(0, (spec.rows_shown or 5) - 2)))]
-        key_field = spec.key_field or table.key or hop.via
         if target is table:
             shown.append(matches[0])
             rng.shuffle(shown)
@@ -480,19 +490,20 @@ def _multihop(
         answer=answer,
         distractors=distractors,
         rows=shown or [row],
-        records=[table.text(r, table.key) for r in shown] if shown and table.key else [key],
+        records=[table.text(r, key_field) for r in shown] if shown else [key_value],
         shown_fields=fields,
         table_text=text,
         hops=[
+            {"table": table.id, "key_field": key_field, "key": key_value, "field": hop.via},
             {
                 "table": hop.table,
-                "via": hop.via,
                 "key_field": hop.key_field,
                 "key": value,
-                "row": matches[0],
                 "field": spec.answer_field,
-            }
+                "row": matches[0],
+            },
         ],
+        named=[key],
         difficulty=_difficulty(spec, hops=1),
     )
 
@@ -602,9 +613,8 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
     Raises:
         ProgramError: The metadata names rows or fields the table does not have.
     """
-    spec = ProgramSpec.model_validate(
-        {k: v for k, v in meta.items() if k in ProgramSpec.model_fields}
-    )
+    fields = {k: v for k, v in meta.items() if k in ProgramSpec.model_fields and k != "hops"}
+    spec = ProgramSpec.model_validate({**fields, "hops": meta.get("joins", [])})
     table = tables[spec.table]
     rows = [int(r) for r in meta.get("rows", [])]
     if any(r < 0 or r >= len(table.records) for r in rows):

@@ -65,9 +65,32 @@ def words_of(path: str) -> list[str]:
     return [w.lower() for w in re.split(r"[\W_]+", spaced) if w]
 
 
+LANGUAGE_CODES = {
+    "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
+    "pt": "Portuguese", "nl": "Dutch", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
+}  # fmt: skip
+AREA_UNITS = {("sq", "mi"): "square miles", ("sq", "km"): "km²", ("sq", "m"): "m²"}
+NOUNS = {"staff": "staff member", "people": "person", "personnel": "person"}
+"""Record nouns that a dataset's name gives as a mass noun."""
+PERSON_FIELDS = frozenset(
+    "author director manager writer founder president leader captain coach inventor "
+    "discoverer creator composer artist painter owner ceo mayor governor king queen "
+    "architect designer winner champion head chair".split()
+)
+"""Fields whose values are people: a lookup asks "Who is the author of ...?"."""
+
+
 def english_label(path: str) -> str:
-    """The column name read as an English noun phrase, with a trailing unit in parentheses."""
+    """The column name read as an English noun phrase, with a trailing unit in parentheses.
+
+    ``population_millions`` -> "population (millions)", ``area_sq_mi`` -> "area (square
+    miles)", ``name_de`` -> "German name".
+    """
     words = words_of(path)
+    if len(words) > 2 and tuple(words[-2:]) in AREA_UNITS:
+        return f"{' '.join(words[:-2])} ({AREA_UNITS[(words[-2], words[-1])]})"
+    if len(words) > 1 and words[-1] in LANGUAGE_CODES:
+        return f"{LANGUAGE_CODES[words[-1]]} {' '.join(words[:-1])}"
     if len(words) > 1 and words[-1] in UNITS:
         return f"{' '.join(words[:-1])} ({UNITS[words[-1]]})"
     return " ".join(words) or path
@@ -248,7 +271,7 @@ def entity_nouns(
     options = [singular(w) for w in re.split(r"[\W_]+", stem) if w.isalpha() and len(w) > 2]
     said = {singular(w) for w in re.findall(r"[a-z]+", intent.lower())}
     chosen = next((o for o in options if o in said), options[0] if options else "item")
-    nouns["en"] = chosen
+    nouns["en"] = NOUNS.get(chosen, chosen)
     return nouns
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from benchsmith.programs.labels import Noun, lexicon_noun
-from benchsmith.programs.table import Table, article, plural
+from benchsmith.programs.table import PERSON_FIELDS, Table, article, plural
 
 LANGUAGES = ("en", "fr")
 PREAMBLE = {"en": "Answer using this table.", "fr": "Répondez à l'aide de ce tableau."}
@@ -132,6 +132,16 @@ def _list(names: Sequence[str], language: str) -> str:
 # ----------------------------------------------------------------------------- questions
 
 
+def _person(label: str) -> bool:
+    words = label.split()
+    return bool(words) and words[-1] in PERSON_FIELDS
+
+
+def yearly(label: str) -> bool:
+    """Whether a number field is a year (ranked and bounded as earlier / later)."""
+    return "year" in label.split()
+
+
 def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
     """What is the answer field of the record named ``key``."""
     noun = words.noun()
@@ -145,12 +155,13 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
             f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} dont "
             f"{_fr_the(key_label)} est {key} ?"
         )
+    asks = "Who" if _person(label.text) else "What"
     if key_field == table.key:
-        return f"What is the {label.text} of the {noun.text} {key}?"
+        return f"{asks} is the {label.text} of the {noun.text} {key}?"
     key_label = words.label(key_field).text
     if answer_field == table.key:
         return f"Which {noun.text} has the {key_label} {key}?"
-    return f"What is the {label.text} of the {noun.text} whose {key_label} is {key}?"
+    return f"{asks} is the {label.text} of the {noun.text} whose {key_label} is {key}?"
 
 
 def rank_question(
@@ -169,11 +180,23 @@ def rank_question(
         if two:
             return f"{who} a {most} : {_list(names, 'fr')} ?"
         return f"Parmi {_list(names, 'fr').replace(' ou ', ' et ')}, {who.lower()} a {most} ?"
-    if column.kind == "date":
+    if column.kind == "date" or yearly(label.text):
         adjective = (
             ("later" if two else "latest")
             if direction == "max"
             else ("earlier" if two else "earliest")
+        )
+    elif label.text.split()[0] in ("runtime", "duration"):
+        adjective = (
+            ("longer" if two else "longest")
+            if direction == "max"
+            else ("shorter" if two else "shortest")
+        )
+    elif label.text.split()[0] in MAGNITUDES:
+        adjective = (
+            ("greater" if two else "greatest")
+            if direction == "max"
+            else ("smaller" if two else "smallest")
         )
     else:
         adjective = (
@@ -187,7 +210,14 @@ def rank_question(
         for v in (words.table.order_value(r, field) for r in words.table.rows())
         if v is not None
     )
-    if (
+    first = label.text.split()[0]
+    if column.kind == "number" and first.endswith("s") and not first.endswith(("ss", "us", "is")):
+        # A quantity of things ("units sold (millions)"): "fewer units sold".
+        adjective = (
+            ("more" if two else "most") if direction == "max" else ("fewer" if two else "fewest")
+        )
+        phrase = f"{adjective} {label.text}" if two else f"the {adjective} {label.text}"
+    elif (
         column.kind == "number"
         and integers
         and "(" not in label.text
@@ -210,6 +240,17 @@ def rank_question(
     return f"Which of these {plural(noun.text)} has {phrase}: {listed}?"
 
 
+MAGNITUDES = frozenset(
+    "height length mass weight area population size distance depth width radius diameter "
+    "volume elevation altitude prominence discharge capacity".split()
+)
+"""Quantities compared as greater / smaller (other numbers as higher / lower)."""
+OPS_YEAR = {
+    "<": "is before {v}",
+    "<=": "is {v} or earlier",
+    ">": "is after {v}",
+    ">=": "is {v} or later",
+}
 OPS_EN = {
     "==": "is {v}",
     "!=": "is not {v}",
@@ -236,7 +277,8 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
         if words.language == "fr":
             parts.append(f"dont {_fr_the(label)} {OPS_FR[op].format(v=value)}")
         else:
-            parts.append(f"whose {label.text} {OPS_EN[op].format(v=value)}")
+            ops = OPS_YEAR if yearly(label.text) and op in OPS_YEAR else OPS_EN
+            parts.append(f"whose {label.text} {ops[op].format(v=value)}")
     joiner = " et " if words.language == "fr" else " and "
     return joiner.join(parts)
 
@@ -301,4 +343,5 @@ def hop_question(words: Words, via: str, answer_label: str, key: str) -> str:
     answer_words = answer_label.split()
     if len(answer_words) > 1 and answer_words[0] == via_words[0]:
         answer_label = " ".join(answer_words[1:])
-    return f"What is the {answer_label} of the {via_text} of the {noun.text} {key}?"
+    asks = "Who" if _person(answer_label) else "What"
+    return f"{asks} is the {answer_label} of the {via_text} of the {noun.text} {key}?"
