@@ -681,6 +681,21 @@ class _Review:
                 return cells
         return None
 
+    def features(self) -> dict[str, Any]:
+        """``program.features`` as {column: value}; a list of {field, value} pairs is read too."""
+        raw = self.program.get("features")
+        if isinstance(raw, Mapping):
+            return {str(k): v for k, v in raw.items()}
+        out: dict[str, Any] = {}
+        for entry in raw if isinstance(raw, list) else []:
+            if isinstance(entry, Mapping):
+                column = entry.get("field", entry.get("column", entry.get("name")))
+                if column is not None and "value" in entry:
+                    out[str(column)] = entry["value"]
+            elif isinstance(entry, (list, tuple)) and len(entry) == 2:
+                out[str(entry[0])] = entry[1]
+        return out
+
     def shown_fields(self) -> list[str]:
         fields = self.program.get("shown_fields") or []
         return [str(f) for f in fields] if isinstance(fields, list) else []
@@ -1044,8 +1059,8 @@ class _Review:
     def check_classify(self) -> None:
         assert self.table is not None
         label = self.column(self.program.get("answer_field"), "answer_field")
-        features = self.program.get("features")
-        if not isinstance(features, Mapping) or not features:
+        features = self.features()
+        if not features:
             self.add("feature: a classify item states no features")
             return
         if label is None:
@@ -1263,9 +1278,7 @@ class _Review:
             for h in self.program.get("hops") or []
             if isinstance(h, Mapping)
         ]
-        features = self.program.get("features")
-        if isinstance(features, Mapping):
-            names += [_cell_text(v) for v in features.values()]
+        names += [_cell_text(v) for v in self.features().values()]
         for name in sorted({n for n in names if n}, key=len, reverse=True):
             for form in mentioned_forms(name, language):
                 if not norm_text(form):

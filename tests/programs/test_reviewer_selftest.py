@@ -662,6 +662,15 @@ def test_tables_may_be_named_by_file() -> None:
     assert any(p.startswith("intent:") for p in review("i23", item))
 
 
+def test_features_may_be_a_list_of_pairs() -> None:
+    item = classify_closed()
+    pairs = [{"field": k, "value": v} for k, v in IRIS.items()]
+    item["metadata"]["program"]["features"] = pairs
+    assert review("i19", item) == []
+    pairs[2]["value"] = "4.1"
+    assert any(p.startswith("feature:") for p in review("i19", item))
+
+
 def test_every_kind_and_book_has_a_good_item() -> None:
     seen = set()
     for _intent_id, build in GOOD.values():
