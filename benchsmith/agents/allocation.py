@@ -183,13 +183,22 @@ def allocation_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str,
     subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
     groundings = [Grounding.model_validate(g) for g in state.get("groundings") or []]
     if not subtasks or not groundings:
+        dropped = [Dropped.model_validate(d) for d in state.get("dropped") or []]
         reason = "no subtask could be grounded in the catalog"
-        if not state.get("dropped"):
+        if dropped:
+            reason += " (" + "; ".join(f"{d.subtask_id}: {d.reason}" for d in dropped)[:600] + ")"
+        else:
             reason = "the design produced no subtask"
+        # A run that brought its own data is told what its data lacks, not to add data.
+        hint = (
+            "rephrase the intent, or check that the given data holds what it asks for"
+            if config.paths.run_catalog_dir
+            else "add datasets (benchsmith catalog add, or benchsmith catalog starter) or "
+            "rephrase the intent"
+        )
         return {
             "plan_status": "infeasible",
-            "error": f"no plan: {reason}; add datasets (benchsmith catalog add, or "
-            "benchsmith catalog starter) or rephrase the intent",
+            "error": f"no plan: {reason}; {hint}",
             "planner_log": [f"allocation: {reason}"],
         }
     log: list[str] = []

@@ -97,7 +97,8 @@ def candidates_for(config: RunConfig, intent: str) -> tuple[str | None, list[Can
     for table_id in tables:
         found = plan(intent, tables, table_id)
         if isinstance(found, Refusal):
-            refusals.append(f"{table_id}: {found.missing}")
+            details = f" ({'; '.join(found.details)})" if found.details else ""
+            refusals.append(f"{table_id}: {found.missing}{details}")
             continue
         if not best[1] or found[0].score > best[1][0].score:
             best = (table_id, found)
