@@ -295,6 +295,7 @@ def pick_templates(
         answer_semantics=semantics,
         has_media=has_media,
         translations=translated.get(question_field or ""),
+        records_about=f"{card.id} {card.name} {question_field or ''}",
     )
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]

@@ -73,10 +73,28 @@ class Concept:
     templates: Mapping[str, str]
     media: bool = False
     forbid: frozenset[str] = field(default_factory=frozenset)
+    subject: frozenset[str] = field(default_factory=frozenset)
+    """Words one of which names the records (``country``): a template that says "the
+    following country" never fires on states or films. Empty: any records."""
 
 
-def _concept(name: str, words: str, forbid: str = "", media: bool = False, **t: str) -> Concept:
-    return Concept(name, frozenset(words.split()), t, media, frozenset(forbid.split()))
+COUNTRY = "country countries nation nations territory territories"
+OTHER_RECORDS = (
+    "state states province provinces county counties city cities town towns film films "
+    "movie movies book books novel novels person people staff employee employees planet "
+    "planets element elements river rivers mountain mountains team teams company companies "
+    "university universities species animal animals"
+)
+"""Words that name records other than countries (a country template does not fit them)."""
+
+
+def _concept(
+    name: str, words: str, forbid: str = "", media: bool = False, subject: str = "", **t: str
+) -> Concept:
+    return Concept(
+        name, frozenset(words.split()), t, media, frozenset(forbid.split()),
+        frozenset(subject.split()),
+    )  # fmt: skip
 
 
 #: Concepts, most specific first (the first whose words match the answer field wins).
@@ -84,6 +102,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "subregion",
         "subregion",
+        subject=COUNTRY,
         en="In which subregion of the world is the following country: {q}?",
         fr="Dans quelle sous-région du monde se trouve le pays suivant : {q} ?",
         de="In welcher Teilregion der Welt liegt das folgende Land: {q}?",
@@ -92,6 +111,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "capital",
         "capital",
+        subject=COUNTRY,
         en="What is the capital of the following country: {q}?",
         fr="Quelle est la capitale du pays suivant : {q} ?",
         de="Was ist die Hauptstadt des folgenden Landes: {q}?",
@@ -103,6 +123,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "region",
         "region continent",
+        subject=COUNTRY,
         forbid="subregion",
         en="In which world region is the following country: {q}?",
         fr="Dans quelle région du monde se trouve le pays suivant : {q} ?",
@@ -114,6 +135,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "currency",
         "currency",
+        subject=COUNTRY,
         en="Which currency is used in the following country: {q}?",
         fr="Quelle monnaie est utilisée dans le pays suivant : {q} ?",
         de="Welche Währung wird im folgenden Land verwendet: {q}?",
@@ -124,6 +146,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "languages",
         "language",
+        subject=COUNTRY,
         forbid="code codes iso translation",
         en="Which languages are official in the following country: {q}?",
         fr="Quelles sont les langues officielles du pays suivant : {q} ?",
@@ -133,6 +156,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "population",
         "population",
+        subject=COUNTRY,
         en="What is the population of the following country: {q}?",
         fr="Quelle est la population du pays suivant : {q} ?",
         de="Wie viele Einwohner hat das folgende Land: {q}?",
@@ -141,12 +165,14 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "area",
         "area",
+        subject=COUNTRY,
         en="What is the area of the following country, in square kilometres: {q}?",
         fr="Quelle est la superficie du pays suivant, en kilomètres carrés : {q} ?",
     ),
     _concept(
         "demonym",
         "demonym",
+        subject=COUNTRY,
         en="What is the demonym of the people of the following country: {q}?",
     ),
     _concept(
@@ -182,6 +208,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _concept(
         "city",
         "city",
+        subject="airport airports",
         en="Which city does {q} serve?",
     ),
 )
@@ -286,6 +313,7 @@ def candidates(
     answer_semantics: str = "",
     has_media: bool = False,
     translations: Mapping[str, str] | None = None,
+    records_about: str = "",
 ) -> list[Candidate]:
     """Template candidates for a (question field, answer field) pair, best first.
 
@@ -297,10 +325,17 @@ def candidates(
         translations: The question field's value in other languages (language code to
             the field holding it, from the card): a template in such a language names
             the entity in it ("Sahara occidental", not "Western Sahara").
+        records_about: What names the records (the dataset's id and name, the question
+            field): a concept whose subject none of its words name is not offered.
     """
     translations = translations or {}
     out: list[Candidate] = []
     concept = concept_for(answer_field, answer_semantics)
+    if concept is not None and concept.subject and records_about:
+        about = set(stems(records_about))
+        named = about & set(stems(" ".join(concept.subject)))
+        if not named and about & set(stems(OTHER_RECORDS)):
+            concept = None  # "the following country" about states, films, ...
     if concept is not None and (concept.media == (question_field is None)):
         if concept.media and not has_media:
             concept = None

@@ -493,3 +493,19 @@ def test_a_topic_word_naming_the_records_does_not_pick_the_answer():
     ]
     # with nothing else to go on, the records' own word still counts
     assert "borders" in dict(rank_answer_fields(world, topic_stems("country facts")))
+
+
+def test_a_country_template_never_fires_on_records_that_are_not_countries():
+    from benchsmith.agents.templates import candidates
+
+    def labels(about: str, answer: str) -> list[str]:
+        return [
+            c.label
+            for c in candidates(question_field="name", answer_field=answer, records_about=about)
+        ]
+
+    assert "concept-capital" in labels("world-countries World countries name", "capital")
+    assert "concept-capital" not in labels("us_states US states name", "capital_city")
+    assert "concept-languages" not in labels("films Films title", "original_language")
+    # The generic template still asks about the field, with no word about countries.
+    assert labels("us_states US states name", "capital_city")
