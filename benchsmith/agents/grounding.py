@@ -594,8 +594,7 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
             config, tabled, state["intent"], get_model(config, "grounding")
         )
         subtasks = [
-            s.model_copy(update={"languages": kept[s.id]}) if s.id in kept else s
-            for s in subtasks
+            s.model_copy(update={"languages": kept[s.id]}) if s.id in kept else s for s in subtasks
         ]
         computed = computed + programmed
     done |= {g.subtask_id for g in computed}
@@ -611,20 +610,24 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
         for s in tabled
         if s.id not in {g.subtask_id for g in programmed}
     ]
-    log = [
-        f"grounding: {g.subtask_id}: "
-        + ("question program" if g.strategy == "question_program" else "solution graph")
-        + f" of {g.dataset_id} ({g.rationale})"
-        for g in computed
-    ] + [f"grounding: {note}" for note in program_notes] + [
-        f"grounding: {r.subtask_id}: "
-        + (
-            f"{len(r.groundings)} grounding(s), best {r.groundings[0].dataset_id}"
-            if r.grounded
-            else f"ungrounded ({r.reason()})"
-        )
-        for r in results
-    ]
+    log = (
+        [
+            f"grounding: {g.subtask_id}: "
+            + ("question program" if g.strategy == "question_program" else "solution graph")
+            + f" of {g.dataset_id} ({g.rationale})"
+            for g in computed
+        ]
+        + [f"grounding: {note}" for note in program_notes]
+        + [
+            f"grounding: {r.subtask_id}: "
+            + (
+                f"{len(r.groundings)} grounding(s), best {r.groundings[0].dataset_id}"
+                if r.grounded
+                else f"ungrounded ({r.reason()})"
+            )
+            for r in results
+        ]
+    )
     # A language with no template passing the checks is dropped from its subtask, and
     # said so, never filled with another language's text.
     warnings: list[str] = []
