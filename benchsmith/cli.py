@@ -348,11 +348,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         from dotenv import load_dotenv
 
         load_dotenv(os.path.join(os.getcwd(), ".env"), override=False)
-        cli.main(
+        code = cli.main(
             args=list(argv) if argv is not None else None,
             prog_name="benchsmith",
             standalone_mode=False,
         )
+        # Outside standalone mode click returns a command's Exit code instead of raising it
+        # (a build short of its size raises Exit(3)).
+        if isinstance(code, int) and code:
+            return code
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
     except click.exceptions.Abort:

@@ -259,3 +259,39 @@ def test_an_item_is_an_item():
     assert isinstance(item, Item)
     assert item.metadata["program"]["kind"] == "lookup"
     assert len(item.choices or []) == 4 and len(set(item.choices or [])) == 4
+
+
+def test_every_kind_reexecutes_from_its_own_metadata():
+    """The verifier recomputes each kind's answer from the item alone (metadata + tables)."""
+    table = gadgets()
+    intents = [
+        "Given the name, which is its code? Multiple choice.",
+        "Given the code, which gadget is it?",
+        "Which of the two gadgets has the larger weight?",
+        "From a table of a few gadgets, which has the highest price?",
+        "How many of the gadgets shown have a price above 30?",
+        "What is the average weight of the tool gadgets in the table?",
+        "What is the price of each toy?",
+    ]
+    for intent in intents:
+        spec = best(intent)
+        for inst in generate(spec, {"gadgets": table}, n=3, seed=2):
+            item = to_item(inst, spec, item_id="x", language="en", seed=1, subtask=SUBTASK)
+            verdict = check_program(item, {"gadgets": table})
+            assert verdict.ok, (intent, verdict.reason)
+    records = [
+        {"sepal_length": 5.1, "petal_length": 1.4, "species": "setosa"},
+        {"sepal_length": 7.0, "petal_length": 4.7, "species": "versicolor"},
+        {"sepal_length": 6.3, "petal_length": 6.0, "species": "virginica"},
+        {"sepal_length": 4.9, "petal_length": 1.5, "species": "setosa"},
+    ]
+    fields = [
+        field("sepal_length", "number"),
+        field("petal_length", "number"),
+        field("species", "category"),
+    ]
+    iris = build_table("iris", records, fields)
+    spec = best("Which species is a flower with these measurements?", {"iris": iris}, "iris")
+    for inst in generate(spec, {"iris": iris}, n=3, seed=0):
+        item = to_item(inst, spec, item_id="x", language="en", seed=1, subtask=SUBTASK)
+        assert check_program(item, {"iris": iris}).ok

@@ -289,6 +289,12 @@ def _k(intent: str, default: int) -> int:
     return default
 
 
+def _shown(table: Table, wanted: int) -> int:
+    """Rows an open-book prompt shows: as asked, but fewer than the table has (so that
+    the rows shown vary from item to item)."""
+    return max(2, min(wanted, len(table.records) - 2))
+
+
 def _format(intent: str, default: str) -> str:
     low = intent.lower()
     for pattern, fmt in FORMAT_CUES:
@@ -429,7 +435,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 spec = ProgramSpec(
                     kind="classify",
                     book=_book(intent, "closed"),  # type: ignore[arg-type]
-                    rows_shown=min(10, max(4, _k(intent, 6))),
+                    rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
                     table=main,
                     answer_field=label.path,
                     features=features,
@@ -445,7 +451,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 book="open",
                 table=main,
                 conditions=conditions[:2],
-                rows_shown=min(10, max(5, _k(intent, 8))),
+                rows_shown=_shown(table, min(10, max(5, _k(intent, 8)))),
                 answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
             )
             add(
@@ -464,7 +470,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                     field=m.column.path,
                     aggregate=agg,  # type: ignore[arg-type]
                     conditions=[c for c in conditions if c.field != m.column.path][:2],
-                    rows_shown=min(10, max(4, _k(intent, 6))),
+                    rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
                     answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
                 )
                 add(spec, 2.8 + m.strength * 0.1, f"{agg} of {m.column.path}")
@@ -537,7 +543,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 key_field=key_field,
                 answer_field=m.column.path,
                 conditions=conditions,
-                rows_shown=min(8, max(3, _k(intent, 5))),
+                rows_shown=_shown(table, min(8, max(3, _k(intent, 5)))),
                 answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
             )
             add(spec, 1.0 + m.strength, f"{m.column.path} of a {table.entity['en']} by {key_field}")

@@ -65,6 +65,8 @@ class Instance:
         meta = spec.to_metadata()
         # The program's join steps; "hops" holds this instance's path through the records.
         meta["joins"] = meta.pop("hops", [])
+        # The fields a classification states; "features" holds their values in this item.
+        meta["feature_fields"] = meta.pop("features", [])
         meta.update(
             rows=self.rows,
             records=self.records,
@@ -613,8 +615,14 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
     Raises:
         ProgramError: The metadata names rows or fields the table does not have.
     """
-    fields = {k: v for k, v in meta.items() if k in ProgramSpec.model_fields and k != "hops"}
-    spec = ProgramSpec.model_validate({**fields, "hops": meta.get("joins", [])})
+    fields = {
+        k: v
+        for k, v in meta.items()
+        if k in ProgramSpec.model_fields and k not in ("hops", "features")
+    }
+    spec = ProgramSpec.model_validate(
+        {**fields, "hops": meta.get("joins", []), "features": meta.get("feature_fields", [])}
+    )
     table = tables[spec.table]
     rows = [int(r) for r in meta.get("rows", [])]
     if any(r < 0 or r >= len(table.records) for r in rows):
