@@ -290,8 +290,10 @@ def _k(intent: str, default: int) -> int:
 
 
 def _shown(table: Table, wanted: int) -> int:
-    """Rows an open-book prompt shows: as asked, but fewer than the table has (so that
-    the rows shown vary from item to item)."""
+    """Rows an open-book prompt shows: as asked, but fewer than the table has.
+
+    Fewer rows than the table has let the rows shown vary from item to item.
+    """
     return max(2, min(wanted, len(table.records) - 2))
 
 
