@@ -192,6 +192,16 @@ def _language_names() -> dict[str, str]:
     return names
 
 
+_NATIVE = (
+    (r"\ben fran[cç]ais\b", "fr"),
+    (r"\bauf deutsch\b", "de"),
+    (r"\ben espa[nñ]ol\b", "es"),
+    (r"\bin italiano\b", "it"),
+    (r"\bem portugu[eê]s\b", "pt"),
+    (r"\bin het nederlands\b", "nl"),
+)
+
+
 def languages_from_intent(intent: str) -> tuple[str, ...]:
     """Languages an intent asks its items in ("... in German and Spanish" -> de, es).
 
@@ -199,6 +209,10 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
     "in German"), so "questions about French cities" asks for no language.
     """
     names = _language_names()
+    # Named in the language itself ("Écris les questions en français", "auf Deutsch").
+    native = [code for pattern, code in _NATIVE if re.search(pattern, intent.lower())]
+    if native:
+        return tuple(dict.fromkeys(native))
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     name = rf"(?:{alternatives})"
     pattern = rf"\bin\s+({name}(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:and\s+|or\s+)?{name})*)\b"

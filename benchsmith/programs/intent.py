@@ -48,7 +48,8 @@ BOUNDS = (
 OPEN_CUES = re.compile(
     r"\b(table|rows?|shown|reading|read off|provided|in the prompt|context|open[- ]book|"
     r"extract|look(?:ing)? up in|from the data|with their|together with|along with|"
-    r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+))\b"
+    r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+)|"
+    r"tableau|tabelle|tabla|tabella)\b"
 )
 CLOSED_CUES = re.compile(
     r"\b(knowledge|know|recall|quiz|trivia|memor\w*|closed[- ]book|without (?:the )?table|"
@@ -145,6 +146,21 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "cheaper": ("price", "cost"),
     "sold": ("sold", "sales", "units"),
     "abbreviation": ("code", "abbreviation", "abbr", "symbol"),
+    "reports": ("manager", "supervisor", "boss"),
+    "boss": ("manager", "supervisor"),
+    "job": ("role", "position", "title"),
+    "position": ("role",),
+    "flow": ("outflow", "mouth"),
+    "flows": ("outflow", "mouth"),
+    "climbed": ("ascent",),
+    "climb": ("ascent",),
+    "founded": ("founded", "year", "established"),
+    "built": ("completed", "built", "year", "opened"),
+    "completed": ("completed", "year", "built"),
+    "opened": ("opened", "year", "completed"),
+    "created": ("creator", "year", "created"),
+    "invented": ("inventor", "creator", "year"),
+    "discovered": ("discovered", "discoverer", "year"),
     "shorthand": ("code", "abbreviation", "abbr"),
 }
 
@@ -187,6 +203,14 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
             for i, t in enumerate(tokens)
             if _LANGUAGES.get(t) and _LANGUAGES[t] in said and len(label_words) > 1
         ]  # "German" names the field name_de
+        # A longer field word that holds an intent word ("outflow" holds "flow").
+        loose += [
+            i
+            for i, t in enumerate(tokens)
+            if len(t) >= 4
+            and t not in ENGLISH_WORDS
+            and any(len(w) >= len(t) + 2 and (w.startswith(t) or w.endswith(t)) for w in said)
+        ]
         if not hits and not loose:
             continue
         matched = {intent_stems[i] for i in hits}
@@ -228,38 +252,82 @@ SPELLED.update(one=1, eleven=11, twelve=12, twenty=20, thirty=30, fifty=50, hund
 UNIT_FACTORS = {("hours", "minutes"): 60, ("hour", "minutes"): 60, ("minutes", "hours"): 1 / 60}
 
 
+COMPARATIVE = r"(?!other\b|rather\b)([a-z]{3,}er) than"
+"""A generic bound: "longer than 150", "bigger than 50,000 square miles"."""
+
+
+def _bound_matches(low: str) -> list[tuple[re.Match[str], str, str]]:
+    """Every bound in the text: (match, op, the comparative word or "")."""
+    spelled = "|".join(SPELLED)
+    number = rf"(-?\d[\d,]*(?:\.\d+)?|{spelled})\b(?:\s+([a-z]+)(?:\s+([a-z]+))?)?"
+    out: list[tuple[re.Match[str], str, str]] = []
+    taken: set[int] = set()
+    for pattern, op in BOUNDS:
+        for m in re.finditer(rf"\b(?:{pattern})\s+{number}", low):
+            out.append((m, op, ""))
+            taken.add(m.start())
+    for m in re.finditer(rf"\b{COMPARATIVE}\s+{number}", low):
+        word = m.group(1)
+        if m.start() in taken or word in ("more", "greater", "higher", "larger", "fewer", "less"):
+            continue
+        if word in ("later", "earlier", "smaller", "lower"):
+            continue  # in BOUNDS already
+        op = "<" if word in MIN_WORDS else ">"
+        # The number and unit groups sit one later than in BOUNDS' matches.
+        out.append((m, op, word))
+    return out
+
+
+def _unit_words(column: Column) -> set[str]:
+    label = column.labels.get("en", "")
+    inner = re.findall(r"\(([^)]*)\)", label)
+    return {w.rstrip("s") for part in inner for w in re.findall(r"[a-z²]+", part.lower())}
+
+
 def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> list[Condition]:
     low = intent.lower()
     out = []
-    spelled = "|".join(SPELLED)
-    for pattern, op in BOUNDS:
-        found = rf"\b(?:{pattern})\s+(-?\d[\d,]*(?:\.\d+)?|{spelled})\b(?:\s+([a-z]+))?"
-        for m in re.finditer(found, low):
-            word = m.group(1)
-            number = str(SPELLED[word]) if word in SPELLED else word.replace(",", "")
-            before = len(_tokens(low[: m.start()]))
-            orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
-            if not orderable:
-                continue
-            # The nearest orderable field named before the bound, else the first named.
-            prior = [x for x in orderable if x.position < before]
-            chosen = max(prior, key=lambda x: x.position) if prior else orderable[0]
-            value: str | float = float(number)
-            unit = m.group(2) or ""
-            field_unit = chosen.column.labels.get("en", "")
-            for (said, has), factor in UNIT_FACTORS.items():
-                if unit == said and f"({has})" in field_unit:
-                    value = float(value) * factor
-            if chosen.column.kind == "date" and re.fullmatch(r"\d{4}", number):
-                value = f"{number}-01-01"
-            out.append(Condition(field=chosen.column.path, op=op, value=value))  # type: ignore[arg-type]
+    orderable_columns = [c for c in table.columns.values() if c.orderable]
+    for m, op, word in _bound_matches(low):
+        groups = m.groups()[1:] if word else m.groups()
+        raw, unit1, unit2 = groups[0], groups[1] or "", groups[2] or ""
+        number = str(SPELLED[raw]) if raw in SPELLED else raw.replace(",", "")
+        before = len(_tokens(low[: m.start()]))
+        said_units = {u.rstrip("s") for u in (unit1, unit2) if u}
+        # The field whose unit the bound states ("50,000 square miles"), else the field
+        # the comparative names ("longer" -> length, runtime), else the nearest named.
+        by_unit = [c for c in orderable_columns if said_units and said_units <= _unit_words(c)]
+        by_unit = by_unit or [c for c in orderable_columns if said_units & _unit_words(c)]
+        by_word = [
+            c for c in orderable_columns if set(SYNONYMS.get(word, ())) & set(words_of(c.path))
+        ]
+        orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
+        prior = [x for x in orderable if x.position < before]
+        if by_unit:
+            column = by_unit[0]
+        elif by_word:
+            column = by_word[0]
+        elif prior:
+            column = max(prior, key=lambda x: x.position).column
+        elif orderable:
+            column = orderable[0].column
+        else:
+            continue
+        value: str | float = float(number)
+        field_unit = column.labels.get("en", "")
+        for (said, has), factor in UNIT_FACTORS.items():
+            if unit1 == said and f"({has})" in field_unit:
+                value = float(value) * factor
+        if column.kind == "date" and re.fullmatch(r"\d{4}", number):
+            value = f"{number}-01-01"
+        out.append(Condition(field=column.path, op=op, value=value))  # type: ignore[arg-type]
     return out
 
 
 def _without_bounds(text: str) -> str:
-    spelled = "|".join(SPELLED)
-    for pattern, _op in BOUNDS:
-        text = re.sub(rf"\b(?:{pattern})\s+(?:-?\d[\d,]*(?:\.\d+)?|{spelled})\b", " ", text)
+    """The text with its bounds taken out ("more than 10 million" ranks nothing)."""
+    for m, _op, _word in sorted(_bound_matches(text), key=lambda b: -b[0].start()):
+        text = text[: m.start()] + " " + text[m.end() :]
     return text
 
 
@@ -447,6 +515,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 add(spec, strength, f"{label.path} from {', '.join(features)}")
     # -- count over rows shown
     if COUNT_CUES.search(low):
+        # "how many" counts; "the highest number of units" asks for an aggregate.
+        strong = bool(re.search(r"\bhow many\b|\bcount\b", low))
         if conditions:
             spec = ProgramSpec(
                 kind="count",
@@ -458,7 +528,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             )
             add(
                 spec,
-                3.0,
+                3.0 if strong else 2.0,
                 "count of the rows shown " + " and ".join(c.describe() for c in conditions),
             )
     # -- aggregates over rows shown
@@ -477,8 +547,14 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 )
                 add(spec, 2.8 + m.strength * 0.1, f"{agg} of {m.column.path}")
             break
-    # -- comparison of two / superlative among k (a bound's "more than 10" ranks nothing)
+    # -- comparison of two / superlative among k (a bound's "more than 10" ranks nothing,
+    # nor a word of a field's name: "first" in "first ascent year")
     low = _without_bounds(low)
+    for m in mentions:
+        if m.strength >= 0.5:
+            for word in words_of(m.column.path):
+                if word in (*MAX_WORDS, *MIN_WORDS):
+                    low = re.sub(rf"\b{word}\b", " ", low)
     superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]
     compare = bool(COMPARE_CUES.search(low))
     rank_words = (

@@ -87,6 +87,9 @@ def english_label(path: str) -> str:
     miles)", ``name_de`` -> "German name".
     """
     words = words_of(path)
+    if len(words) > 2 and words[-1].isdigit() and len(words[-1]) == 4 and words[-2] in UNITS:
+        # population_millions_2020 -> "population (millions, 2020)"
+        return f"{' '.join(words[:-2])} ({UNITS[words[-2]]}, {words[-1]})"
     if len(words) > 2 and tuple(words[-2:]) in AREA_UNITS:
         return f"{' '.join(words[:-2])} ({AREA_UNITS[(words[-2], words[-1])]})"
     if len(words) > 1 and words[-1] in LANGUAGE_CODES:
