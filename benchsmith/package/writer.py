@@ -231,6 +231,13 @@ def reviewer_view(item: Any) -> dict[str, Any]:
         view["choices"] = [f"{chr(65 + i)}) {c}" for i, c in enumerate(item.choices)]
     view["target"] = item.target if not item.choices else f"{item.target}) {item.answer_text()}"
     view["wording"] = meta.get("wording") or "computed"
+    program = meta.get("program")
+    if isinstance(program, dict) and program.get("kind"):
+        # What the answer was computed by, in a line (kind, book, fields, conditions).
+        parts = [str(program["kind"]), f"{program.get('book', 'closed')}-book"]
+        parts += [f"{k} {program[k]}" for k in ("field", "answer_field") if program.get(k)]
+        parts += [f"{c['field']} {c['op']} {c['value']}" for c in program.get("conditions", [])]
+        view["program"] = ", ".join(parts)
     return view
 
 
@@ -474,9 +481,18 @@ def render_report_md(report: dict[str, Any]) -> str:
             for key in ("spoken", "question", "shown"):
                 if view.get(key):
                     label = {"shown": "shown", "spoken": "spoken", "question": "question"}[key]
-                    lines.append(f"  - {label}: {view[key]}")
+                    text = str(view[key])
+                    if "\n" in text:  # an open-book table: a block inside the list item
+                        block = "\n".join(
+                            f"    {line}" if line else "" for line in text.split("\n")
+                        )
+                        lines.append(f"  - {label}:\n\n{block}\n")
+                    else:
+                        lines.append(f"  - {label}: {text}")
             for media in view.get("media", []):
                 lines.append(f"  - {media}")
+            if view.get("program"):
+                lines.append(f"  - program: {view['program']}")
             if view.get("choices"):
                 lines.append(f"  - choices: {' '.join(view['choices'])}")
             lines.append(f"  - target: {view['target']}")
