@@ -12,6 +12,7 @@ program over the given tables serves the intent, the plan is refused with what i
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -127,6 +128,7 @@ def table_subtasks(
             refusals
         )
     best = cands[0].spec
+    languages = item_languages(intent, run_tables(config, intent)[table_id], languages)
     kinds = sorted(
         {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
     )
@@ -148,6 +150,35 @@ def table_subtasks(
             languages=list(languages),
         )
     ], None
+
+
+def item_languages(intent: str, table: Table, languages: Sequence[str]) -> list[str]:
+    """The items' languages, less a language the intent names as a value of the data.
+
+    "Only the novels first written in Russian" filters on ``original_language ==
+    Russian``; it does not ask for questions in Russian. A language stays when the intent
+    asks for items in it ("questions in French").
+    """
+    from babel import Locale
+
+    values = {v.casefold() for c in table.columns.values() for v in c.values}
+    english = Locale("en").languages
+    low = intent.lower()
+    kept = []
+    for code in languages:
+        name = str(english.get(code, code)).casefold()
+        asked = re.search(
+            rf"\b(?:questions?|items?|prompts?|answers?|benchmark|written|write|ask(?:ed)?)"
+            rf"\b[^.;:]{{0,40}}\bin {re.escape(name)}\b",
+            low,
+        )
+        asked = asked or re.search(
+            rf"(?<!written )\bin {re.escape(name)}\s*(?:please|[,.!]|$)", low
+        )
+        if name in values and not (asked and not re.search(rf"\bwritten in {name}\b", low)):
+            continue
+        kept.append(code)
+    return kept
 
 
 def choice_schema(ids: Sequence[str]) -> type[BaseModel]:

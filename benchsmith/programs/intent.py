@@ -241,7 +241,7 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if len(words) == 1 and len(words[0]) >= 4:
                 # An adjective or plural of the value: Europe -> European, Asia -> Asian.
                 stem = words[0]
-                if any(t.startswith(stem) and 0 < len(t) - len(stem) <= 3 for t in tokens):
+                if any(t.startswith(stem) and 0 < len(t) - len(stem) <= 4 for t in tokens):
                     out.append(Condition(field=column.path, op="==", value=value))
     return out
 
@@ -374,8 +374,8 @@ def _format(intent: str, default: str) -> str:
 
 
 NO_TABLE = re.compile(
-    r"\b(no table|without (?:a |the |any )?(?:table|rows)|not (?:from|in) (?:a |the )?table|"
-    r"no rows|from memory|general knowledge|closed[- ]book)\b"
+    r"\b(no table|without (?:a |the |any )?(?:table|rows|data)|not (?:from|in) (?:a |the )?table|"
+    r"no rows|no data|nothing shown|from memory|general knowledge|closed[- ]book|trivia)\b"
 )
 
 
@@ -445,8 +445,41 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     def add(spec: ProgramSpec, score: float, why: str) -> None:
         cands.append(Candidate(spec, round(score, 3), why))
 
-    # -- multi-hop: a join field named with a field of the table it leads to
-    for a, via, b, key_field in joins(tables):
+    # -- multi-hop: a join field named with a field of the table it leads to, or of the
+    # table a second join leads to from there (a bridge's country, then its currency)
+    links = joins(tables)
+    for a, via, b, key_field in links:
+        if a != main or b == main:
+            continue
+        for b2, via2, c, key2 in links:
+            if b2 != b or c in (main, b):
+                continue
+            far = [
+                m
+                for m in other_mentions
+                if m.table == c and m.column.path != key2 and m.strength >= 0.5
+            ]
+            if far:
+                answer = far[0].column.path
+                spec = ProgramSpec(
+                    kind="multihop",
+                    book=_book(intent, "closed"),  # type: ignore[arg-type]
+                    table=main,
+                    key_field=table.key,
+                    answer_field=answer,
+                    hops=[
+                        Hop(via=via, table=b, key_field=key_field),
+                        Hop(via=via2, table=c, key_field=key2),
+                    ],
+                    answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+                )
+                add(
+                    spec,
+                    3.2 + far[0].strength,
+                    f"{via} of a {table.entity['en']} keys {b}, whose {via2} keys {c}; "
+                    f"answer {c}.{answer}",
+                )
+    for a, via, b, key_field in links:
         if a != main:
             continue
         target = tables[b]
@@ -585,7 +618,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     # -- lookups
     if table.unique_columns():
         given = re.search(
-            r"\b(?:given|from|by|using|with) (?:(?:a|an|the|its|their|each)\s+)?([a-z0-9' ]+?)"
+            r"\b(?:given|from|by|using|with|show(?: just| only)?) "
+            r"(?:(?:a|an|the|its|their|each)\s+)?([a-z0-9' ]+?)"
             r"(?:,|\bwhich\b|\bwhat\b|\bask\b|$)",
             low,
         )
@@ -605,7 +639,9 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             and not any(c.field == m.column.path for c in values)
         ]
         noun = table.entity.get("en", "")
-        asks_record = bool(noun) and re.search(rf"\b(?:which|what) {re.escape(noun)}", low)
+        asks_record = bool(noun) and re.search(
+            rf"\b(?:which|what)(?: [a-z]+)? {re.escape(noun)}", low
+        )
         if table.key and (asks_record or not answers) and _said_noun(intent, table):
             # "Show a symbol and ask which element it stands for": the record's name is asked.
             keyed = [m for m in mentions if m.column.unique and m.column.path != table.key]
@@ -627,6 +663,10 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             add(spec, 1.0 + m.strength, f"{m.column.path} of a {table.entity['en']} by {key_field}")
     if not cands:
         return _refusal(intent, table, mentions, conditions)
+    if _said_noun(intent, table):
+        # Records the intent names by their noun ("a given bridge") are the ones asked about.
+        for c in cands:
+            c.score = round(c.score + 0.3, 3)
     cands.sort(key=lambda c: -c.score)
     best = cands[0].score
     # Only near-ties go to the model: it chooses, the code has already ranked.

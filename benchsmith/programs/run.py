@@ -189,6 +189,7 @@ def _difficulty(spec: ProgramSpec, **params: Any) -> dict[str, Any]:
     score += 0.25 * max(0, params.get("k", 2) - 2)
     score += 0.15 * max(0, params.get("rows_shown", 0) - 4)
     score += 0.5 * len(spec.conditions)
+    score += 0.75 * max(0, params.get("hops", 1) - 1)
     if spec.answer_format != "multiple_choice":
         score += 0.5
     if spec.aggregate == "mean":
@@ -426,6 +427,27 @@ def _classify(
     )
 
 
+def follow(
+    spec: ProgramSpec, tables: Mapping[str, Table], row: int
+) -> list[tuple[Table, int]] | None:
+    """The records a multi-hop program passes through from ``row`` (None: a broken link).
+
+    Each hop's ``via`` value must name exactly one record of the next table.
+    """
+    path = [(tables[spec.table], row)]
+    for hop in spec.hops:
+        here, at = path[-1]
+        value = here.text(at, hop.via)
+        target = tables[hop.table]
+        found = [
+            r for r in target.rows() if target.text(r, hop.key_field).casefold() == value.casefold()
+        ]
+        if not value or len(found) != 1:
+            return None
+        path.append((target, found[0]))
+    return path
+
+
 def _multihop(
     spec: ProgramSpec,
     tables: Mapping[str, Table],
@@ -436,57 +458,76 @@ def _multihop(
 ) -> Instance | None:
     assert spec.hops and spec.answer_field
     table = tables[spec.table]
-    hop = spec.hops[0]
-    target = tables[hop.table]
-    value = table.text(row, hop.via)
-    if not value:
+    path = follow(spec, tables, row)
+    if path is None:
         return None
-    matches = [
-        r for r in target.rows() if target.text(r, hop.key_field).casefold() == value.casefold()
-    ]
-    if len(matches) != 1:
-        return None
-    answer = target.text(matches[0], spec.answer_field)
+    last, end = path[-1]
+    answer = last.text(end, spec.answer_field)
     key = _key_text(table, row, spec, words.language)
-    key_field = spec.key_field or table.key or hop.via
+    key_field = spec.key_field or table.key or spec.hops[0].via
     key_value = table.text(row, key_field)
     if not answer or answer.casefold() == key.casefold():
         return None
-    answer_label = Words(target, words.language).label(spec.answer_field).text
-    question = hop_question(words, hop.via, answer_label, key)
+    answer_label = Words(last, words.language).label(spec.answer_field).text
+    vias = [
+        Words(t, words.language).label(h.via).text
+        for (t, _r), h in zip(path, spec.hops, strict=False)
+    ]
+    question = hop_question(words, vias, answer_label, key)
     distractors = [
         v
-        for v in _values_pool(target, list(target.rows()), spec.answer_field, words.language)
+        for v in _values_pool(last, list(last.rows()), spec.answer_field, words.language)
         if v.casefold() != answer.casefold()
     ]
     shown: list[int] = []
     text = ""
     fields: list[str] = []
     if spec.book == "open":
-        # The rows both hops need, among others of the same table(s).
-        extra = [r for r in table.rows() if r not in (row, matches[0])]
-        shown = [row, *rng.sample(extra, min(len(extra), max(0, (spec.rows_shown or 5) - 2)))]
-        if target is table:
-            shown.append(matches[0])
-            rng.shuffle(shown)
-            fields = list(dict.fromkeys([key_field, hop.via, spec.answer_field]))
+        # The rows every hop needs, among others of the same table(s).
+        used = [r for t, r in path if t is table]
+        extra = [r for r in table.rows() if r not in used]
+        shown = [
+            *used,
+            *rng.sample(extra, min(len(extra), max(0, (spec.rows_shown or 5) - len(used)))),
+        ]
+        rng.shuffle(shown)
+        if all(t is table for t, _r in path):
+            fields = list(
+                dict.fromkeys([key_field, *(h.via for h in spec.hops), spec.answer_field])
+            )
             text = render_table(table, words, shown, fields)
         else:
-            rng.shuffle(shown)
-            fields = list(dict.fromkeys([key_field, hop.via]))
-            theirs = [
-                matches[0],
-                *rng.sample(
-                    [r for r in target.rows() if r != matches[0]], min(len(target.records) - 1, 3)
-                ),
-            ]
-            rng.shuffle(theirs)
-            other = Words(target, words.language)
-            text = (
-                render_table(table, words, shown, fields)
-                + "\n\n"
-                + render_table(target, other, theirs, [hop.key_field, spec.answer_field])
-            )
+            fields = list(dict.fromkeys([key_field, spec.hops[0].via]))
+            blocks = [render_table(table, words, shown, fields)]
+            for index, (t, r) in enumerate(path[1:]):
+                hop = spec.hops[index]
+                out_field = (
+                    spec.hops[index + 1].via if index + 1 < len(spec.hops) else spec.answer_field
+                )
+                theirs = [
+                    r,
+                    *rng.sample([x for x in t.rows() if x != r], min(len(t.records) - 1, 3)),
+                ]
+                rng.shuffle(theirs)
+                blocks.append(
+                    render_table(t, Words(t, words.language), theirs, [hop.key_field, out_field])
+                )
+            text = "\n\n".join(blocks)
+    hops = [
+        {"table": table.id, "key_field": key_field, "key": key_value, "field": spec.hops[0].via}
+    ]
+    for index, (t, r) in enumerate(path[1:]):
+        hop = spec.hops[index]
+        out_field = spec.hops[index + 1].via if index + 1 < len(spec.hops) else spec.answer_field
+        hops.append(
+            {
+                "table": t.id,
+                "key_field": hop.key_field,
+                "key": t.text(r, hop.key_field),
+                "field": out_field,
+                "row": r,
+            }
+        )
     return Instance(
         question=question,
         answer=answer,
@@ -495,18 +536,9 @@ def _multihop(
         records=[table.text(r, key_field) for r in shown] if shown else [key_value],
         shown_fields=fields,
         table_text=text,
-        hops=[
-            {"table": table.id, "key_field": key_field, "key": key_value, "field": hop.via},
-            {
-                "table": hop.table,
-                "key_field": hop.key_field,
-                "key": value,
-                "field": spec.answer_field,
-                "row": matches[0],
-            },
-        ],
+        hops=hops,
         named=[key],
-        difficulty=_difficulty(spec, hops=1),
+        difficulty=_difficulty(spec, hops=len(spec.hops)),
     )
 
 
@@ -658,16 +690,11 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
     if spec.kind == "classify":
         return shown_value(table, rows[0], spec.answer_field or "", language) or ""
     if spec.kind == "multihop":
-        value = table.text(_anchor(meta, table, spec, rows, language), spec.hops[0].via)
-        target = tables[spec.hops[0].table]
-        matches = [
-            r
-            for r in target.rows()
-            if target.text(r, spec.hops[0].key_field).casefold() == value.casefold()
-        ]
-        if len(matches) != 1:
-            raise ProgramError(f"{value!r} names {len(matches)} records of {target.id}")
-        return target.text(matches[0], spec.answer_field or "")
+        path = follow(spec, tables, _anchor(meta, table, spec, rows, language))
+        if path is None:
+            raise ProgramError("a link of the multi-hop path names no single record")
+        last, end = path[-1]
+        return last.text(end, spec.answer_field or "")
     raise ProgramError(f"unknown program kind {spec.kind!r}")
 
 

@@ -69,7 +69,10 @@ LANGUAGE_CODES = {
     "en": "English", "fr": "French", "de": "German", "es": "Spanish", "it": "Italian",
     "pt": "Portuguese", "nl": "Dutch", "ja": "Japanese", "zh": "Chinese", "ru": "Russian",
 }  # fmt: skip
-AREA_UNITS = {("sq", "mi"): "square miles", ("sq", "km"): "km²", ("sq", "m"): "m²"}
+AREA_UNITS = {
+    ("sq", "mi"): "square miles", ("sq", "km"): "km²", ("sq", "m"): "m²",
+    ("g", "mol"): "g/mol", ("km", "h"): "km/h", ("m", "s"): "m/s", ("kg", "m3"): "kg/m³",
+}  # fmt: skip
 NOUNS = {"staff": "staff member", "people": "person", "personnel": "person"}
 """Record nouns that a dataset's name gives as a mass noun."""
 PERSON_FIELDS = frozenset(

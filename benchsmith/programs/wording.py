@@ -138,8 +138,51 @@ def _person(label: str) -> bool:
 
 
 def yearly(label: str) -> bool:
-    """Whether a number field is a year (ranked and bounded as earlier / later)."""
+    """Whether a number field is a year by its name (ranked as earlier / later)."""
     return "year" in label.split()
+
+
+def holds_years(table: Table, field: str) -> bool:
+    """Whether a field is a date, or a number field named as a year or holding only years."""
+    column = table.columns[field]
+    if column.kind == "date" or yearly(column.labels.get("en", "")):
+        return True
+    values = [table.order_value(r, field) for r in table.rows()]
+    present = [v for v in values if v is not None]
+    return (
+        column.kind == "number"
+        and bool(present)
+        and all(v.is_integer() and 1000 <= v <= 2100 for v in present)
+    )
+
+
+# A year or date field named by what happened then ("first_appeared", "opened",
+# "year_discovered"): questions say the event, not "the first appeared".
+INTRANSITIVE = {"appeared": "appear", "opened": "open", "began": "begin", "started": "start",
+                "ended": "end", "died": "die", "closed": "close", "debuted": "debut"}  # fmt: skip
+TRANSITIVE = frozenset(
+    "discovered founded built completed published released launched established invented "
+    "created introduced designed constructed signed elected crowned".split()
+)
+
+
+def event(label: str) -> tuple[str, str] | None:
+    """``(active, passive_or_base)`` phrases of an event field, or None.
+
+    "first appeared" -> ("first appeared", "did ... first appear"); "year discovered" ->
+    ("was discovered", "was ... discovered").
+    """
+    words = [w for w in label.split() if w != "year"]
+    if not words or "(" in label:
+        return None
+    last = words[-1]
+    rest = " ".join(words[:-1])
+    if last in INTRANSITIVE:
+        base = f"{rest} {INTRANSITIVE[last]}".strip()
+        return (" ".join(words), f"did|{base}")
+    if last in TRANSITIVE:
+        return (f"was {' '.join(words)}", f"was|{' '.join(words)}")
+    return None
 
 
 def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
@@ -156,6 +199,16 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
             f"{_fr_the(key_label)} est {key} ?"
         )
     asks = "Who" if _person(label.text) else "What"
+    happened = event(label.text) if words.language == "en" else None
+    column = table.columns[answer_field]
+    if (
+        happened
+        and key_field == table.key
+        and (column.kind == "date" or yearly(label.text) or column.kind == "number")
+    ):
+        aux, verb = happened[1].split("|")
+        when = "On which date" if column.kind == "date" else "In which year"
+        return f"{when} {aux} the {noun.text} {key} {verb}?"
     if key_field == table.key:
         return f"{asks} is the {label.text} of the {noun.text} {key}?"
     key_label = words.label(key_field).text
@@ -172,6 +225,20 @@ def rank_question(
     column = words.table.columns[field]
     label = words.label(field)
     two = len(names) == 2
+    happened = event(label.text) if words.language == "en" else None
+    if happened and holds_years(words.table, field):
+        # "Which language first appeared earlier: Swift or Perl?"
+        when = (
+            ("later" if two else "most recently")
+            if direction == "max"
+            else ("earlier" if two else "first")
+        )
+        done = happened[0]
+        if open_book:
+            return f"According to the table, which {noun.text} {done} {when}?"
+        if two:
+            return f"Which {noun.text} {done} {when}: {_list(names, 'en')}?"
+        return f"Which of these {plural(noun.text)} {done} {when}: {_list(names, 'en')}?"
     if words.language == "fr":
         most = _fr_most(label, direction, column.kind)
         who = "Lequel" if noun.gender == "m" else "Laquelle"
@@ -180,7 +247,7 @@ def rank_question(
         if two:
             return f"{who} a {most} : {_list(names, 'fr')} ?"
         return f"Parmi {_list(names, 'fr').replace(' ou ', ' et ')}, {who.lower()} a {most} ?"
-    if column.kind == "date" or yearly(label.text):
+    if holds_years(words.table, field):
         adjective = (
             ("later" if two else "latest")
             if direction == "max"
@@ -311,10 +378,11 @@ def aggregate_question(
             f"{subject}{rounding} ?"
         )
     subject = f"the {plural(noun.text)}" + (f" {phrase}" if phrase else "")
-    return (
-        f"According to the table, what is the {AGG_EN[aggregate]} {label.text} of "
-        f"{subject}{rounding}?"
-    )
+    first = label.text.split()[0]
+    what = label.text
+    if first.endswith("s") and not first.endswith(("ss", "us", "is")):
+        what = f"number of {label.text}"  # "the smallest number of events"
+    return f"According to the table, what is the {AGG_EN[aggregate]} {what} of {subject}{rounding}?"
 
 
 def classify_question(words: Words, answer_field: str, features: Sequence[tuple[str, str]]) -> str:
@@ -330,18 +398,26 @@ def classify_question(words: Words, answer_field: str, features: Sequence[tuple[
     return f"What is the {label.text} of {article(noun.text)} {noun.text} with {listed}?"
 
 
-def hop_question(words: Words, via: str, answer_label: str, key: str) -> str:
-    """What is the answer of the record that the ``via`` field of ``key`` names."""
+def hop_question(words: Words, vias: Sequence[str], answer_label: str, key: str) -> str:
+    """What is the answer of the record the ``vias`` lead to from the record ``key``.
+
+    ``vias`` are the labels of the fields followed, first to last: "What is the name of
+    the currency of the country of the bridge Tower Bridge?".
+    """
     if words.language != "en":
         raise WordsMissing(f"multi-hop programs have no {words.language} wording yet; use English")
     noun = words.noun()
-    via_words = words.label(via).text.split()
-    # "currency code" names a currency: say "the currency", and "currency name" -> "name".
-    if len(via_words) > 1 and via_words[-1] in ("code", "id", "key", "iso"):
-        via_words = via_words[:-1]
-    via_text = " ".join(via_words)
+    phrases = []
+    for via in vias:
+        via_words = via.split()
+        # "currency code" names a currency: say "the currency".
+        if len(via_words) > 1 and via_words[-1] in ("code", "id", "key", "iso"):
+            via_words = via_words[:-1]
+        phrases.append(" ".join(via_words))
+    # "currency name" of "the currency" -> "the name of the currency".
     answer_words = answer_label.split()
-    if len(answer_words) > 1 and answer_words[0] == via_words[0]:
+    if len(answer_words) > 1 and answer_words[0] == phrases[-1].split()[0]:
         answer_label = " ".join(answer_words[1:])
     asks = "Who" if _person(answer_label) else "What"
-    return f"{asks} is the {answer_label} of the {via_text} of the {noun.text} {key}?"
+    chain = " of the ".join(reversed(phrases))
+    return f"{asks} is the {answer_label} of the {chain} of the {noun.text} {key}?"
