@@ -201,11 +201,7 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
     asks = "Who" if _person(label.text) else "What"
     happened = event(label.text) if words.language == "en" else None
     column = table.columns[answer_field]
-    if (
-        happened
-        and key_field == table.key
-        and (column.kind == "date" or yearly(label.text) or column.kind == "number")
-    ):
+    if happened and key_field == table.key and holds_years(table, answer_field):
         aux, verb = happened[1].split("|")
         when = "On which date" if column.kind == "date" else "In which year"
         return f"{when} {aux} the {noun.text} {key} {verb}?"
