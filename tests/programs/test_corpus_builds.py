@@ -99,8 +99,9 @@ def results(tmp_path_factory):
     entries = [
         {**e, "set": "held-out-1" if e["held_out"] else "tuning"} for e in load("intents.json")
     ]
-    if (CORPUS / "intents_holdout2.json").is_file():
-        entries += [{**e, "set": "held-out-2"} for e in load("intents_holdout2.json")]
+    for n in (2, 3):
+        if (CORPUS / f"intents_holdout{n}.json").is_file():
+            entries += [{**e, "set": f"held-out-{n}"} for e in load(f"intents_holdout{n}.json")]
     out = [build(entry, files, tmp, environ) for entry in entries]
     report = os.environ.get("BENCHSMITH_CORPUS_REPORT")
     if report:
