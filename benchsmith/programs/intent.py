@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from benchsmith.programs.spec import Condition, Hop, ProgramSpec
-from benchsmith.programs.table import Column, Table, singular, words_of
+from benchsmith.programs.table import PERSON_FIELDS, Column, Table, singular, words_of
 
 NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -243,7 +243,28 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
                 stem = words[0]
                 if any(t.startswith(stem) and 0 < len(t) - len(stem) <= 4 for t in tokens):
                     out.append(Condition(field=column.path, op="==", value=value))
-    return out
+    # "is it an Adelie, a Gentoo or a Chinstrap": values listed as options are what is
+    # asked, not a filter.
+    named: dict[str, int] = {}
+    for c in out:
+        named[c.field] = named.get(c.field, 0) + 1
+    return [c for c in out if named[c.field] < 2]
+
+
+def _listed_column(intent: str, table: Table) -> Column | None:
+    """A category column two or more of whose values the intent lists (the asked one)."""
+    text = " ".join(_tokens(intent))
+    for column in table.columns.values():
+        if column.kind != "category" or column.unique:
+            continue
+        said = [
+            v
+            for v in column.values
+            if re.search(rf"\b{re.escape(' '.join(re.findall(r'[a-z0-9]+', v.lower())))}\b", text)
+        ]
+        if len(said) >= 2:
+            return column
+    return None
 
 
 SPELLED = {w: n for w, n in NUMBER_WORDS.items() if " " not in w and w != "pair"}
@@ -278,10 +299,27 @@ def _bound_matches(low: str) -> list[tuple[re.Match[str], str, str]]:
     return out
 
 
+UNIT_NAMES = {
+    "gram": "g", "grams": "g", "kilogram": "kg", "kilograms": "kg", "kilo": "kg",
+    "metre": "m", "metres": "m", "meter": "m", "meters": "m", "kilometre": "km",
+    "kilometres": "km", "kilometer": "km", "kilometers": "km", "second": "s",
+    "seconds": "s", "millimetre": "mm", "millimetres": "mm", "millimeter": "mm",
+    "millimeters": "mm", "centimetres": "cm", "centimeters": "cm", "minute": "minute",
+    "hour": "hour", "dollars": "usd", "dollar": "usd", "euros": "eur", "percent": "%",
+}  # fmt: skip
+
+
 def _unit_words(column: Column) -> set[str]:
     label = column.labels.get("en", "")
     inner = re.findall(r"\(([^)]*)\)", label)
-    return {w.rstrip("s") for part in inner for w in re.findall(r"[a-z²]+", part.lower())}
+    return {w.rstrip("s") for part in inner for w in re.findall(r"[a-z²%]+", part.lower())}
+
+
+def _year_columns(table: Table) -> list[Column]:
+    """The fields that hold years or dates."""
+    from benchsmith.programs.wording import holds_years
+
+    return [c for c in table.columns.values() if c.orderable and holds_years(table, c.path)]
 
 
 def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> list[Condition]:
@@ -293,7 +331,8 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         raw, unit1, unit2 = groups[0], groups[1] or "", groups[2] or ""
         number = str(SPELLED[raw]) if raw in SPELLED else raw.replace(",", "")
         before = len(_tokens(low[: m.start()]))
-        said_units = {u.rstrip("s") for u in (unit1, unit2) if u}
+        said_units = {UNIT_NAMES.get(u, u).rstrip("s") for u in (unit1, unit2) if u}
+        said_units &= {w for c in orderable_columns for w in _unit_words(c)} or said_units
         # The field whose unit the bound states ("50,000 square miles"), else the field
         # the comparative names ("longer" -> length, runtime), else the nearest named.
         by_unit = [c for c in orderable_columns if said_units and said_units <= _unit_words(c)]
@@ -311,6 +350,8 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
             column = max(prior, key=lambda x: x.position).column
         elif orderable:
             column = orderable[0].column
+        elif re.fullmatch(r"\d{4}", number) and len(years := _year_columns(table)) == 1:
+            column = years[0]  # "set before 2000": the table's one year field
         else:
             continue
         value: str | float = float(number)
@@ -375,7 +416,8 @@ def _format(intent: str, default: str) -> str:
 
 NO_TABLE = re.compile(
     r"\b(no table|without (?:a |the |any )?(?:table|rows|data)|not (?:from|in) (?:a |the )?table|"
-    r"no rows|no data|nothing shown|from memory|general knowledge|closed[- ]book|trivia)\b"
+    r"no rows|no data|nothing (?:is )?shown|not shown|from memory|general knowledge|"
+    r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know)\b"
 )
 
 
@@ -441,6 +483,15 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     cands: list[Candidate] = []
     # Numbers compared or ranked: the named orderable fields not used as a bound.
     ranked = [m for m in orderable if m.column.path not in bounded] or orderable
+    # ("first" is left out: "first climbed", "first written in" name an event, not a rank)
+    temporal = re.search(
+        r"\b(most recent(?:ly)?|recently|latest|newest|oldest|earliest|earlier|later|older|"
+        r"newer)\b",
+        low,
+    )
+    if not ranked and temporal and len(years := _year_columns(table)) == 1:
+        # "which record was set most recently": the table's one year or date field.
+        ranked = [Mention(years[0], main, len(_tokens(intent)), 0.75)]
 
     def add(spec: ProgramSpec, score: float, why: str) -> None:
         cands.append(Candidate(spec, round(score, 3), why))
@@ -512,7 +563,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             )
             del target
     # -- classification from stated features
-    label_col = next(
+    listed = _listed_column(intent, table)
+    label_col = listed or next(
         (m.column for m in categories if not m.column.unique),
         None,
     )
@@ -564,6 +616,27 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 3.0 if strong else 2.0,
                 "count of the rows shown " + " and ".join(c.describe() for c in conditions),
             )
+    # -- "in what year was the oldest of the records shown set?": an aggregate of a year
+    when = re.search(r"\b(?:in )?(?:what|which) (?:year|date)\b", low)
+    if (
+        when
+        and temporal
+        and len(years := _year_columns(table)) == 1
+        and _book(intent, "open") == "open"
+    ):
+        agg_word = temporal.group(1)
+        agg = "min" if agg_word in ("oldest", "earliest", "earlier", "older") else "max"
+        spec = ProgramSpec(
+            kind="aggregate",
+            book="open",
+            table=main,
+            field=years[0].path,
+            aggregate=agg,  # type: ignore[arg-type]
+            conditions=[c for c in conditions if c.field != years[0].path][:2],
+            rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
+            answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
+        )
+        add(spec, 3.3, f"{agg} of {years[0].path} over the rows shown")
     # -- aggregates over rows shown
     for pattern, agg in AGG_CUES:
         if pattern.search(low) and ranked:
@@ -638,6 +711,15 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             and m.strength >= 0.5
             and not any(c.field == m.column.path for c in values)
         ]
+        people = [
+            c
+            for c in table.columns.values()
+            if c.path != key_field and words_of(c.path) and words_of(c.path)[-1] in PERSON_FIELDS
+        ]
+        if re.search(r"\bwho\b", low) and len(people) == 1:
+            # "who set the record": the one field whose values are people.
+            if not any(m.column.path == people[0].path for m in answers):
+                answers.insert(0, Mention(people[0], main, 0, 0.9))
         noun = table.entity.get("en", "")
         asks_record = bool(noun) and re.search(
             rf"\b(?:which|what)(?: [a-z]+)? {re.escape(noun)}", low

@@ -78,7 +78,8 @@ NOUNS = {"staff": "staff member", "people": "person", "personnel": "person"}
 PERSON_FIELDS = frozenset(
     "author director manager writer founder president leader captain coach inventor "
     "discoverer creator composer artist painter owner ceo mayor governor king queen "
-    "architect designer winner champion head chair".split()
+    "architect designer winner champion head chair athlete player holder scientist "
+    "actor actress singer poet novelist explorer astronaut pilot founder".split()
 )
 """Fields whose values are people: a lookup asks "Who is the author of ...?"."""
 

@@ -1198,14 +1198,15 @@ class _Review:
                 record = table.rows[index]
                 if self.table is not None and table.id == self.table.id:
                     line = self.line_of(index)
-                else:  # a joined table's record: a line showing its key
+                else:  # a joined table's record: a line showing its key (and, best, the field)
+                    lines = [
+                        cells
+                        for cells in self.prompt.table_rows
+                        if any(self.cell_shows(c, record[table.key or field]) for c in cells)
+                    ]
                     line = next(
-                        (
-                            cells
-                            for cells in self.prompt.table_rows
-                            if any(self.cell_shows(c, record[table.key or field]) for c in cells)
-                        ),
-                        None,
+                        (c for c in lines if any(self.cell_shows(x, record[field]) for x in c)),
+                        lines[0] if lines else None,
                     )
                 if line is None:
                     self.add(f"shown: hop {number}'s record is not in the prompt table")
