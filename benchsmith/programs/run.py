@@ -331,9 +331,14 @@ def _over_rows(
     others = [r for r in everyone if r != row]
     if len(others) < n - 1:
         return None
-    shown = [row, *rng.sample(others, n - 1)]
-    rng.shuffle(shown)
-    chosen = [r for r in shown if all(holds(table, r, c) for c in spec.conditions)]
+    # Rows where the conditions split the sample (some hold, some do not) make the
+    # question worth asking; a few draws are tried before one is taken as it is.
+    for _attempt in range(6):
+        shown = [row, *rng.sample(others, n - 1)]
+        rng.shuffle(shown)
+        chosen = [r for r in shown if all(holds(table, r, c) for c in spec.conditions)]
+        if not spec.conditions or 0 < len(chosen) < len(shown):
+            break
     fields = [f for f in [table.key, *(c.field for c in spec.conditions), spec.field] if f]
     fields = list(dict.fromkeys(fields))
     text = render_table(table, words, shown, fields)
