@@ -12,20 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from test_programs_library import COLUMNS, GADGETS
 
 from benchsmith.cli import main
 
-ROWS = [
-    ("Zorbix", "ZB1", 120, 19.5, "alpha", "tool"),
-    ("Quendle", "QD2", 340, 45, "beta", "toy"),
-    ("Marlo", "ML3", 85, 12, "alpha", "tool"),
-    ("Fennix", "FX4", 510, 99, "gamma", "device"),
-    ("Tarvo", "TV5", 230, 33, "beta", "toy"),
-    ("Olmin", "OM6", 60, 8.5, "alpha", "device"),
-    ("Priss", "PR7", 410, 70, "gamma", "tool"),
-    ("Ulrex", "UX8", 150, 25, "beta", "device"),
-]
-HEADER = ("name", "code", "weight_g", "price_usd", "group", "category")
+ROWS = GADGETS
+HEADER = COLUMNS
 
 
 @pytest.fixture

@@ -38,6 +38,23 @@ def field(path: str, modality: str, **extra: object) -> SimpleNamespace:
     return SimpleNamespace(path=path, modality=modality, translations={}, labels={}, **extra)
 
 
+IRIS = [
+    {"sepal_length": 5.1, "petal_length": 1.4, "species": "setosa"},
+    {"sepal_length": 7.0, "petal_length": 4.7, "species": "versicolor"},
+    {"sepal_length": 6.3, "petal_length": 6.0, "species": "virginica"},
+    {"sepal_length": 4.9, "petal_length": 1.5, "species": "setosa"},
+]
+
+
+def iris_table(intent: str = ""):
+    fields = [
+        field("sepal_length", "number"),
+        field("petal_length", "number"),
+        field("species", "category"),
+    ]
+    return build_table("iris", IRIS, fields, intent=intent)
+
+
 def gadgets(intent: str = ""):
     records = [dict(zip(COLUMNS, row, strict=True)) for row in GADGETS]
     fields = [field(c, "number" if c in ("weight_g", "price_usd") else "text") for c in COLUMNS]
@@ -159,18 +176,8 @@ def test_the_verifier_fails_a_wrong_answer_and_a_record_outside_the_filter():
 
 
 def test_classification_states_one_records_features_and_needs_no_name_column():
-    records = [
-        {"sepal_length": 5.1, "petal_length": 1.4, "species": "setosa"},
-        {"sepal_length": 7.0, "petal_length": 4.7, "species": "versicolor"},
-        {"sepal_length": 6.3, "petal_length": 6.0, "species": "virginica"},
-        {"sepal_length": 4.9, "petal_length": 1.5, "species": "setosa"},
-    ]
-    fields = [
-        field("sepal_length", "number"),
-        field("petal_length", "number"),
-        field("species", "category"),
-    ]
-    table = build_table("iris", records, fields, intent="a flower")
+    records = IRIS
+    table = iris_table(intent="a flower")
     assert table.key is None
     spec = best("Given a flower's measurements, which species is it?", {"iris": table}, "iris")
     assert (spec.kind, spec.answer_field) == ("classify", "species")
@@ -279,18 +286,7 @@ def test_every_kind_reexecutes_from_its_own_metadata():
             item = to_item(inst, spec, item_id="x", language="en", seed=1, subtask=SUBTASK)
             verdict = check_program(item, {"gadgets": table})
             assert verdict.ok, (intent, verdict.reason)
-    records = [
-        {"sepal_length": 5.1, "petal_length": 1.4, "species": "setosa"},
-        {"sepal_length": 7.0, "petal_length": 4.7, "species": "versicolor"},
-        {"sepal_length": 6.3, "petal_length": 6.0, "species": "virginica"},
-        {"sepal_length": 4.9, "petal_length": 1.5, "species": "setosa"},
-    ]
-    fields = [
-        field("sepal_length", "number"),
-        field("petal_length", "number"),
-        field("species", "category"),
-    ]
-    iris = build_table("iris", records, fields)
+    iris = iris_table()
     spec = best("Which species is a flower with these measurements?", {"iris": iris}, "iris")
     for inst in generate(spec, {"iris": iris}, n=3, seed=0):
         item = to_item(inst, spec, item_id="x", language="en", seed=1, subtask=SUBTASK)

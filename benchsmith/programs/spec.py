@@ -8,7 +8,7 @@ closed-book (knowledge) or open-book (the rows it needs are in the prompt).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,16 +22,7 @@ Kind = Literal[
     "classify",
     "multihop",
 ]
-KINDS: tuple[str, ...] = (
-    "lookup",
-    "filtered_lookup",
-    "compare",
-    "superlative",
-    "count",
-    "aggregate",
-    "classify",
-    "multihop",
-)
+KINDS: tuple[str, ...] = get_args(Kind)
 Op = Literal["==", "!=", "<", "<=", ">", ">="]
 Book = Literal["closed", "open"]
 Aggregate = Literal["count", "mean", "sum", "min", "max"]
