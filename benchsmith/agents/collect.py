@@ -28,7 +28,7 @@ from benchsmith.agents.slot_queue import SlotQueue
 from benchsmith.config import RunConfig
 from benchsmith.graph.state import BuildState, Slot
 from benchsmith.ledger import Ledger
-from benchsmith.spec import BenchmarkSpec, Grounding
+from benchsmith.spec import COMPUTED, BenchmarkSpec, Grounding
 from benchsmith.tools.context import stable_seed
 
 
@@ -49,7 +49,7 @@ def record_order(grounding: Grounding, seed: int) -> list[int]:
     (the generator's own draws are seeded already).
     """
     order = list(range(grounding.available_records))
-    if grounding.strategy in ("solution_graph", "question_program"):
+    if grounding.strategy in COMPUTED:
         return order
     random.Random(stable_seed(seed, grounding.id, "records")).shuffle(order)
     return order

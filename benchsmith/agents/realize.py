@@ -431,7 +431,7 @@ class Workspace:
     def _check_program(
         self, slot: Slot, grounding: Grounding, draft: Draft, common: dict[str, Any]
     ) -> Any:
-        """Verify a question-program item: the usual checks, then the program re-executed."""
+        """Verify a question-program item: the usual checks and the program re-executed."""
         from benchsmith.verify.programs import check_program
 
         program = draft.item.metadata.get("program") or {}
@@ -447,24 +447,16 @@ class Workspace:
             alternatives=tuple(a for a in aliases if a != entity),
             dedupe_key=f"{kind}:{program.get('rows')}",
         )
-        result = verify(
+        return verify(
             draft.item,
             question=draft.question,
             source_text=None,
             review=review,
             context_shown=program.get("book") == "open",
+            # The program executed again, among the checks before the judge and duplicates.
+            recomputed=check_program(draft.item, self.program_tables(grounding)),
             **common,
         )
-        if not result.ok:
-            return result
-        verdict = check_program(draft.item, self.program_tables(grounding))
-        result.verdicts.append(verdict.model_dump())
-        if not verdict.ok:
-            self.duplicates.remove(draft.item)
-            result.ok = False
-            result.failed_check = verdict.check
-            result.reason = f"{verdict.check}: {verdict.reason}"
-        return result
 
     def _judge(self) -> Any:
         """The verification role's model when the judge runs (None: judging is off).

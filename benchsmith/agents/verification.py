@@ -223,13 +223,16 @@ def verify(
     judge_enforced: bool = True,
     review: ReviewContext | None = None,
     context_shown: bool = False,
+    recomputed: Verdict | None = None,
 ) -> Verification:
     """Run every check on one item; the first failure stops (later checks cost more).
 
     With ``judge_enforced`` false the judge's verdict is recorded on the item but does not
     reject it (for a judge model too small to be trusted). With ``context_shown`` the input
     holds the rows the question is answered from (an open-book item): the answer is there
-    by construction, so the leak check reads the question alone.
+    by construction, so the leak check reads the question alone. ``recomputed`` is the
+    verdict of executing the item's program again (a question-program item), checked with
+    the solution graph's recomputation, before the judge and the duplicate index.
 
     The duplicate check also adds a passing item to the index (atomically), so two
     concurrent duplicates cannot both pass; a duplicate is not added, so its slot can retry.
@@ -273,6 +276,8 @@ def verify(
     if item.metadata.get("solution_graph"):
         # A computed item's answer is recomputed from its graph, as a reviewer would.
         verdicts.append(check_solution_graph(item, question))
+    if recomputed is not None:
+        verdicts.append(recomputed)
     if review is not None:
         verdicts += review_verdicts(item, question, review)
     dumped = [v.model_dump() for v in verdicts]

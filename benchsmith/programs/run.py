@@ -11,7 +11,7 @@ answer from its metadata alone, for the verifier. Nothing here asks a model.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,6 +137,20 @@ def number_text(value: float) -> str:
     if abs(value - round(value)) < 1e-9:
         return str(int(round(value)))
     return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+AGGREGATES: dict[str, Callable[[list[float]], float]] = {
+    "mean": lambda xs: sum(xs) / len(xs),
+    "sum": sum,
+    "min": min,
+    "max": max,
+    "count": len,
+}
+
+
+def aggregate(name: str, numbers: list[float]) -> float:
+    """An aggregate of numbers, rounded to two decimals (as items state it)."""
+    return round(float(AGGREGATES[name](numbers)), 2)
 
 
 def render_table(table: Table, words: Words, rows: Sequence[int], fields: Sequence[str]) -> str:
@@ -355,19 +369,12 @@ def _over_rows(
         values = [table.order_value(r, spec.field) for r in chosen]
         numbers = [v for v in values if v is not None]
         every = [v for v in (table.order_value(r, spec.field) for r in shown) if v is not None]
-        compute = {
-            "mean": lambda xs: sum(xs) / len(xs),
-            "sum": sum,
-            "min": min,
-            "max": max,
-            "count": len,
-        }
-        answer_value = round(float(compute[spec.aggregate](numbers)), 2)
+        answer_value = aggregate(spec.aggregate, numbers)
         question = aggregate_question(words, spec.aggregate, spec.field, conditions)
         # Distractors by the program's own rule: the other aggregates, and this one over
         # every row shown (the filter ignored).
-        wrong_values = [round(float(compute[a](numbers)), 2) for a in ("mean", "sum", "min", "max")]
-        wrong_values.append(round(float(compute[spec.aggregate](every)), 2))
+        wrong_values = [aggregate(a, numbers) for a in ("mean", "sum", "min", "max")]
+        wrong_values.append(aggregate(spec.aggregate, every))
         wrong_values += [round(answer_value * f, 2) for f in (0.9, 1.1, 1.25)]
         distractors = [number_text(v) for v in dict.fromkeys(wrong_values) if v != answer_value]
     return Instance(
@@ -683,15 +690,7 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
         ]
         if not numbers:
             raise ProgramError("no shown row satisfies the conditions")
-        agg = spec.aggregate or "mean"
-        value = {
-            "mean": sum(numbers) / len(numbers),
-            "sum": sum(numbers),
-            "min": min(numbers),
-            "max": max(numbers),
-            "count": len(numbers),
-        }[agg]
-        return number_text(round(float(value), 2))
+        return number_text(aggregate(spec.aggregate or "mean", numbers))
     if spec.kind == "classify":
         return shown_value(table, rows[0], spec.answer_field or "", language) or ""
     if spec.kind == "multihop":
