@@ -215,6 +215,34 @@ def test_multihop_follows_a_key_into_another_table():
     assert made == {"Japan": "yen", "France": "euro", "Mexico": "peso"}
     inst = generate(spec, tables, n=1, seed=0)[0]
     assert execute({**inst.metadata(spec), "question": inst.question}, tables) == inst.answer
+    # In French the followed code names its record ("currency_code" -> "la monnaie").
+    countries.entity["en"] = "country"
+    spec = spec.model_copy(update={"answer_field": "currency_code"})
+    french = {i.records[0]: i for i in generate(spec, tables, n=3, seed=0, language="fr")}
+    assert french["Japan"].question == "Quel est le code de la monnaie du pays Japon ?"
+    assert french["Japan"].answer == "JPY"
+
+
+def test_french_count_questions_agree_with_the_label():
+    records = [
+        {"country": "Japan", "continent": "Asia", "population": 125},
+        {"country": "France", "continent": "Europe", "population": 68},
+        {"country": "Spain", "continent": "Europe", "population": 48},
+        {"country": "Kenya", "continent": "Africa", "population": 55},
+    ]
+    fields = [field("country", "text"), field("continent", "category")]
+    table = build_table("countries", records, [*fields, field("population", "number")])
+    table.entity["en"] = "country"
+    spec = ProgramSpec(
+        kind="count",
+        book="open",
+        table="countries",
+        conditions=[Condition(field="population", op=">", value="50")],
+        rows_shown=4,
+    )
+    inst = generate(spec, {"countries": table}, n=1, seed=0, language="fr")[0]
+    assert "combien de pays y a-t-il dont la population est supérieure à 50 ?" in inst.question
+    assert inst.answer == "3"
 
 
 def test_french_labels_come_from_cldr_and_the_lexicon_or_are_refused_by_name():

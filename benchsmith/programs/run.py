@@ -29,6 +29,7 @@ from benchsmith.programs.wording import (
     hop_question,
     lookup_question,
     rank_question,
+    via_noun,
 )
 
 
@@ -176,7 +177,7 @@ def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
     if language == "en" or language in column.translations:
         return table.text(row, path, language)
     text = table.text(row, path)
-    if column.kind in ("number", "date"):
+    if column.kind in ("number", "date") or table.neutral(path):
         return text
     return translate_value(text, language)
 
@@ -474,15 +475,15 @@ def _multihop(
     if path is None:
         return None
     last, end = path[-1]
-    answer = last.text(end, spec.answer_field)
+    answer = shown_value(last, end, spec.answer_field, words.language) or ""
     key = _key_text(table, row, spec, words.language)
     key_field = spec.key_field or table.key or spec.hops[0].via
     key_value = table.text(row, key_field)
     if not answer or answer.casefold() == key.casefold():
         return None
-    answer_label = Words(last, words.language).label(spec.answer_field).text
+    answer_label = Words(last, words.language).label(spec.answer_field)
     vias = [
-        Words(t, words.language).label(h.via).text
+        via_noun(Words(t, words.language), h.via)
         for (t, _r), h in zip(path, spec.hops, strict=False)
     ]
     question = hop_question(words, vias, answer_label, key)
@@ -557,13 +558,23 @@ def _multihop(
 def _check_words(spec: ProgramSpec, tables: Mapping[str, Table], words: Words) -> None:
     """Refuse a language up front when a label, the noun or the answers have no words in it."""
     words.noun()
+    vias = {h.via for h in spec.hops}
     for path in spec.fields_used():
-        words.label(path)
+        # A followed field is said as the record it names ("la monnaie").
+        if path in vias:
+            via_noun(words, path)
+        else:
+            words.label(path)
     if words.language == "en" or not spec.answer_field:
         return
     table = tables[spec.hops[-1].table] if spec.hops else tables[spec.table]
     column = table.columns.get(spec.answer_field)
-    if column is None or column.orderable or words.language in column.translations:
+    if (
+        column is None
+        or column.orderable
+        or words.language in column.translations
+        or table.neutral(column.path)
+    ):
         return
     values = [table.text(r, column.path) for r in table.rows()]
     missing = sorted({v for v in values if v and translate_value(v, words.language) is None})

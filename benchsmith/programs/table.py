@@ -75,6 +75,9 @@ AREA_UNITS = {
 }  # fmt: skip
 NOUNS = {"staff": "staff member", "people": "person", "personnel": "person"}
 """Record nouns that a dataset's name gives as a mass noun."""
+CODE_WORDS = frozenset("code symbol abbreviation iso id ticker acronym callsign".split())
+CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,5}|[A-Z][a-z]?")
+"""A value that is a code: "JPY", "US-CA", "Fe" (an element symbol)."""
 PERSON_FIELDS = frozenset(
     "author director manager writer founder president leader captain coach inventor "
     "discoverer creator composer artist painter owner ceo mayor governor king queen "
@@ -204,6 +207,20 @@ class Table:
     columns: dict[str, Column]
     key: str | None
     entity: dict[str, str]
+
+    def neutral(self, path: str) -> bool:
+        """Whether a column's values read the same in every language.
+
+        Codes ("JPY", "Fe", "ORD") and people's names ("Usain Bolt") are not translated;
+        other text (cities, categories) needs a name in the item's language.
+        """
+        column = self.columns[path]
+        words = column.labels.get("en", "").split()
+        if words and (words[-1] in CODE_WORDS or words[-1] in PERSON_FIELDS):
+            return True
+        values = [self.text(r, path) for r in self.rows()]
+        present = [v for v in values if v]
+        return bool(present) and all(CODE.fullmatch(v) for v in present)
 
     def value(self, row: int, path: str) -> Any:
         """The raw value of a column in a row."""

@@ -338,7 +338,10 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
     for field, op, value in conditions:
         label = words.label(field)
         if words.language == "fr":
-            parts.append(f"dont {_fr_the(label)} {OPS_FR[op].format(v=value)}")
+            phrase = OPS_FR[op].format(v=value)
+            if label.gender == "f":  # "la population est supérieure à 50"
+                phrase = phrase.replace("érieur ", "érieure ")
+            parts.append(f"dont {_fr_the(label)} {phrase}")
         else:
             ops = OPS_YEAR if yearly(label.text) and op in OPS_YEAR else OPS_EN
             parts.append(f"whose {label.text} {ops[op].format(v=value)}")
@@ -350,8 +353,12 @@ def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> 
     """How many of the records shown satisfy the conditions."""
     noun = words.noun()
     phrase = condition_phrase(words, conditions)
-    if words.language != "en":
-        raise WordsMissing(f"count programs have no {words.language} wording yet; use English")
+    if words.language == "fr":
+        return (
+            f"D'après le tableau, combien de {_fr_plural(noun)} y a-t-il"
+            + (f" {phrase}" if phrase else "")
+            + " ?"
+        )
     return f"According to the table, how many {plural(noun.text)} are there {phrase}?"
 
 
@@ -394,23 +401,42 @@ def classify_question(words: Words, answer_field: str, features: Sequence[tuple[
     return f"What is the {label.text} of {article(noun.text)} {noun.text} with {listed}?"
 
 
-def hop_question(words: Words, vias: Sequence[str], answer_label: str, key: str) -> str:
+def via_noun(words: Words, field: str) -> Noun:
+    """The noun a followed field names: "currency_code" names a currency.
+
+    Raises :class:`WordsMissing` when the language has no word for it.
+    """
+    english = words.table.columns[field].labels["en"].split()
+    if len(english) > 1 and english[-1] in ("code", "id", "key", "iso"):
+        english = english[:-1]
+    if words.language == "en":
+        return Noun(" ".join(english), "n")
+    try:
+        return words.label(field)
+    except WordsMissing:
+        found = lexicon_noun(" ".join(english), words.language)
+        if found is None:
+            raise
+        return found
+
+
+def hop_question(words: Words, vias: Sequence[Noun], answer: Noun, key: str) -> str:
     """What is the answer of the record the ``vias`` lead to from the record ``key``.
 
-    ``vias`` are the labels of the fields followed, first to last: "What is the name of
-    the currency of the country of the bridge Tower Bridge?".
+    ``vias`` are the nouns of the fields followed, first to last: "What is the name of
+    the currency of the country of the bridge Tower Bridge?" ("Quel est le nom de la
+    monnaie du pays du pont Tower Bridge ?").
     """
-    if words.language != "en":
-        raise WordsMissing(f"multi-hop programs have no {words.language} wording yet; use English")
     noun = words.noun()
-    phrases = []
-    for via in vias:
-        via_words = via.split()
-        # "currency code" names a currency: say "the currency".
-        if len(via_words) > 1 and via_words[-1] in ("code", "id", "key", "iso"):
-            via_words = via_words[:-1]
-        phrases.append(" ".join(via_words))
+    if words.language == "fr":
+        said = list(vias)
+        if said and said[-1].text in answer.text:  # "le code de la monnaie" says the currency
+            said = said[:-1]
+        chain = "".join(f" {_fr_of_the(v)}" for v in reversed(said))
+        return f"{_fr_which(answer)} est {_fr_the(answer)}{chain} {_fr_of_the(noun)} {key} ?"
+    phrases = [v.text for v in vias]
     # "currency name" of "the currency" -> "the name of the currency".
+    answer_label = answer.text
     answer_words = answer_label.split()
     if len(answer_words) > 1 and answer_words[0] == phrases[-1].split()[0]:
         answer_label = " ".join(answer_words[1:])

@@ -72,6 +72,10 @@ CLDR: dict[str, dict[str, tuple[str, ...]]] = {
         "Switzerland": ("Suisse",),
         "Sweden": ("Suède",),
         "Poland": ("Pologne",),
+        "Austria": ("Autriche",),
+        "Russia": ("Russie",),
+        "Finland": ("Finlande",),
+        "Netherlands": ("Pays-Bas",),
         "Japan": ("Japon",),
         "China": ("Chine",),
         "India": ("Inde",),
@@ -108,6 +112,10 @@ CLDR: dict[str, dict[str, tuple[str, ...]]] = {
         "Switzerland": ("Schweiz",),
         "Sweden": ("Schweden",),
         "Poland": ("Polen",),
+        "Austria": ("Österreich",),
+        "Russia": ("Russland",),
+        "Finland": ("Finnland",),
+        "Netherlands": ("Niederlande",),
         "Japan": ("Japan",),
         "China": ("China",),
         "India": ("Indien",),
@@ -144,6 +152,10 @@ CLDR: dict[str, dict[str, tuple[str, ...]]] = {
         "Switzerland": ("Suiza",),
         "Sweden": ("Suecia",),
         "Poland": ("Polonia",),
+        "Austria": ("Austria",),
+        "Russia": ("Rusia",),
+        "Finland": ("Finlandia",),
+        "Netherlands": ("Países Bajos",),
         "Japan": ("Japón",),
         "China": ("China",),
         "India": ("India",),
@@ -246,7 +258,12 @@ def _read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
 def _load_corpus_cached(corpus_dir: str) -> dict[str, Table]:
     base = Path(corpus_dir)
     tables: dict[str, Table] = {}
-    for spec in json.loads((base / "tables.json").read_text(encoding="utf-8")):
+    specs = [
+        spec
+        for listing in sorted(base.glob("tables*.json"))
+        for spec in json.loads(listing.read_text(encoding="utf-8"))
+    ]
+    for spec in specs:
         columns, rows = _read_rows(base / spec["file"])
         tables[spec["id"]] = Table(
             id=spec["id"],
@@ -261,7 +278,7 @@ def _load_corpus_cached(corpus_dir: str) -> dict[str, Table]:
 
 
 def load_corpus(corpus_dir: Path) -> dict[str, Table]:
-    """Read every table of ``tables.json`` (cached per folder)."""
+    """Read every table of ``tables*.json`` (cached per folder)."""
     return _load_corpus_cached(str(Path(corpus_dir).resolve()))
 
 

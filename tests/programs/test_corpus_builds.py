@@ -14,7 +14,8 @@ the code). Their first, blind runs are the figures that count; they are reported
 issue notes (61.5 %, 78.9 % and 71.4 % of items accepted). After its blind run each set was
 used for tuning, so here every set must reach 95 %: a regression test, not the
 generalization figure. A new blind set is the way to measure again. Set
-``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures.
+``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures and
+``BENCHSMITH_CORPUS_SETS=dev-4,held-out-4`` to build only those sets.
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(3000)]
 
 CORPUS = Path(__file__).parent / "corpus"
 SIZE = 6
+# Later sets: (file, set name). Held-out sets are written by someone who has not read the code.
+SETS = (
+    ("intents_holdout2.json", "held-out-2"),
+    ("intents_holdout3.json", "held-out-3"),
+    ("intents_dev4.json", "dev-4"),
+    ("intents_holdout4.json", "held-out-4"),
+)
 # Intents the data could serve but the code does not read yet: each must be refused with
 # this message (a test that starts to fail here means the gap closed: remove it).
 KNOWN_GAPS = {
@@ -101,13 +109,20 @@ def results(tmp_path_factory):
         pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
     tmp = tmp_path_factory.mktemp("corpus")
     environ = offline_env(tmp)
-    files = {t["id"]: t["file"] for t in load("tables.json")}
+    files = {
+        t["id"]: t["file"]
+        for listing in sorted(CORPUS.glob("tables*.json"))
+        for t in load(listing.name)
+    }
     entries = [
         {**e, "set": "held-out-1" if e["held_out"] else "tuning"} for e in load("intents.json")
     ]
-    for n in (2, 3):
-        if (CORPUS / f"intents_holdout{n}.json").is_file():
-            entries += [{**e, "set": f"held-out-{n}"} for e in load(f"intents_holdout{n}.json")]
+    for name, label in SETS:
+        if (CORPUS / name).is_file():
+            entries += [{**e, "set": label} for e in load(name)]
+    only = {s for s in os.environ.get("BENCHSMITH_CORPUS_SETS", "").split(",") if s}
+    if only:
+        entries = [e for e in entries if e["set"] in only]
     out = [build(entry, files, tmp, environ) for entry in entries]
     report = os.environ.get("BENCHSMITH_CORPUS_REPORT")
     if report:
@@ -131,7 +146,7 @@ def test_every_servable_intent_builds_and_every_other_is_refused_with_what_is_mi
 
 
 def test_the_reviewer_accepts_95_percent_of_every_sets_items(results):
-    for name in ("tuning", "held-out-1", "held-out-2", "held-out-3"):
+    for name in sorted({r["set"] for r in results}):
         rows = [r for r in results if r["set"] == name]
         accepted, total = share(rows)
         assert total > 0 and accepted / total >= 0.95, (name, [r for r in rows if r["problems"]])
