@@ -155,6 +155,13 @@ def _default_out(intent: str | None, spec: str | None) -> str:
     "The benchmark folder (default: out/<intent slug>). Must be new or empty, unless --resume."
 )
 @click.option(
+    "--intent-file",
+    type=click.File("r", encoding="utf-8"),
+    metavar="FILE",
+    help="Read the intent from FILE ('-': standard input), for a long or multi-line intent "
+    "or one that starts with '-' (or put -- before such an INTENT).",
+)
+@click.option(
     "--spec",
     "spec_path",
     type=click.Path(dir_okay=False, exists=True),
@@ -179,6 +186,7 @@ def _default_out(intent: str | None, spec: str | None) -> str:
 def build(
     ctx: click.Context,
     intent: str | None,
+    intent_file: Any,
     size: int | None,
     out: str | None,
     spec_path: str | None,
@@ -207,9 +215,16 @@ def build(
     Examples:
       benchsmith build "spoken questions about world capitals" --size 50 --language en,fr
       benchsmith build --spec out/capitals/spec.json --seed 7 --out out/capitals-v2
+      benchsmith build --dataset cars.csv --out out/cars -- "- keep cars with 6 cylinders"
     """
     from benchsmith.api import build_benchmark
 
+    if intent_file is not None:
+        if intent:
+            raise click.UsageError("give an INTENT or --intent-file, not both")
+        intent = intent_file.read().strip()
+        if not intent:
+            raise click.UsageError(f"--intent-file {intent_file.name}: the file is empty")
     if not intent and not spec_path and not resume:
         raise click.UsageError("give an INTENT, or --spec FILE, or --resume with --out")
     if spec_path and intent:

@@ -437,3 +437,17 @@ def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypa
     for words in (["review"], ["eval"]):
         assert CliRunner().invoke(cli, [*words, "--help"]).exit_code == 0
     assert len(tail) == 4
+
+
+def test_an_intent_is_read_from_a_file_and_an_empty_file_is_refused(tmp_path, capsys):
+    from benchsmith.cli import main
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n", encoding="utf-8")
+    assert main(["build", "--intent-file", str(empty), "--out", str(tmp_path / "o")]) == 2
+    assert "the file is empty" in capsys.readouterr().err
+    intent = tmp_path / "intent.txt"
+    intent.write_text("- keep only cars\n- ask how many\n", encoding="utf-8")
+    args = ["build", "x", "--intent-file", str(intent), "--out", str(tmp_path / "o")]
+    assert main(args) == 2
+    assert "not both" in capsys.readouterr().err

@@ -77,6 +77,30 @@ def test_an_open_book_count_shows_its_rows_and_counts_them(gadgets, tmp_path, fa
         assert answer(item) == str(sum(price[n] > 30 for n in shown))
 
 
+def test_a_bulleted_intent_from_a_file_builds_its_program(gadgets, tmp_path, fake_server):
+    out = tmp_path / "out"
+    intent = tmp_path / "intent.md"
+    intent.write_text(
+        "- show the gadgets in a table\n- keep those that are not toys\n"
+        "- ask how many weigh more than 100 g\n",
+        encoding="utf-8",
+    )
+    code = main(["build", "--intent-file", str(intent), "--size", "3", "--dataset",
+                 str(gadgets), "--out", str(out), "--model",
+                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    program = json.loads((out / "spec.json").read_text())["groundings"][0]["program"]
+    assert program["kind"] == "count"
+    conditions = sorted((c["field"], c["op"], str(c["value"])) for c in program["conditions"])
+    assert conditions == [("category", "!=", "toy"), ("weight_g", ">", "100.0")]
+    category = {r[0]: r[5] for r in ROWS}
+    weight = {r[0]: r[2] for r in ROWS}
+    for item in items(out):
+        shown = [name for name in weight if f"| {name} |" in item["input"]]
+        expected = sum(weight[n] > 100 and category[n] != "toy" for n in shown)
+        assert answer(item) == str(expected)  # recomputed here
+
+
 def test_a_table_that_cannot_serve_the_intent_is_refused_naming_its_fields(
     gadgets, tmp_path, fake_server, capsys
 ):

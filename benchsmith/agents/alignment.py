@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from benchsmith.agents.templates import field_words, stems
+from benchsmith.programs.gloss import intent_language
 
 _FUNCTION_WORDS = """
 a an the of in on at to for from by with about into over under and or not no nor but if
@@ -222,6 +223,20 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
             code = names[word]
             if code not in found:
                 found.append(code)
+    # "French multiple-choice items", "a French-language version", "Spanish questions".
+    before_noun = (
+        rf"\b({name})(?:[- ]language)?\s+(?:(?:multiple[- ]choice|short[- ]answer|trivia|quiz)"
+        r"\s+)?(?:items?|questions?|prompts?|version|quiz(?:zes)?|benchmark|wording)\b"
+        # "French please.", "French-language multiple choice", "Spanish only"
+        rf"|\b({name})(?:[- ]language\b|\s+(?:please|only)\b)"
+    )
+    for match in re.finditer(before_noun, intent.lower()):
+        code = names[match.group(1) or match.group(2)]
+        if code not in found:
+            found.append(code)
+    if not found and (written := intent_language(intent)) != "en":
+        # An intent written in French asks for French items unless it names another.
+        found.append(written)
     return tuple(found)
 
 

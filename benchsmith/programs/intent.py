@@ -14,9 +14,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from benchsmith.programs.gloss import intent_language, to_english
+from benchsmith.programs.labels import translate_value
 from benchsmith.programs.spec import Condition, Hop, ProgramSpec
-from benchsmith.programs.table import PERSON_FIELDS, Column, Table, singular, words_of
+from benchsmith.programs.table import (
+    LANGUAGE_WORDS,
+    PERSON_FIELDS,
+    Column,
+    Table,
+    singular,
+    words_of,
+)
+from benchsmith.programs.wording import holds_years
 
 NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -35,7 +46,7 @@ MIN_WORDS = (
     "lighter", "lightest", "shorter", "shortest", "minimum", "min", "earlier", "earliest",
     "first", "younger", "youngest", "narrower", "shallower", "slower", "slowest",
     "cheaper", "cheapest", "colder", "coldest", "closer", "closest", "nearer", "nearest",
-    "poorer", "poorest", "thinner", "lesser",
+    "poorer", "poorest", "thinner", "lesser", "bottom",
 )  # fmt: skip
 # On a date, "older" means an earlier date.
 DATE_MIN = ("older", "oldest", "earlier", "earliest", "first")
@@ -49,6 +60,8 @@ OPEN_CUES = re.compile(
     r"\b(table|rows?|shown|reading|read off|provided|in the prompt|context|open[- ]book|"
     r"extract|look(?:ing)? up in|from the data|with their|together with|along with|"
     r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+)|"
+    r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all)|"
+    r"show\b[^.;:]{0,40}\bwith (?:the|their|its)\b|"
     r"tableau|tabelle|tabla|tabella)\b"
 )
 CLOSED_CUES = re.compile(
@@ -57,9 +70,9 @@ CLOSED_CUES = re.compile(
 )
 COMPARE_CUES = re.compile(
     r"\b(which of (?:the )?two|of the two|two (?:of|records|rows)|both|versus|vs\.?|compare|"
-    r"comparison|between two|pairs? of|\w+er than|or the other)\b"
+    r"comparison|between two|pairs? of|pairs|\w+er than|or the other)\b"
 )
-SUPERLATIVE_CUES = re.compile(r"\b(most|least|\w{2,}est|maximum|minimum|top)\b")
+SUPERLATIVE_CUES = re.compile(r"\b(most|least|\w{2,}est|maximum|minimum|top|bottom)\b")
 NOT_SUPERLATIVE = {
     "interest", "test", "west", "forest", "honest", "request", "harvest", "suggest",
     "latest" , "contest", "protest", "rest", "best", "guest", "quest", "nest",
@@ -70,12 +83,25 @@ COUNT_CUES = re.compile(
 AGG_CUES = (
     (re.compile(r"\b(average|mean)\b"), "mean"),
     (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
-    (re.compile(r"\bwhat is the (?:maximum|highest|largest|biggest)\b|\bmaximum value\b"), "max"),
-    (re.compile(r"\bwhat is the (?:minimum|lowest|smallest)\b|\bminimum value\b"), "min"),
+    (
+        re.compile(
+            r"\bwhat (?:is|was) the (?:maximum|highest|largest|biggest|heaviest|longest|"
+            r"tallest|greatest|most|latest)\b|\bmaximum value\b"
+        ),
+        "max",
+    ),
+    (
+        re.compile(
+            r"\bwhat (?:is|was) the (?:minimum|lowest|smallest|lightest|shortest|least|"
+            r"earliest)\b|\bminimum value\b"
+        ),
+        "min",
+    ),
 )
 CLASSIFY_CUES = re.compile(
     r"\b(classif\w*|which (?:class|species|type|kind|category|label|variety|group)|"
-    r"what (?:class|species|type|kind|category|label)|measurements|features|predict)\b"
+    r"what (?:class|species|type|kind|category|label)|measurements|features|predict|"
+    r"describe[sd]?|whether it is|is it (?:a|an)|identify)\b"
 )
 FORMAT_CUES = (
     (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
@@ -109,6 +135,8 @@ class Mention:
     table: str
     position: int
     strength: float
+    positions: tuple[int, ...] = ()
+    """Every token position that names the column (``position`` is the first)."""
 
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -128,9 +156,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "bigger": ("area", "size"),
     "biggest": ("area", "size"),
     "populous": ("population",),
+    "weigh": ("weight", "mass"),
+    "weighs": ("weight", "mass"),
+    "weighing": ("weight", "mass"),
     "residents": ("population",),
     "inhabitants": ("population",),
-    "people": ("population",),
+    "people": ("population", "crew", "passengers"),
+    "team": ("constructor", "team", "club"),
+    "won": ("wins", "win", "winner"),
+    "win": ("wins", "winner"),
+    "born": ("birth", "born"),
     "wrote": ("author", "writer"),
     "written": ("author", "writer"),
     "directed": ("director",),
@@ -175,10 +210,7 @@ def _stem_list(words: Sequence[str]) -> list[str]:
     return stems(" ".join(w.removesuffix("'s") for w in words))
 
 
-_LANGUAGES = {
-    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
-    "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "russian": "ru",
-}  # fmt: skip
+_LANGUAGES = LANGUAGE_WORDS
 
 
 def _mentions(intent: str, table: Table) -> list[Mention]:
@@ -218,13 +250,14 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         if loose and strength < 0.75:
             strength, hits = 0.75, sorted(loose)
         # One generic word ("name", "code") of a longer label is weak evidence.
-        out.append(Mention(column, table.id, hits[0], round(strength, 3)))
+        every = tuple(sorted(set(hits) | set(loose)))
+        out.append(Mention(column, table.id, hits[0], round(strength, 3), every))
     return sorted(out, key=lambda m: (-m.strength, m.position))
 
 
 def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Condition]:
     """Category values the intent names ("European" names ``Europe``)."""
-    tokens = _tokens(intent)
+    tokens = _tokens(_without_language_request(intent))
     text = " ".join(tokens)
     out: list[Condition] = []
     for column in table.columns.values():
@@ -235,8 +268,11 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if not words or all(w.isdigit() for w in words):
                 continue
             phrase = " ".join(words)
-            if re.search(rf"\b{re.escape(phrase)}\b", text):
-                out.append(Condition(field=column.path, op="==", value=value))
+            plurals = "|".join(re.escape(p) for p in _plurals(phrase))
+            found = re.search(rf"\b(?:{plurals})\b", text)
+            if found:
+                op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
+                out.append(Condition(field=column.path, op=op, value=value))
                 continue
             if len(words) == 1 and len(words[0]) >= 4:
                 # An adjective or plural of the value: Europe -> European, Asia -> Asian.
@@ -249,6 +285,45 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     for c in out:
         named[c.field] = named.get(c.field, 0) + 1
     return [c for c in out if named[c.field] < 2]
+
+
+NEGATION = re.compile(
+    r"\b(?:not|non|except|excluding|exclude|other than|outside(?: of)?|leave out|leaving out|"
+    r"without|but not|apart from|besides|no)\b(?:\s+\w+){0,4}\s*$"
+)
+"""Words before a value that make it an exclusion: "not held in Europe" -> ``!= Europe``."""
+LANGUAGE_REQUEST = re.compile(
+    r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write)"
+    r"\b[^.;:]{0,30}?\bin [a-z]+\b|\b[a-z]+(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
+    r"(?:questions?|items?|version|quiz)\b"
+)
+
+
+def _without_language_request(intent: str) -> str:
+    """The intent less the phrase that asks for the items' language ("questions in French")."""
+    low = intent.lower()
+
+    def drop(m: re.Match[str]) -> str:
+        words = m.group(0).split()
+        from_names = {w.strip(",.") for w in words} & _LANGUAGE_NAMES
+        return " " if from_names else m.group(0)
+
+    return LANGUAGE_REQUEST.sub(drop, low)
+
+
+_LANGUAGE_NAMES = frozenset(
+    "english french german spanish italian portuguese dutch russian chinese japanese arabic "
+    "polish swedish greek turkish korean hindi".split()
+)
+
+
+def _plurals(phrase: str) -> list[str]:
+    """A phrase and its plural forms ("noble gas" -> "noble gases")."""
+    head, _, last = phrase.rpartition(" ")
+    forms = [last, last + "s", last + "es"]
+    if last.endswith("y"):
+        forms.append(last[:-1] + "ies")
+    return [f"{head} {f}".strip() for f in forms]
 
 
 def _listed_column(intent: str, table: Table) -> Column | None:
@@ -277,16 +352,28 @@ COMPARATIVE = r"(?!other\b|rather\b)([a-z]{3,}er) than"
 """A generic bound: "longer than 150", "bigger than 50,000 square miles"."""
 
 
-def _bound_matches(low: str) -> list[tuple[re.Match[str], str, str]]:
+def _bound_matches(low: str) -> list[tuple[Any, str, str]]:
     """Every bound in the text: (match, op, the comparative word or "")."""
     spelled = "|".join(SPELLED)
     number = rf"(-?\d[\d,]*(?:\.\d+)?|{spelled})\b(?:\s+([a-z]+)(?:\s+([a-z]+))?)?"
-    out: list[tuple[re.Match[str], str, str]] = []
+    out: list[tuple[Any, str, str]] = []
     taken: set[int] = set()
     for pattern, op in BOUNDS:
         for m in re.finditer(rf"\b(?:{pattern})\s+{number}", low):
             out.append((m, op, ""))
             taken.add(m.start())
+    # "no more than two hours" holds "more than two hours": the longer match stands.
+    out = [
+        b
+        for b in out
+        if not any(
+            o is not b
+            and o[0].start() <= b[0].start()
+            and b[0].end() <= o[0].end()
+            and (o[0].end() - o[0].start()) > (b[0].end() - b[0].start())
+            for o in out
+        )
+    ]
     for m in re.finditer(rf"\b{COMPARATIVE}\s+{number}", low):
         word = m.group(1)
         if m.start() in taken or word in ("more", "greater", "higher", "larger", "fewer", "less"):
@@ -296,7 +383,62 @@ def _bound_matches(low: str) -> list[tuple[re.Match[str], str, str]]:
         op = "<" if word in MIN_WORDS else ">"
         # The number and unit groups sit one later than in BOUNDS' matches.
         out.append((m, op, word))
+    # "born in 1980 or later", "5 million or more": the bound after the number.
+    value = r"(-?\d[\d,]*(?:\.\d+)?)"
+    for m in re.finditer(rf"\b{value}\s*(?:([a-z%]+)\s+)?(?:or|and)\s+({POSTFIX})\b", low):
+        if any(m.start() <= f.start() < m.end() for f, _op, _w in out):
+            continue
+        op = ">=" if m.group(3) in POSTFIX_UP else "<="
+        out.append((_Span(m.start(), m.end(), (m.group(1), m.group(2), None)), op, ""))
+    # "founded between 1800 and 1899": both ends, inclusive.
+    either = rf"(-?\d[\d,]*(?:\.\d+)?|{spelled})"
+    scale = r"(?:\s+(thousand|million|billion))?"
+    for m in re.finditer(
+        rf"\bbetween\s+{either}{scale}\s+and\s+{either}{scale}(?:\s+([a-z]+))?\b", low
+    ):
+        # "between two and three thousand pounds": the scale of the second end holds for both.
+        factor = SCALES.get(m.group(4) or "", 1)
+        first = _number_text(m.group(1), SCALES.get(m.group(2) or "", factor))
+        second = _number_text(m.group(3), factor)
+        unit = m.group(5)
+        out.append((_Span(m.start(), m.end(), (first, unit, None)), ">=", ""))
+        out.append((_Span(m.start(), m.end(), (second, unit, None)), "<=", ""))
     return out
+
+
+SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+
+
+def _number_text(raw: str, factor: float) -> str:
+    """A spelled or written number times a scale, as text ("two", 1000 -> "2000")."""
+    number = float(SPELLED[raw]) if raw in SPELLED else float(raw.replace(",", ""))
+    value = number * factor
+    return str(int(value)) if value.is_integer() else str(value)
+
+
+POSTFIX_UP = ("later", "after", "more", "above", "higher", "over", "greater", "onwards",
+              "onward", "beyond", "up", "newer", "since")  # fmt: skip
+POSTFIX = "|".join(
+    (*POSTFIX_UP, "earlier", "before", "less", "fewer", "below", "lower", "under", "older")
+)
+
+
+@dataclass
+class _Span:
+    """A bound found by a pattern whose groups differ from BOUNDS' (match-like)."""
+
+    begin: int
+    finish: int
+    parts: tuple[str | None, str | None, str | None]
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.finish
+
+    def groups(self) -> tuple[str | None, str | None, str | None]:
+        return self.parts
 
 
 UNIT_NAMES = {
@@ -317,8 +459,6 @@ def _unit_words(column: Column) -> set[str]:
 
 def _year_columns(table: Table) -> list[Column]:
     """The fields that hold years or dates."""
-    from benchsmith.programs.wording import holds_years
-
     return [c for c in table.columns.values() if c.orderable and holds_years(table, c.path)]
 
 
@@ -340,6 +480,14 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         by_word = [
             c for c in orderable_columns if set(SYNONYMS.get(word, ())) & set(words_of(c.path))
         ]
+        # "at least six cylinders", "under 5 million residents": the word after the number.
+        for said in (unit1, unit2):
+            if said and not by_word:
+                by_word = [
+                    x.column
+                    for x in _mentions(said, table)
+                    if x.column.orderable and x.strength >= 0.5
+                ]
         orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
         prior = [x for x in orderable if x.position < before]
         if by_unit:
@@ -367,15 +515,19 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
 
 def _without_bounds(text: str) -> str:
     """The text with its bounds taken out ("more than 10 million" ranks nothing)."""
-    for m, _op, _word in sorted(_bound_matches(text), key=lambda b: -b[0].start()):
-        text = text[: m.start()] + " " + text[m.end() :]
+    spans = {(m.start(), m.end()) for m, _op, _word in _bound_matches(text)}
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
     return text
 
 
-def _direction(intent: str, column: Column | None) -> str:
+def _direction(intent: str, column: Column | None, table: Table | None = None) -> str:
     tokens = _tokens(intent)
     text = " ".join(tokens)
-    is_date = column is not None and column.kind == "date"
+    # On a date or a year ("first appeared" 1991), "older" means the smaller value.
+    is_date = column is not None and (
+        column.kind == "date" or (table is not None and holds_years(table, column.path))
+    )
     found_max = [text.find(w) for w in MAX_WORDS if re.search(rf"\b{w}\b", text)]
     found_min = [text.find(w) for w in MIN_WORDS if re.search(rf"\b{w}\b", text)]
     if is_date:
@@ -406,8 +558,18 @@ def _shown(table: Table, wanted: int) -> int:
     return max(2, min(wanted, len(table.records) - 2))
 
 
+NO_CHOICES = re.compile(
+    r"\b(?:no|not|without|never|rather than|instead of)\s+(?:any\s+)?(?:answer\s+)?"
+    r"(?:options|choices|multiple[- ]choice|mcq)\b"
+)
+
+
 def _format(intent: str, default: str) -> str:
     low = intent.lower()
+    if NO_CHOICES.search(low):
+        # "open-ended answers please, no answer options"
+        low = NO_CHOICES.sub(" ", low)
+        default = "short_answer" if default == "multiple_choice" else default
     for pattern, fmt in FORMAT_CUES:
         if pattern.search(low):
             return fmt
@@ -456,6 +618,143 @@ def joins(tables: Mapping[str, Table]) -> list[tuple[str, str, str, str]]:
     return out
 
 
+RANK_TOKENS = frozenset((*MAX_WORDS, *MIN_WORDS, "most", "least"))
+
+
+def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Mention]:
+    """The ranked fields in order: the one named nearest before the rank word first.
+
+    "how many races the champion won, and ... in which season the champion won the
+    most" ranks by wins, not races; the record's own key (a season's year) comes last.
+    """
+    tokens = _tokens(low)
+    at = [
+        i
+        for i, t in enumerate(tokens)
+        if t in RANK_TOKENS or (t.endswith("est") and len(t) > 4 and t not in NOT_SUPERLATIVE)
+    ]
+    if not at:
+        return ranked
+    where = at[-1]
+
+    def distance(m: Mention) -> int:
+        before = [where - p for p in (m.positions or (m.position,)) if p <= where]
+        return (
+            min(before)
+            if before
+            else 1000 + min(abs(p - where) for p in m.positions or (m.position,))
+        )
+
+    return sorted(
+        ranked,
+        key=lambda m: (
+            m.column.path == table.key,
+            m.strength < 0.75,
+            distance(m),
+        ),
+    )
+
+
+def _how_many_field(intent: str, mentions: list[Mention], table: Table) -> Mention | None:
+    """The number field a "how many" asks for ("how many world titles"), or None."""
+    tokens = _tokens(intent)
+    for i, t in enumerate(tokens):
+        # "how many of them run longer than ..." counts the records.
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if t == "many" and i and tokens[i - 1] == "how" and following != "of":
+            window = range(i + 1, i + 4)
+            for m in mentions:
+                if (
+                    m.column.kind == "number"
+                    and m.column.path != table.key
+                    and m.strength >= 0.5
+                    and any(p in window for p in (m.positions or (m.position,)))
+                ):
+                    return m
+    return None
+
+
+QUESTION_WORD = re.compile(r"\b(?:which|what)\s+([a-z][a-z-]+)")
+NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess) the\s+([a-z][a-z-]+)")
+"""A field asked without a question word ("have the model name the species")."""
+HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "distance",
+                 "deep": "depth", "fast": "speed", "big": "size", "wide": "width",
+                 "high": "height"}  # fmt: skip
+""""how old was he" asks an age: the field that holds it, or none."""
+NOT_ASKED = frozenset(
+    "one ones is are was were do does did has have had the a an it its they he she his her "
+    "of kind sort type would will can could should number value way percentage share about "
+    "else if to in on for each this that these those their them model models table rows "
+    "record records data answer answers right correct one".split()
+)
+WHO_WORD = re.compile(
+    r"\bwho\s+(?:finished|came|was|is|were|placed|became|ended up)\s+(?:as\s+)?"
+    r"(?:the\s+|a\s+|an\s+)?([a-z][a-z-]+)"
+)
+"""A role asked with "who" ("who finished runner-up")."""
+WHEN_WORDS = frozenset("year years date day month century decade time era".split())
+
+
+PLACE_WORDS = frozenset("country nation team state territory".split())
+
+
+def _places(table: Table, column: Column) -> bool:
+    """Whether most values of a text column are countries or territories (CLDR names)."""
+    if column.orderable:
+        return False
+    values = {table.text(r, column.path) for r in table.rows()} - {""}
+    named = sum(1 for v in values if translate_value(v, "fr") is not None)
+    return bool(values) and named * 2 > len(values)
+
+
+def _asked_column(
+    intent: str, tables: Mapping[str, Table], table: Table
+) -> tuple[Column | None, str | None]:
+    """The field a question word names, and a word it names that no field holds.
+
+    "which team" -> constructor; "what vintage" over a table with no such field ->
+    ``(None, "vintage")``; each is None when there is none.
+    """
+    unknown: str | None = None
+    low = intent.lower()
+    asked = [*QUESTION_WORD.finditer(low), *WHO_WORD.finditer(low), *NAMED_WORD.finditer(low)]
+    for how in re.finditer(r"\bhow (" + "|".join(HOW_ADJECTIVE) + r")\b", low):
+        quantity = HOW_ADJECTIVE[how.group(1)]
+        found = [m for m in _mentions(quantity, table) if m.strength >= 0.5]
+        synonyms = [m for m in _mentions(how.group(1) + "est", table) if m.strength >= 0.5]
+        if found or synonyms:
+            return (found or synonyms)[0].column, None
+        # "how old was he": an age is asked outright; none held is a refusal.
+        return None, f"{quantity}!"
+    for match in asked:
+        word = match.group(1)
+        if word in NOT_ASKED:
+            continue
+        found = [m for m in _mentions(word, table) if m.strength >= 0.5]
+        if found:
+            return found[0].column, None
+        if singular(word) in PLACE_WORDS:
+            # "which country won": a column whose values are countries (CLDR territories).
+            places = [c for c in table.columns.values() if _places(table, c)]
+            if places:
+                return (places[0] if len(places) == 1 else None), None
+        noun = table.entity.get("en", "")
+        others = [m for t in tables.values() if t.id != table.id for m in _mentions(word, t)]
+        said_value = any(
+            word in v.lower().split() for c in table.columns.values() for v in c.values
+        )
+        if (
+            others
+            or said_value
+            or singular(word) in noun.split()
+            or (word in WHEN_WORDS and _year_columns(table))
+            or singular(word) in words_of(table.id)
+        ):
+            continue
+        unknown = unknown or word
+    return None, unknown
+
+
 def _said_noun(intent: str, table: Table) -> bool:
     noun = table.entity.get("en", "")
     return bool(noun) and any(singular(t.removesuffix("'s")) == noun for t in _tokens(intent))
@@ -469,6 +768,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         tables: Every table of the run (joins are looked for across them).
         main: The table whose records the questions are about.
     """
+    # An intent in French, German or Spanish is read through its English gloss.
+    intent = to_english(intent, intent_language(intent))
     table = tables[main]
     low = intent.lower()
     mentions = [m for m in _mentions(intent, table)]
@@ -481,6 +782,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     orderable = [m for m in mentions if m.column.orderable]
     categories = [m for m in mentions if m.column.kind in ("category", "text")]
     cands: list[Candidate] = []
+    asked, unknown = _asked_column(intent, tables, table)
     # Numbers compared or ranked: the named orderable fields not used as a bound.
     ranked = [m for m in orderable if m.column.path not in bounded] or orderable
     # ("first" is left out: "first climbed", "first written in" name an event, not a rank)
@@ -564,9 +866,14 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             del target
     # -- classification from stated features
     listed = _listed_column(intent, table)
-    label_col = listed or next(
-        (m.column for m in categories if not m.column.unique),
-        None,
+    asked_label = asked if asked is not None and asked.kind == "category" else None
+    label_col = (
+        asked_label
+        or listed
+        or next(
+            (m.column for m in categories if not m.column.unique),
+            None,
+        )
     )
     if CLASSIFY_CUES.search(low) or (table.key is None and label_col is not None):
         label = label_col or next(
@@ -598,10 +905,13 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 )
                 strength = 2.5 if CLASSIFY_CUES.search(low) else 1.5
                 add(spec, strength, f"{label.path} from {', '.join(features)}")
+    # "how many people in total", "how many world titles a given one has": a number
+    # field is asked (an aggregate or a lookup), not a count of rows.
+    quantity = _how_many_field(intent, [m for m in mentions if m.column.path not in bounded], table)
     # -- count over rows shown
     if COUNT_CUES.search(low):
         # "how many" counts; "the highest number of units" asks for an aggregate.
-        strong = bool(re.search(r"\bhow many\b|\bcount\b", low))
+        strong = bool(re.search(r"\bhow many\b|\bcount\b", low)) and quantity is None
         if conditions:
             spec = ProgramSpec(
                 kind="count",
@@ -640,6 +950,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     # -- aggregates over rows shown
     for pattern, agg in AGG_CUES:
         if pattern.search(low) and ranked:
+            if quantity is not None:
+                ranked = [quantity, *(m for m in ranked if m is not quantity)]
             for m in ranked[:2]:
                 spec = ProgramSpec(
                     kind="aggregate",
@@ -651,11 +963,22 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                     rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
                     answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
                 )
-                add(spec, 2.8 + m.strength * 0.1, f"{agg} of {m.column.path}")
+                bonus = 0.6 if m is quantity else 0.0
+                add(spec, 2.8 + m.strength * 0.1 + bonus, f"{agg} of {m.column.path}")
             break
     # -- comparison of two / superlative among k (a bound's "more than 10" ranks nothing,
     # nor a word of a field's name: "first" in "first ascent year")
     low = _without_bounds(low)
+    # "had its first performance": an ordinal adjective, not a rank.
+    low = re.sub(r"\b(?:its|their|his|her|the very)\s+(?:first|last)\b", " ", low)
+    # "which record has stood (for) longer" / "held the longest": the earlier date.
+    stood = re.search(
+        r"\b(?:stood|lasted|held|standing|survived|existed)\b[^.;]{0,15}\blong(?:er|est)\b", low
+    )
+    if stood:
+        low = low[: stood.start()] + " earliest " + low[stood.end() :]
+    # "describe one more bird", "a few more rows": more of something, not a rank.
+    low = re.sub(r"\b(?:one|some|a few|any|no|once|two|a couple|several)\s+more\b", " ", low)
     for m in mentions:
         if m.strength >= 0.5:
             for word in words_of(m.column.path):
@@ -668,11 +991,19 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         or superlative_words
         or any(re.search(rf"\b{w}\b", low) for w in (*MAX_WORDS, *MIN_WORDS))
     )
-    if rank_words and ranked and not any(c.spec.kind == "aggregate" for c in cands):
+    if rank_words and ranked:
+        ranked = _nearest_ranked(low, ranked, table)
+    named_records = table.key is not None  # a comparison names the records it compares
+    if (
+        rank_words
+        and ranked
+        and named_records
+        and not any(c.spec.kind == "aggregate" for c in cands)
+    ):
         two = (compare or _k(low, 0) == 2) and not (
             superlative_words and not re.search(r"\btwo\b", low)
         )
-        for m in ranked[:2]:
+        for rank, m in enumerate(ranked[:2]):
             kind = "compare" if two else "superlative"
             k = 2 if two else max(3, min(6, _k(intent, 4)))
             spec = ProgramSpec(
@@ -681,13 +1012,14 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 table=main,
                 key_field=table.key,
                 field=m.column.path,
-                direction=_direction(low, m.column),  # type: ignore[arg-type]
+                direction=_direction(low, m.column, table),  # type: ignore[arg-type]
                 conditions=[c for c in conditions if c.field != m.column.path],
                 k=k,
                 rows_shown=k,
                 answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
             )
-            add(spec, 2.5 + m.strength, f"{kind} by {m.column.path}")
+            # The field named nearest the rank word leads (see _nearest_ranked).
+            add(spec, 2.5 + ranked[0].strength - 0.3 * rank, f"{kind} by {m.column.path}")
     # -- lookups
     if table.unique_columns():
         given = re.search(
@@ -697,7 +1029,15 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             low,
         )
         key_col = None
-        if given:
+        arrow = re.search(r"^(.*?)(?:->|→|=>)(.*)$", low)
+        if arrow:
+            # "postal abbreviation -> full state name": the left names the key.
+            left = [g for g in _mentions(arrow.group(1), table) if g.column.unique]
+            right = [g for g in _mentions(arrow.group(2), table) if g.strength >= 0.5]
+            if left and right:
+                key_col = left[0].column
+                asked = right[0].column
+        if given and key_col is None:
             given_mentions = _mentions(given.group(1), table)
             uniq = [g for g in given_mentions if g.column.unique]
             if uniq:
@@ -730,7 +1070,15 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             if keyed and (asks_record or not answers):
                 key_field = keyed[0].column.path
                 answers = [Mention(table.columns[table.key], main, 0, 1.0)]
-        for m in answers[:2]:
+        if asked is not None and asked.path != key_field:
+            # "which team the champion drove for": the field the question word names.
+            answers = [Mention(asked, main, 0, 1.0), *(m for m in answers if m.column is not asked)]
+        asked_number = (
+            quantity is not None and not any(p.search(low) for p, _ in AGG_CUES) and not rank_words
+        )
+        if asked_number:
+            answers = [quantity, *(m for m in answers if m is not quantity)]
+        for m in [a for a in answers if a.column.path != key_field][:2]:
             kind = "filtered_lookup" if conditions else "lookup"
             spec = ProgramSpec(
                 kind=kind,  # type: ignore[arg-type]
@@ -742,9 +1090,47 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 rows_shown=_shown(table, min(8, max(3, _k(intent, 5)))),
                 answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
             )
-            add(spec, 1.0 + m.strength, f"{m.column.path} of a {table.entity['en']} by {key_field}")
+            score = 1.0 + m.strength + (2.2 if asked_number and m is quantity else 0.0)
+            score += 0.4 if asked is not None and m.column is asked else 0.0
+            add(spec, score, f"{m.column.path} of a {table.entity['en']} by {key_field}")
+    below_top = re.search(
+        r"\b(second|third|fourth|fifth|2nd|3rd|4th|5th)[- ](?:\w+est|most|least|highest|lowest)\b",
+        low,
+    )
+    if below_top:
+        return Refusal(
+            f"no program asks for a record ranked below the top ({below_top.group(0)!r}); "
+            "superlatives ask for the top or the bottom of the records shown",
+            [],
+        )
+    if not cands and unknown:
+        fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+        return Refusal(
+            f"the intent asks for {unknown.rstrip('!')!r}, which no field of {table.id} holds",
+            [f"fields: {fields}"],
+        )
     if not cands:
         return _refusal(intent, table, mentions, conditions)
+    if unknown and unknown.endswith("!"):
+        fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+        return Refusal(
+            f"the intent asks for {unknown[:-1]!r}, which no field of {table.id} holds",
+            [f"fields: {fields}"],
+        )
+    if (
+        unknown
+        and not any(
+            m.strength >= 0.75
+            and m.column.path in (cands[0].spec.answer_field, cands[0].spec.field)
+            for m in mentions
+        )
+        and cands[0].spec.kind in ("lookup", "filtered_lookup", "classify")
+    ):
+        fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+        return Refusal(
+            f"the intent asks for {unknown!r}, which no field of {table.id} holds",
+            [f"fields: {fields}"],
+        )
     if _said_noun(intent, table):
         # Records the intent names by their noun ("a given bridge") are the ones asked about.
         for c in cands:

@@ -10,6 +10,7 @@ Anything else is refused for that language, naming the field.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import NamedTuple
 
@@ -20,6 +21,44 @@ class Noun(NamedTuple):
     text: str
     gender: str = "m"
 
+
+_FR_MORE = """
+driver:pilote:m;season:saison:f;champion:champion:m;winner:vainqueur:m;runner-up:finaliste:m
+sample:échantillon:m;wine:vin:m;record:record:m;holder:détenteur:m;constructor:écurie:f
+win:victoire:f;race:course:f;moon:lune:f;goal:but:m;match:match:m;final:finale:f
+tournament:tournoi:m;player:joueur:m;club:club:m;coach:entraîneur:m;birth:naissance:f
+death:décès:m;release:sortie:f;publication:publication:f;launch:lancement:m
+foundation:fondation:f;nationality:nationalité:f;sex:sexe:m;gender:genre:m;body:corps:m
+bill:bec:m;flipper:nageoire:f;diagnosis:diagnostic:m;radius:rayon:m;diameter:diamètre:m
+perimeter:périmètre:m;volume:volume:m;density:densité:f;texture:texture:f
+concentration:concentration:f;acidity:acidité:f;alcohol:alcool:m;magnesium:magnésium:m
+intensity:intensité:f;hue:teinte:f;class:classe:f;label:étiquette:f;variety:variété:f
+origin:origine:f;brand:marque:f;model:modèle:m;manufacturer:fabricant:m
+developer:développeur:m;publisher:éditeur:m;genre:genre:m;actor:acteur:m;singer:chanteur:m
+artist:artiste:m;writer:écrivain:m;gdp:PIB:m;income:revenu:m;salary:salaire:m;cost:coût:m
+employee:employé:m;duration:durée:f;runtime:durée:f;score:score:m;rank:rang:m;point:point:m
+medal:médaille:f;venue:lieu:m;edition:édition:f;month:mois:m;day:jour:m;century:siècle:m
+extension:extension:f;file:fichier:m;paradigm:paradigme:m;creator:créateur:m
+inventor:inventeur:m;discoverer:découvreur:m;agency:agence:f;crew:équipage:m;rocket:fusée:f
+spacecraft:vaisseau:m;destination:destination:f;orbit:orbite:f;star:étoile:f
+galaxy:galaxie:f;satellite:satellite:m;confederation:confédération:f
+federation:fédération:f;league:ligue:f;stadium:stade:m;peak:sommet:m
+prominence:proéminence:f;ascent:ascension:f;rainfall:précipitations:f;climate:climat:m
+family:famille:f;order:ordre:m;genus:genre:m;habitat:habitat:m;lifespan:durée de vie:f
+wingspan:envergure:f;formula:formule:f;boiling:ébullition:f;melting:fusion:f;phase:phase:f
+collection:collection:f;novel:roman:m;poem:poème:m;band:groupe:m;opera:opéra:m
+premiere:première:f;tower:tour:f;span:portée:f;architect:architecte:m;floor:étage:m
+platform:plateforme:f;founder:fondateur:m;headquarters:siège:m;industry:secteur:m
+nation:nation:f;host:hôte:m;person:personne:f;student:élève:m;school:école:f
+hospital:hôpital:m;patient:patient:m;tumor:tumeur:f;tumour:tumeur:f;cell:cellule:f
+measurement:mesure:f;unit:unité:f;value:valeur:f;number:numéro:m;id:identifiant:m
+width:largeur:f;thickness:épaisseur:f;energy:énergie:f;power:puissance:f;voltage:tension:f
+frequency:fréquence:f;pressure:pression:f;salt:sel:m;water:eau:f;acid:acide:m
+malic acid:acide malique:m;citric acid:acide citrique:m;flavanoids:teneur en flavonoïdes:f
+range:chaîne de montagnes:f;flavonoids:teneur en flavonoïdes:f;proline:proline:f
+sugar:sucre:m;protein:protéine:f
+"""
+"""More French words (English:French:gender), for record nouns and column labels."""
 
 LEXICON: dict[str, dict[str, Noun]] = {
     "fr": {
@@ -107,6 +146,14 @@ LEXICON: dict[str, dict[str, Noun]] = {
         "game": Noun("jeu", "m"),
         "programming language": Noun("langage de programmation", "m"),
         "founded": Noun("année de fondation", "f"),
+        "first appeared": Noun("année d'apparition", "f"),
+        "year discovered": Noun("année de découverte", "f"),
+        "discovered": Noun("année de découverte", "f"),
+        "released": Noun("année de sortie", "f"),
+        "release year": Noun("année de sortie", "f"),
+        "published": Noun("année de publication", "f"),
+        "completed": Noun("année d'achèvement", "f"),
+        "built": Noun("année de construction", "f"),
         "opened": Noun("année d'ouverture", "f"),
         "kind": Noun("type", "m"),
         "size": Noun("taille", "f"),
@@ -121,6 +168,12 @@ LEXICON: dict[str, dict[str, Noun]] = {
         "distance": Noun("distance", "f"),
         "temperature": Noun("température", "f"),
         "title": Noun("titre", "m"),
+        **{
+            word: Noun(text, gender)
+            for word, text, gender in (
+                entry.split(":") for entry in _FR_MORE.strip().replace("\n", ";").split(";")
+            )
+        },
     },
 }
 
@@ -156,13 +209,36 @@ def _cldr_names(language: str, kind: str) -> dict[str, str]:
     return dict(getattr(locale, kind))
 
 
+VALUES: dict[str, dict[str, str]] = {
+    "fr": {
+        "yes": "oui", "no": "non", "true": "vrai", "false": "faux", "malignant": "malin",
+        "benign": "bénin", "positive": "positif", "negative": "négatif", "high": "élevé",
+        "low": "faible", "medium": "moyen", "none": "aucun", "unknown": "inconnu",
+        "other": "autre", "mixed": "mixte", "urban": "urbain", "rural": "rural",
+        "north": "nord", "south": "sud", "east": "est", "west": "ouest", "winter": "hiver",
+        "spring": "printemps", "summer": "été", "autumn": "automne", "fall": "automne",
+        "red": "rouge", "white": "blanc", "blue": "bleu", "green": "vert", "black": "noir",
+        "yellow": "jaune", "small": "petit", "large": "grand", "public": "public",
+        "private": "privé", "solid": "solide", "liquid": "liquide", "gas": "gaz",
+        "metal": "métal", "nonmetal": "non-métal", "noble gas": "gaz noble",
+        "art": "art", "science": "science", "history": "histoire",
+    },
+}  # fmt: skip
+"""Common category values in other languages (closed label sets CLDR does not name)."""
+
+
 def translate_value(text: str, language: str) -> str | None:
-    """An English CLDR name (a territory, language or currency) in ``language`` (None: not one)."""
+    """An English CLDR name (a territory, language or currency) in ``language`` (None: not one).
+
+    Common category values (yes/no, benign/malignant, seasons, colours) come from
+    :data:`VALUES`.
+    """
     if language == "en":
         return text
     found = _cldr_reverse().get(text.strip().casefold())
     if found is None:
-        return None
+        word = VALUES.get(language, {}).get(text.strip().casefold())
+        return word if word is None or text[:1].islower() else word[:1].upper() + word[1:]
     kind, code = found
     name = _cldr_names(language, kind).get(code)
     return name or None
@@ -179,6 +255,72 @@ def translate_all(values: list[str], language: str) -> dict[str, str] | None:
     return out
 
 
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _fr_plural_text(text: str) -> str:
+    if text.endswith(("s", "x", "z")):
+        return text
+    if text.endswith("al"):
+        return text[:-2] + "aux"
+    if text.endswith(("eau", "eu")):
+        return text + "x"
+    return text + "s"
+
+
+def fr_de(text: str) -> str:
+    """French "de" before a word, elided before a vowel ("d'ébullition")."""
+    return f"d'{text}" if text[:1].lower() in "aeiouéèêàâîôûh" else f"de {text}"
+
+
+@cache
+def _language_adjective(word: str, language: str) -> str | None:
+    """A language's name in ``language`` from its English name ("french" -> "français")."""
+    from babel import Locale
+
+    english = {str(n).casefold(): code for code, n in Locale("en").languages.items()}
+    code = english.get(word.casefold())
+    if code is None or "_" in code:
+        return None
+    name = Locale.parse(language).languages.get(code)
+    return str(name).lower() if name else None
+
+
 def lexicon_noun(english: str, language: str) -> Noun | None:
-    """A common column word or record noun in ``language`` (None: not in the lexicon)."""
-    return LEXICON.get(language, {}).get(english.casefold())
+    """A common column word or record noun in ``language`` (None: not in the lexicon).
+
+    Beyond the listed words, French labels are composed by rule: a unit in brackets
+    stays ("length (km)" -> "longueur (km)"), a plural count is a number ("titles" ->
+    "nombre de titres"), and a compound noun reads backwards ("birth date" -> "date de
+    naissance", "boiling point" -> "point d'ébullition").
+    """
+    words = LEXICON.get(language, {})
+    key = " ".join(english.casefold().split())
+    if key in words:
+        return words[key]
+    if language != "fr" or not key:
+        return None
+    bracket = re.fullmatch(r"(.+?) \((.+)\)", key)
+    if bracket:
+        base = lexicon_noun(bracket.group(1), language)
+        return Noun(f"{base.text} ({bracket.group(2)})", base.gender) if base else None
+    parts = key.split()
+    spoken = _language_adjective(parts[0], language) if len(parts) == 2 else None
+    if spoken and parts[1] == "name":
+        return Noun(f"nom {spoken}", "m")  # "French name" -> "nom français"
+    if len(parts) == 1:
+        one = _singular(key)
+        if one != key and one in words:
+            return Noun(f"nombre {fr_de(_fr_plural_text(words[one].text))}", "m")
+        return None
+    if len(parts) == 2:
+        head = words.get(parts[1])  # a plural head ("champion wins") is not composed
+        modifier = words.get(parts[0])
+        if head and modifier:
+            return Noun(f"{head.text} {fr_de(modifier.text)}", head.gender)
+    return None

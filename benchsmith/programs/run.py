@@ -26,6 +26,7 @@ from benchsmith.programs.wording import (
     aggregate_question,
     classify_question,
     count_question,
+    counted,
     hop_question,
     lookup_question,
     rank_question,
@@ -165,9 +166,12 @@ def render_table(table: Table, words: Words, rows: Sequence[int], fields: Sequen
     lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
     lines.append("|" + "|".join(" --- " for _ in fields) + "|")
     for row in rows:
-        lines.append(
-            "| " + " | ".join(cell(table.text(row, f, words.language)) for f in fields) + " |"
-        )
+        # Values in the item's language ("Afrique" in a French item), as its question says.
+        values = [
+            shown_value(table, row, f, words.language) or table.text(row, f, words.language)
+            for f in fields
+        ]
+        lines.append("| " + " | ".join(cell(v) for v in values) + " |")
     return "\n".join(lines)
 
 
@@ -177,7 +181,7 @@ def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
     if language == "en" or language in column.translations:
         return table.text(row, path, language)
     text = table.text(row, path)
-    if column.kind in ("number", "date") or table.neutral(path):
+    if column.kind in ("number", "date") or table.neutral(path) or table.written_in(path, language):
         return text
     return translate_value(text, language)
 
@@ -486,7 +490,8 @@ def _multihop(
         via_noun(Words(t, words.language), h.via)
         for (t, _r), h in zip(path, spec.hops, strict=False)
     ]
-    question = hop_question(words, vias, answer_label, key)
+    counts = counted(last, spec.answer_field, Words(last, "en").label(spec.answer_field).text)
+    question = hop_question(words, vias, answer_label, key, counts=counts)
     distractors = [
         v
         for v in _values_pool(last, list(last.rows()), spec.answer_field, words.language)
@@ -557,7 +562,15 @@ def _multihop(
 
 def _check_words(spec: ProgramSpec, tables: Mapping[str, Table], words: Words) -> None:
     """Refuse a language up front when a label, the noun or the answers have no words in it."""
-    words.noun()
+    main = tables[spec.table]
+    key = spec.key_field or main.key
+    # A French question can do without the record noun where a name or the table says
+    # which record is meant ("le pays de Nigel Mansell", "combien de lignes").
+    named = key is not None and key == main.key and not main.columns[key].orderable
+    if spec.kind in ("classify", "multihop") or (
+        spec.kind in ("lookup", "filtered_lookup") and not named
+    ):
+        words.noun()
     vias = {h.via for h in spec.hops}
     for path in spec.fields_used():
         # A followed field is said as the record it names ("la monnaie").
@@ -574,6 +587,7 @@ def _check_words(spec: ProgramSpec, tables: Mapping[str, Table], words: Words) -
         or column.orderable
         or words.language in column.translations
         or table.neutral(column.path)
+        or table.written_in(column.path, words.language)
     ):
         return
     values = [table.text(r, column.path) for r in table.rows()]

@@ -19,6 +19,7 @@ from datetime import date
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
+from benchsmith.programs.labels import translate_value
 
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 UNITS = {
@@ -52,6 +53,10 @@ UNITS = {
     "mb": "MB",
     "gb": "GB",
 }
+NUMBER_KEYS = frozenset(
+    "season year edition id no number episode round issue volume tournament olympiad".split()
+)
+"""Words of a number column whose unique values name records ("season" 1990)."""
 GENERIC_KEYS = {"name", "title", "label", "id", "code", "key", "names"}
 NAME_HINTS = ("name", "title", "country", "city", "state", "species", "element", "word")
 MAX_CATEGORIES = 40
@@ -73,8 +78,22 @@ AREA_UNITS = {
     ("sq", "mi"): "square miles", ("sq", "km"): "km²", ("sq", "m"): "m²",
     ("g", "mol"): "g/mol", ("km", "h"): "km/h", ("m", "s"): "m/s", ("kg", "m3"): "kg/m³",
 }  # fmt: skip
-NOUNS = {"staff": "staff member", "people": "person", "personnel": "person"}
+NOUNS = {
+    "staff": "staff member",
+    "people": "person",
+    "personnel": "person",
+    "olympic": "Olympic Games",
+    "olympics": "Olympic Games",
+    "game": "game",
+    "series": "series",
+    "species": "species",
+}
 """Record nouns that a dataset's name gives as a mass noun."""
+LANGUAGE_WORDS = {
+    "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
+    "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "russian": "ru",
+}  # fmt: skip
+"""A column label's first word that says which language its values are in."""
 CODE_WORDS = frozenset("code symbol abbreviation iso id ticker acronym callsign".split())
 CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,5}|[A-Z][a-z]?")
 """A value that is a code: "JPY", "US-CA", "Fe" (an element symbol)."""
@@ -179,6 +198,8 @@ class Column:
     labels: dict[str, str]
     values: list[str] = field(default_factory=list)
     translations: dict[str, str] = field(default_factory=dict)
+    names: bool = False
+    """Whether its value names a record: unique text, or a unique year or number ("season")."""
 
     def label(self, language: str = "en") -> str | None:
         """The label in ``language`` (None: none known)."""
@@ -208,6 +229,13 @@ class Table:
     key: str | None
     entity: dict[str, str]
 
+    def written_in(self, path: str, language: str) -> bool:
+        """Whether a column holds text in ``language`` by its name (``name_fr``, "French name")."""
+        if path.lower().endswith(f"_{language}"):
+            return True
+        words = self.columns[path].labels.get("en", "").lower().split()
+        return bool(words) and LANGUAGE_WORDS.get(words[0]) == language
+
     def neutral(self, path: str) -> bool:
         """Whether a column's values read the same in every language.
 
@@ -216,11 +244,15 @@ class Table:
         """
         column = self.columns[path]
         words = column.labels.get("en", "").split()
-        if words and (words[-1] in CODE_WORDS or words[-1] in PERSON_FIELDS):
-            return True
         values = [self.text(r, path) for r in self.rows()]
         present = [v for v in values if v]
-        return bool(present) and all(CODE.fullmatch(v) for v in present)
+        if words and words[-1] in CODE_WORDS:
+            return True
+        if present and all(CODE.fullmatch(v) for v in present):
+            return True
+        # A "winner" column of countries translates; one of people's names does not.
+        places = sum(1 for v in present if translate_value(v, "fr"))
+        return bool(words) and words[-1] in PERSON_FIELDS and places * 2 < len(present)
 
     def value(self, row: int, path: str) -> Any:
         """The raw value of a column in a row."""
@@ -249,7 +281,7 @@ class Table:
 
     def unique_columns(self) -> list[Column]:
         """The columns that name a record, the key first."""
-        cols = [c for c in self.columns.values() if c.unique and c.kind in ("text", "category")]
+        cols = [c for c in self.columns.values() if c.names]
         return sorted(cols, key=lambda c: (c.path != self.key, list(self.columns).index(c.path)))
 
     def noun(self, language: str = "en") -> str | None:
@@ -288,7 +320,7 @@ def entity_nouns(
     nouns = dict(card_entity)
     if "en" in nouns:
         return nouns
-    if key and words_of(key) and words_of(key)[-1] not in GENERIC_KEYS:
+    if key and words_of(key) and words_of(key)[-1] not in (*GENERIC_KEYS, "year", "no", "number"):
         nouns["en"] = " ".join(words_of(key))
         return nouns
     stem = re.sub(r"\.(csv|jsonl?|parquet|tsv)$", "", dataset_id)
@@ -333,6 +365,17 @@ def build_table(
             and len({t.casefold() for t in present}) == len(present)
             and (kind in ("text", "category") or all(_integer(v) for v in values))
         )
+        numbers = [as_number(v) for v in values]
+        names = unique and (
+            kind in ("text", "category")
+            or (
+                kind == "number"
+                and (
+                    bool(NUMBER_KEYS & set(words_of(info.path)))
+                    or all(n is not None and 1000 <= n <= 2100 for n in numbers)
+                )
+            )
+        )
         labels = {"en": english_label(info.path)}
         labels.update(getattr(info, "labels", {}) or {})
         distinct = list(dict.fromkeys(present)) if kind == "category" else []
@@ -343,6 +386,7 @@ def build_table(
             labels=labels,
             values=distinct,
             translations=dict(getattr(info, "translations", {}) or {}),
+            names=names,
         )
     key = _pick_key(columns)
     return Table(
@@ -356,7 +400,7 @@ def build_table(
 
 def _pick_key(columns: Mapping[str, Column]) -> str | None:
     """The column that names records: a unique text column, name-like first."""
-    unique = [c for c in columns.values() if c.unique and c.kind in ("text", "category")]
+    unique = [c for c in columns.values() if c.names]
     if not unique:
         return None
 
@@ -365,8 +409,12 @@ def _pick_key(columns: Mapping[str, Column]) -> str | None:
     def rank(c: Column) -> tuple[int, int, int]:
         words = words_of(c.path)
         exact = words in (["name"], ["title"])
-        hint = any(h in words for h in NAME_HINTS)
-        return (0 if exact else 1 if hint else 2, 0 if c.kind == "text" else 1, order.index(c.path))
+        hint = any(h in words for h in NAME_HINTS) or (
+            # A first column "season" / "year" names the rows ("1998" of a finals table).
+            c.kind == "number" and order.index(c.path) == 0 and bool(NUMBER_KEYS & set(words))
+        )
+        kind = {"text": 0, "category": 1}.get(c.kind, 2)
+        return (0 if exact else 1 if hint else 2, kind, order.index(c.path))
 
     return sorted(unique, key=rank)[0].path
 

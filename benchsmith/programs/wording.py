@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchsmith.programs.labels import Noun, lexicon_noun
+from benchsmith.programs.labels import Noun, fr_de, lexicon_noun
 from benchsmith.programs.table import PERSON_FIELDS, Table, article, plural
 
 LANGUAGES = ("en", "fr")
@@ -61,6 +61,13 @@ class Words:
             )
         return found
 
+    def noun_or(self, fallback: Noun | None) -> Noun | None:
+        """The record noun, or ``fallback`` when this language has none."""
+        try:
+            return self.noun()
+        except WordsMissing:
+            return fallback
+
     def noun(self) -> Noun:
         """The record noun in this language (raises :class:`WordsMissing`)."""
         given = self.table.entity.get(self.language)
@@ -90,6 +97,10 @@ def _fr_of_the(noun: Noun) -> str:
     if noun.text[:1].lower() in "aeiouéèêàâîôûh":
         return f"de l'{noun.text}"
     return f"{'de la' if noun.gender == 'f' else 'du'} {noun.text}"
+
+
+ROWS_FR = Noun("ligne", "f")
+"""The noun of a record shown in a table when the language has none for it."""
 
 
 def _fr_which(noun: Noun) -> str:
@@ -185,12 +196,26 @@ def event(label: str) -> tuple[str, str] | None:
     return None
 
 
+def counted(table: Table, field: str, label: str) -> bool:
+    """Whether a number field counts things by its plural name ("titles", "moons")."""
+    words = label.split()
+    if table.columns[field].kind != "number" or not words or "(" in label:
+        return False
+    values = [table.order_value(r, field) for r in table.rows()]
+    whole = all(v.is_integer() for v in values if v is not None)
+    return whole and words[-1].endswith("s") and not words[-1].endswith(("ss", "us", "is"))
+
+
 def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
     """What is the answer field of the record named ``key``."""
-    noun = words.noun()
     table = words.table
     label = words.label(answer_field)
     if words.language == "fr":
+        noun = words.noun_or(None)
+        if noun is None and key_field == table.key and not table.columns[key_field].orderable:
+            # A record named by a proper name needs no noun: "Quel est le pays de Nigel Mansell ?"
+            return f"{_fr_which(label)} est {_fr_the(label)} {fr_de(key)} ?"
+        noun = words.noun()
         if key_field == table.key:
             return f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} {key} ?"
         key_label = words.label(key_field)
@@ -198,6 +223,7 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
             f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} dont "
             f"{_fr_the(key_label)} est {key} ?"
         )
+    noun = words.noun()
     asks = "Who" if _person(label.text) else "What"
     happened = event(label.text) if words.language == "en" else None
     column = table.columns[answer_field]
@@ -205,6 +231,12 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
         aux, verb = happened[1].split("|")
         when = "On which date" if column.kind == "date" else "In which year"
         return f"{when} {aux} the {noun.text} {key} {verb}?"
+    if counted(table, answer_field, label.text):
+        # "How many titles does the driver Max Verstappen have?"
+        if key_field == table.key:
+            return f"How many {label.text} does the {noun.text} {key} have?"
+        key_label = words.label(key_field).text
+        return f"How many {label.text} does the {noun.text} whose {key_label} is {key} have?"
     if key_field == table.key:
         return f"{asks} is the {label.text} of the {noun.text} {key}?"
     key_label = words.label(key_field).text
@@ -217,7 +249,7 @@ def rank_question(
     words: Words, field: str, direction: str, names: Sequence[str], *, open_book: bool
 ) -> str:
     """Which of these records has the larger/smaller value (two or more records)."""
-    noun = words.noun()
+    noun = words.noun() if words.language == "en" else words.noun_or(None)
     column = words.table.columns[field]
     label = words.label(field)
     two = len(names) == 2
@@ -236,8 +268,11 @@ def rank_question(
             return f"Which {noun.text} {done} {when}: {_list(names, 'en')}?"
         return f"Which of these {plural(noun.text)} {done} {when}: {_list(names, 'en')}?"
     if words.language == "fr":
-        most = _fr_most(label, direction, column.kind)
-        who = "Lequel" if noun.gender == "m" else "Laquelle"
+        dated = "date" if holds_years(words.table, field) else column.kind
+        most = _fr_most(label, direction, dated)
+        who = "Laquelle" if noun is not None and noun.gender == "f" else "Lequel"
+        if open_book and noun is None:
+            return f"D'après le tableau, quelle ligne a {most} ?"
         if open_book:
             return f"D'après le tableau, {_fr_which(noun).lower()} {noun.text} a {most} ?"
         if two:
@@ -351,7 +386,7 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
 
 def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
     """How many of the records shown satisfy the conditions."""
-    noun = words.noun()
+    noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)
     phrase = condition_phrase(words, conditions)
     if words.language == "fr":
         return (
@@ -370,7 +405,7 @@ def aggregate_question(
     words: Words, aggregate: str, field: str, conditions: Sequence[tuple[str, str, str]]
 ) -> str:
     """The mean / total / smallest / largest value of a field over the rows shown."""
-    noun = words.noun()
+    noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)
     label = words.label(field)
     phrase = condition_phrase(words, conditions)
     rounding = f", {ROUND_NOTE[words.language]}" if aggregate == "mean" else ""
@@ -420,7 +455,9 @@ def via_noun(words: Words, field: str) -> Noun:
         return found
 
 
-def hop_question(words: Words, vias: Sequence[Noun], answer: Noun, key: str) -> str:
+def hop_question(
+    words: Words, vias: Sequence[Noun], answer: Noun, key: str, *, counts: bool = False
+) -> str:
     """What is the answer of the record the ``vias`` lead to from the record ``key``.
 
     ``vias`` are the nouns of the fields followed, first to last: "What is the name of
@@ -442,4 +479,6 @@ def hop_question(words: Words, vias: Sequence[Noun], answer: Noun, key: str) -> 
         answer_label = " ".join(answer_words[1:])
     asks = "Who" if _person(answer_label) else "What"
     chain = " of the ".join(reversed(phrases))
+    if counts:
+        return f"How many {answer_label} does the {chain} of the {noun.text} {key} have?"
     return f"{asks} is the {answer_label} of the {chain} of the {noun.text} {key}?"

@@ -178,6 +178,21 @@ CLDR: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 
+# Common closed label values and their French names (a French item must give these).
+_COMMON_FR = {
+    "benign": ("bénin", "bénigne"),
+    "malignant": ("malin", "maligne"),
+    "yes": ("oui",),
+    "no": ("non",),
+    "true": ("vrai",),
+    "false": ("faux",),
+    "positive": ("positif", "positive"),
+    "negative": ("négatif", "négative"),
+}
+for _english, _names in _COMMON_FR.items():
+    CLDR["fr"].setdefault(_english, _names)
+    CLDR["fr"].setdefault(_english.capitalize(), tuple(n.capitalize() for n in _names))
+
 STOPWORDS: dict[str, frozenset[str]] = {
     "en": frozenset(
         "the is of which what and in to a an does did this that was were has have are with for "

@@ -1,0 +1,263 @@
+"""Question programs from phrasings the first corpora did not have (the dev-4 set's kinds).
+
+Each test names the reading it pins: a year that names a record, a bound after its number,
+"how many" of a number field, a refused request for a field the data lacks, and French
+questions for records the lexicon has no noun for.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from benchsmith.agents.alignment import languages_from_intent
+from benchsmith.programs import Refusal, build_table, generate, plan
+from benchsmith.programs.gloss import intent_language, to_english
+from benchsmith.programs.labels import lexicon_noun
+
+SEASONS = [
+    (1990, "Ayrton Senna", "McLaren", 6),
+    (1991, "Ayrton Senna", "McLaren", 7),
+    (1992, "Nigel Mansell", "Williams", 9),
+    (1993, "Alain Prost", "Williams", 7),
+    (1994, "Michael Schumacher", "Benetton", 8),
+    (1995, "Michael Schumacher", "Benetton", 9),
+]
+DRIVERS = [
+    ("Ayrton Senna", "Brazil", "1960-03-21", 3),
+    ("Nigel Mansell", "United Kingdom", "1953-08-08", 1),
+    ("Alain Prost", "France", "1955-02-24", 4),
+    ("Michael Schumacher", "Germany", "1969-01-03", 7),
+    ("Max Verstappen", "Netherlands", "1997-09-30", 4),
+    ("Lewis Hamilton", "United Kingdom", "1985-01-07", 7),
+]
+
+
+def field(path: str, modality: str) -> SimpleNamespace:
+    return SimpleNamespace(path=path, modality=modality, translations={}, labels={})
+
+
+def seasons(intent: str = ""):
+    cols = ("season", "champion", "constructor", "champion_wins")
+    records = [dict(zip(cols, row, strict=True)) for row in SEASONS]
+    kinds = ("number", "text", "text", "number")
+    return build_table(
+        "f1_seasons",
+        records,
+        [field(c, k) for c, k in zip(cols, kinds, strict=True)],
+        intent=intent,
+    )
+
+
+def drivers(intent: str = ""):
+    cols = ("driver", "country", "birth_date", "titles")
+    records = [dict(zip(cols, row, strict=True)) for row in DRIVERS]
+    kinds = ("text", "category", "text", "number")
+    return build_table(
+        "f1_drivers",
+        records,
+        [field(c, k) for c, k in zip(cols, kinds, strict=True)],
+        intent=intent,
+    )
+
+
+def top(intent: str, table) -> object:
+    found = plan(intent, {table.id: table}, table.id)
+    assert not isinstance(found, Refusal), found
+    return found[0].spec
+
+
+def test_a_unique_year_column_names_the_records():
+    table = seasons()
+    assert table.key == "season" and table.entity["en"] == "season"
+    spec = top(
+        "Show some seasons and ask which team the champion drove for in a given year.", table
+    )
+    assert (spec.kind, spec.key_field, spec.answer_field, spec.book) == (
+        "lookup",
+        "season",
+        "constructor",
+        "open",
+    )
+
+
+def test_the_rank_field_is_the_one_named_nearest_the_rank_word():
+    spec = top(
+        "Show a few seasons with their champion, and ask in which season the champion won "
+        "the most.",
+        seasons(),
+    )
+    assert (spec.kind, spec.field, spec.direction) == ("superlative", "champion_wins", "max")
+
+
+def test_bounds_after_the_number_and_between_two_numbers():
+    spec = top("Only champions born in 1980 or later: ask which country one is from.", drivers())
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [
+        ("birth_date", ">=", "1980-01-01")
+    ]
+    spec = top("Seasons between 1991 and 1993 only: who was the champion?", seasons())
+    assert sorted((c.field, c.op, float(c.value)) for c in spec.conditions) == [
+        ("season", "<=", 1993.0),
+        ("season", ">=", 1991.0),
+    ]
+    made = generate(spec, {"f1_seasons": seasons()}, n=6, seed=0)
+    assert {i.records[0] for i in made} <= {"1991", "1992", "1993"}
+
+
+def test_how_many_of_a_number_field_is_a_lookup_or_an_aggregate_not_a_count():
+    spec = top("Show their rows and ask how many titles a given driver has.", drivers())
+    assert (spec.kind, spec.answer_field) == ("lookup", "titles")
+    spec = top(
+        "Show some seasons: how many wins in total did the McLaren champions get?", seasons()
+    )
+    assert (spec.kind, spec.field, spec.aggregate) == ("aggregate", "champion_wins", "sum")
+    spec = top("Show the drivers: how many of them were born after 1960?", drivers())
+    assert spec.kind == "count"
+
+
+def test_options_refused_in_words_mean_a_short_answer():
+    spec = top("Name a driver and ask his country. Open-ended, no answer options.", drivers())
+    assert spec.answer_format == "short_answer"
+    spec = top("Name a driver and ask his country, four options.", drivers())
+    assert spec.answer_format == "multiple_choice"
+
+
+def test_a_plural_value_is_a_filter():
+    spec = top("Only the Williams seasons: who won the title?", seasons())
+    assert [(c.field, c.value) for c in spec.conditions] == [("constructor", "Williams")]
+    spec = top("Just the United Kingdoms drivers: when was each born?", drivers())
+    assert [(c.field, c.value) for c in spec.conditions] == [("country", "United Kingdom")]
+
+
+def test_a_field_the_data_lacks_is_refused_by_name():
+    found = plan("Ask what vintage each season's car had.", {"f1_seasons": seasons()}, "f1_seasons")
+    assert isinstance(found, Refusal) and "'vintage'" in found.missing
+
+
+def test_french_questions_about_named_records_need_no_record_noun():
+    table = drivers()
+    table.entity["en"] = "motorist"  # a noun the lexicon does not have
+    spec = top("Name a driver and ask which country he raced for.", table)
+    made = generate(spec, {"f1_drivers": table}, n=6, seed=0, language="fr")
+    senna = next(i for i in made if i.records[0] == "Ayrton Senna")
+    assert senna.question == "Quel est le pays d'Ayrton Senna ?"
+    assert senna.answer == "Brésil"
+
+
+def test_french_words_are_composed_from_the_lexicon():
+    assert lexicon_noun("birth date", "fr").text == "date de naissance"
+    assert lexicon_noun("boiling point", "fr").text == "point d'ébullition"
+    assert lexicon_noun("titles", "fr").text == "nombre de titres"
+    assert lexicon_noun("champion wins", "fr") is None  # a plural head is not guessed
+
+
+def test_the_items_language_named_before_a_noun():
+    assert languages_from_intent("French multiple-choice items about the Olympics") == ("fr",)
+    assert languages_from_intent("A French-language version for Québec") == ("fr",)
+    assert languages_from_intent("questions about French cities") == ()
+
+
+def test_an_intent_in_french_or_german_is_planned_through_its_gloss():
+    french = "Pose les questions : quel est le pays d'un pilote donné ?"
+    german = "Fragen bitte auf Deutsch: Auf welchem Kontinent liegt ein bestimmtes Land?"
+    assert intent_language(french) == "fr" and intent_language(german) == "de"
+    assert intent_language("Show a few seasons and ask which team won.") == "en"
+    assert "which" in to_english(french, "fr") and "country" in to_english(french, "fr")
+    assert "continent" in to_english(german, "de") and "country" in to_english(german, "de")
+    spec = top(french, drivers())
+    assert (spec.kind, spec.answer_field) == ("lookup", "country")
+    # Items are in the intent's own language unless it names another.
+    assert languages_from_intent(french) == ("fr",)
+    assert languages_from_intent("Combien de saisons ? Questions in English.") == ("en",)
+    assert lexicon_noun("french name", "fr").text == "nom français"
+
+
+def test_which_country_names_the_column_of_countries_and_a_missing_role_is_refused():
+    cols = ("year", "winner", "runner_up", "winner_goals")
+    rows = [
+        (1998, "France", "Brazil", 3),
+        (2002, "Brazil", "Germany", 2),
+        (2006, "Italy", "France", 1),
+        (2010, "Spain", "Netherlands", 1),
+        (2014, "Germany", "Argentina", 1),
+        (2018, "France", "Croatia", 4),
+        (2022, "Argentina", "France", 3),
+    ]
+    records = [dict(zip(cols, r, strict=True)) for r in rows]
+    kinds = ("number", "text", "text", "number")
+    finals = build_table("finals", records, [field(c, k) for c, k in zip(cols, kinds, strict=True)])
+    assert finals.key == "year"
+    spec = top("Give the year of a final and ask which country won it.", finals)
+    assert (spec.kind, spec.key_field, spec.answer_field) == ("lookup", "year", "winner")
+    found = plan("Ask who finished third in each final.", {"finals": finals}, "finals")
+    assert isinstance(found, Refusal) and "'third'" in found.missing
+
+
+def cars(intent: str = ""):
+    cols = ("Weight_in_lbs", "Cylinders", "Miles_per_Gallon", "Origin")
+    rows = [
+        (3504, 8, 18, "USA"),
+        (2372, 4, 24, "Japan"),
+        (2833, 6, 22, "USA"),
+        (1835, 4, 26, "Europe"),
+        (4354, 8, 14, "USA"),
+        (2130, 4, 32, "Japan"),
+        (3270, 6, 19, "USA"),
+        (2254, 4, 30, "Europe"),
+    ]
+    records = [dict(zip(cols, r, strict=True)) for r in rows]
+    kinds = ("number", "number", "number", "category")
+    return build_table("cars", records, [field(c, k) for c, k in zip(cols, kinds, strict=True)])
+
+
+def test_negated_values_and_overlapping_bounds():
+    spec = top("How many of the cars shown are not from Japan and weigh no more than 3000?", cars())
+    assert sorted((c.field, c.op, str(c.value)) for c in spec.conditions) == [
+        ("Origin", "!=", "Japan"),
+        ("Weight_in_lbs", "<=", "3000.0"),
+    ]
+    # The items' language is not a value filter.
+    spec = top("Questions in French: how many of the cars shown are from Europe?", cars())
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("Origin", "==", "Europe")]
+
+
+def test_spelled_ranges_and_the_word_after_a_number_name_the_field():
+    spec = top("Cars table shown: count how many weigh between two and three thousand.", cars())
+    assert spec.kind == "count"
+    assert sorted((c.op, float(c.value)) for c in spec.conditions) == [
+        ("<=", 3000.0),
+        (">=", 2000.0),
+    ]
+    spec = top(
+        "Show the cars; keep only cars with at least six cylinders and ask what is the "
+        "heaviest weight among them.",
+        cars(),
+    )
+    assert (spec.kind, spec.field, spec.aggregate) == ("aggregate", "Weight_in_lbs", "max")
+    assert [(c.field, c.op) for c in spec.conditions] == [("Cylinders", ">=")]
+
+
+def test_ranks_below_the_top_and_unknown_quantities_are_refused():
+    found = plan("Show the cars and ask which is the second-heaviest.", {"cars": cars()}, "cars")
+    assert isinstance(found, Refusal) and "second-heaviest" in found.missing
+    found = plan(
+        "For each driver, ask how old he was at his first title.",
+        {"f1_drivers": drivers()},
+        "f1_drivers",
+    )
+    assert isinstance(found, Refusal) and "'age'" in found.missing
+
+
+def test_arrows_pairs_bottom_and_possessive_ordinals():
+    table = drivers()
+    spec = top("driver -> country. closed book.", table)
+    assert (spec.key_field, spec.answer_field) == ("driver", "country")
+    spec = top("driver pairs, who was born first? closed book", table)
+    assert (spec.kind, spec.field, spec.direction) == ("compare", "birth_date", "min")
+    spec = top("Out of four drivers, which one comes out at the bottom by titles?", table)
+    assert (spec.kind, spec.field, spec.direction) == ("superlative", "titles", "min")
+    spec = top(
+        "Drivers born before 1960 only. Show them and ask which country one had his first "
+        "title for.",
+        table,
+    )
+    assert (spec.kind, spec.answer_field) == ("filtered_lookup", "country")
