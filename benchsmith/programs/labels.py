@@ -57,6 +57,9 @@ frequency:fréquence:f;pressure:pression:f;salt:sel:m;water:eau:f;acid:acide:m
 malic acid:acide malique:m;citric acid:acide citrique:m;flavanoids:teneur en flavonoïdes:f
 range:chaîne de montagnes:f;flavonoids:teneur en flavonoïdes:f;proline:proline:f
 sugar:sucre:m;protein:protéine:f
+car:voiture:f;vehicle:véhicule:m;engine:moteur:m;fuel:carburant:m;cylinder:cylindre:m
+displacement:cylindrée:f;horsepower:puissance (ch):f;acceleration:accélération:f
+miles per gallon:consommation (miles par gallon):f;mpg:consommation (miles par gallon):f
 """
 """More French words (English:French:gender), for record nouns and column labels."""
 
@@ -309,6 +312,10 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
     if bracket:
         base = lexicon_noun(bracket.group(1), language)
         return Noun(f"{base.text} ({bracket.group(2)})", base.gender) if base else None
+    unit = re.fullmatch(r"(.+?) in ([a-z%/]{1,6})", key)
+    if unit:  # "weight in lbs" -> "poids (lbs)"
+        base = lexicon_noun(unit.group(1), language)
+        return Noun(f"{base.text} ({unit.group(2)})", base.gender) if base else None
     parts = key.split()
     spoken = _language_adjective(parts[0], language) if len(parts) == 2 else None
     if spoken and parts[1] == "name":

@@ -15,7 +15,8 @@ issue notes (61.5 %, 78.9 % and 71.4 % of items accepted). After its blind run e
 used for tuning, so here every set must reach 95 %: a regression test, not the
 generalization figure. A new blind set is the way to measure again. Set
 ``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures and
-``BENCHSMITH_CORPUS_SETS=dev-4,held-out-4`` to build only those sets.
+``BENCHSMITH_CORPUS_SETS=dev-4,held-out-4`` (or ``BENCHSMITH_CORPUS_IDS=i26,h08``) to build
+only those.
 """
 
 from __future__ import annotations
@@ -122,6 +123,9 @@ def results(tmp_path_factory):
     only = {s for s in os.environ.get("BENCHSMITH_CORPUS_SETS", "").split(",") if s}
     if only:
         entries = [e for e in entries if e["set"] in only]
+    ids = {s for s in os.environ.get("BENCHSMITH_CORPUS_IDS", "").split(",") if s}
+    if ids:
+        entries = [e for e in entries if e["id"] in ids]
     out = [build(entry, files, tmp, environ) for entry in entries]
     report = os.environ.get("BENCHSMITH_CORPUS_REPORT")
     if report:
