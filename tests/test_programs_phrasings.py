@@ -12,7 +12,9 @@ from types import SimpleNamespace
 from benchsmith.agents.alignment import languages_from_intent
 from benchsmith.programs import Refusal, build_table, generate, plan
 from benchsmith.programs.gloss import intent_language, to_english
+from benchsmith.programs.items import to_item
 from benchsmith.programs.labels import lexicon_noun
+from benchsmith.verify.programs import check_program
 
 SEASONS = [
     (1990, "Ayrton Senna", "McLaren", 6),
@@ -190,6 +192,63 @@ def test_which_country_names_the_column_of_countries_and_a_missing_role_is_refus
     assert (spec.kind, spec.key_field, spec.answer_field) == ("lookup", "year", "winner")
     found = plan("Ask who finished third in each final.", {"finals": finals}, "finals")
     assert isinstance(found, Refusal) and "'third'" in found.missing
+
+
+def finals_table():
+    cols = ("year", "teams", "winner", "runner_up", "winner_goals", "runner_up_goals", "decided_in")
+    rows = [
+        (1994, 24, "Brazil", "Italy", 0, 0, "penalties"),
+        (1998, 32, "France", "Brazil", 3, 0, "normal time"),
+        (2002, 32, "Brazil", "Germany", 2, 0, "normal time"),
+        (2006, 32, "Italy", "France", 1, 1, "penalties"),
+        (2010, 32, "Spain", "Netherlands", 1, 0, "extra time"),
+        (2014, 32, "Germany", "Argentina", 1, 0, "extra time"),
+        (2018, 32, "France", "Croatia", 4, 2, "normal time"),
+        (2022, 32, "Argentina", "France", 3, 3, "penalties"),
+    ]
+    records = [dict(zip(cols, r, strict=True)) for r in rows]
+    kinds = ("number", "number", "text", "text", "number", "number", "category")
+    fields = [field(c, k) for c, k in zip(cols, kinds, strict=True)]
+    return build_table("finals", records, fields)
+
+
+def test_which_team_is_a_thing_not_the_count_of_teams_and_losing_means_runner_up():
+    finals = finals_table()
+    spec = top(
+        "Give a year and ask which nation won the final, with four teams as options.", finals
+    )
+    assert (spec.key_field, spec.answer_field) == ("year", "winner")
+    spec = top("Two finals -> in which one did the winning team score more goals? recall", finals)
+    assert (spec.kind, spec.field, spec.direction) == ("compare", "winner_goals", "max")
+    spec = top("Show some finals; in which did the losing side score the most goals?", finals)
+    assert (spec.kind, spec.field) == ("superlative", "runner_up_goals")
+
+
+def test_an_exclusion_stands_over_the_values_that_explain_it():
+    spec = top(
+        "Only finals not settled in normal time (so extra time or penalties): ask which team "
+        "finished as runner-up.",
+        finals_table(),
+    )
+    assert (spec.kind, spec.answer_field) == ("filtered_lookup", "runner_up")
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [
+        ("decided_in", "!=", "normal time")
+    ]
+    found = plan("Ask for the referee's name of each final.", {"finals": finals_table()}, "finals")
+    assert isinstance(found, Refusal) and "'referee'" in found.missing
+
+
+def test_the_verifier_reads_an_open_book_table_in_the_items_language():
+    rows = [(17.9, "malignant"), (13.5, "benign"), (20.6, "malignant"), (11.4, "benign")] * 2
+    records = [{"radius": r + i, "diagnosis": d} for i, (r, d) in enumerate(rows)]
+    fields = [field("radius", "number"), field("diagnosis", "category")]
+    tumors = build_table("tumors", records, fields)
+    spec = top("Show some rows and ask how many tumours are malignant. In French.", tumors)
+    inst = generate(spec, {"tumors": tumors}, n=1, seed=0, language="fr")[0]
+    subtask = SimpleNamespace(id="s", name="s", skills=[], difficulty="medium")
+    item = to_item(inst, spec, item_id="x", language="fr", seed=1, subtask=subtask)
+    assert "| malin |" in item.input_text() and "malignant" not in item.input_text()
+    assert check_program(item, {"tumors": tumors}).ok
 
 
 def cars(intent: str = ""):

@@ -101,7 +101,7 @@ AGG_CUES = (
 CLASSIFY_CUES = re.compile(
     r"\b(classif\w*|which (?:class|species|type|kind|category|label|variety|group)|"
     r"what (?:class|species|type|kind|category|label)|measurements|features|predict|"
-    r"describe[sd]?|whether it is|is it (?:a|an)|identify)\b"
+    r"describe[sd]?|whether it is|is it (?:a|an)|identify|diagnos\w*|withheld|hidden)\b"
 )
 FORMAT_CUES = (
     (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
@@ -157,6 +157,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "biggest": ("area", "size"),
     "populous": ("population",),
     "weigh": ("weight", "mass"),
+    "winning": ("winner",),
+    "losing": ("runner", "loser"),
+    "lost": ("runner", "loser"),
+    "loser": ("runner",),
+    "person": ("crew", "passengers", "population"),
+    "persons": ("crew", "passengers", "population"),
+    "astronauts": ("crew",),
+    "passengers": ("passengers", "crew"),
+    "headed": ("destination",),
+    "bound": ("destination",),
     "weighs": ("weight", "mass"),
     "weighing": ("weight", "mass"),
     "residents": ("population",),
@@ -213,8 +223,17 @@ def _stem_list(words: Sequence[str]) -> list[str]:
 _LANGUAGES = LANGUAGE_WORDS
 
 
+NAME_VERB_OBJECTS = frozenset("a an the two three four five six some one each any several".split())
+LABEL_STOPWORDS = frozenset("in of the a an per and to at by on for with".split())
+
+
 def _mentions(intent: str, table: Table) -> list[Mention]:
     tokens = _tokens(intent)
+    # "name a country": the verb, not the field "name" (positions stay as they were).
+    tokens = [
+        "_" if t == "name" and i + 1 < len(tokens) and tokens[i + 1] in NAME_VERB_OBJECTS else t
+        for i, t in enumerate(tokens)
+    ]
     intent_stems = _stem_list(tokens)
     out = []
     for column in table.columns.values():
@@ -222,6 +241,8 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         given = column.labels.get("en", "")
         if given:
             label_words = [w for w in re.findall(r"[a-z]+", given.lower())] or label_words
+        # "decided in": "in" names nothing.
+        label_words = [w for w in label_words if w not in LABEL_STOPWORDS] or label_words
         label_stems = _stem_list(label_words)
         if not label_stems:
             continue
@@ -247,10 +268,9 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
             continue
         matched = {intent_stems[i] for i in hits}
         strength = len(matched & set(label_stems)) / len(set(label_stems))
+        every = tuple(sorted(set(hits) | set(loose)))
         if loose and strength < 0.75:
             strength, hits = 0.75, sorted(loose)
-        # One generic word ("name", "code") of a longer label is weak evidence.
-        every = tuple(sorted(set(hits) | set(loose)))
         out.append(Mention(column, table.id, hits[0], round(strength, 3), every))
     return sorted(out, key=lambda m: (-m.strength, m.position))
 
@@ -284,7 +304,9 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     named: dict[str, int] = {}
     for c in out:
         named[c.field] = named.get(c.field, 0) + 1
-    return [c for c in out if named[c.field] < 2]
+    # "not settled in normal time (so extra time or penalties)": the exclusion stands.
+    excluded = {c.field for c in out if c.op == "!="}
+    return [c for c in out if named[c.field] < 2 or (c.field in excluded and c.op == "!=")]
 
 
 NEGATION = re.compile(
@@ -637,13 +659,13 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
         return ranked
     where = at[-1]
 
-    def distance(m: Mention) -> int:
-        before = [where - p for p in (m.positions or (m.position,)) if p <= where]
-        return (
-            min(before)
-            if before
-            else 1000 + min(abs(p - where) for p in m.positions or (m.position,))
-        )
+    def distance(m: Mention) -> float:
+        spots = m.positions or (m.position,)
+        before = [where - p for p in spots if p <= where]
+        # "score more goals": the field named just after the rank word is nearest of all.
+        after = [0.5 * (p - where) for p in spots if 0 < p - where <= 3]
+        near = before + after
+        return min(near) if near else 1000 + min(abs(p - where) for p in spots)
 
     return sorted(
         ranked,
@@ -675,7 +697,7 @@ def _how_many_field(intent: str, mentions: list[Mention], table: Table) -> Menti
 
 
 QUESTION_WORD = re.compile(r"\b(?:which|what)\s+([a-z][a-z-]+)")
-NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess) the\s+([a-z][a-z-]+)")
+NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess|ask for) the\s+([a-z][a-z-]+)")
 """A field asked without a question word ("have the model name the species")."""
 HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "distance",
                  "deep": "depth", "fast": "speed", "big": "size", "wide": "width",
@@ -727,15 +749,24 @@ def _asked_column(
         # "how old was he": an age is asked outright; none held is a refusal.
         return None, f"{quantity}!"
     for match in asked:
-        word = match.group(1)
+        word = match.group(1).removesuffix("'s")
         if word in NOT_ASKED:
             continue
         found = [m for m in _mentions(word, table) if m.strength >= 0.5]
+        if match.group(0).startswith("which"):
+            # "which team" asks a thing, not the count column "teams".
+            found = [
+                m for m in found if not m.column.orderable or holds_years(table, m.column.path)
+            ]
         if found:
             return found[0].column, None
         if singular(word) in PLACE_WORDS:
             # "which country won": a column whose values are countries (CLDR territories).
             places = [c for c in table.columns.values() if _places(table, c)]
+            said = {m.column.path for m in _mentions(intent, table) if m.strength >= 0.5}
+            if len(places) > 1:
+                # "which nation won": the place column the verb names (winner).
+                places = [c for c in places if c.path in said] or places
             if places:
                 return (places[0] if len(places) == 1 else None), None
         noun = table.entity.get("en", "")
@@ -883,7 +914,21 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 if c.kind == "category"
                 and not c.unique
                 and words_of(c.path)[-1]
-                in ("class", "species", "label", "type", "category", "target", "variety")
+                in (
+                    "class",
+                    "species",
+                    "label",
+                    "type",
+                    "category",
+                    "target",
+                    "variety",
+                    "diagnosis",
+                    "outcome",
+                    "result",
+                    "status",
+                    "grade",
+                    "kind",
+                )
             ),
             None,
         )

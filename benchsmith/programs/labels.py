@@ -24,6 +24,7 @@ class Noun(NamedTuple):
 
 _FR_MORE = """
 driver:pilote:m;season:saison:f;champion:champion:m;winner:vainqueur:m;runner-up:finaliste:m
+runner up:finaliste:m;loser:perdant:m;host:hôte:m;host country:pays hôte:m;host city:ville hôte:f
 sample:échantillon:m;wine:vin:m;record:record:m;holder:détenteur:m;constructor:écurie:f
 win:victoire:f;race:course:f;moon:lune:f;goal:but:m;match:match:m;final:finale:f
 tournament:tournoi:m;player:joueur:m;club:club:m;coach:entraîneur:m;birth:naissance:f
@@ -49,7 +50,7 @@ wingspan:envergure:f;formula:formule:f;boiling:ébullition:f;melting:fusion:f;ph
 collection:collection:f;novel:roman:m;poem:poème:m;band:groupe:m;opera:opéra:m
 premiere:première:f;tower:tour:f;span:portée:f;architect:architecte:m;floor:étage:m
 platform:plateforme:f;founder:fondateur:m;headquarters:siège:m;industry:secteur:m
-nation:nation:f;host:hôte:m;person:personne:f;student:élève:m;school:école:f
+nation:nation:f;person:personne:f;student:élève:m;school:école:f
 hospital:hôpital:m;patient:patient:m;tumor:tumeur:f;tumour:tumeur:f;cell:cellule:f
 measurement:mesure:f;unit:unité:f;value:valeur:f;number:numéro:m;id:identifiant:m
 width:largeur:f;thickness:épaisseur:f;energy:énergie:f;power:puissance:f;voltage:tension:f

@@ -95,7 +95,7 @@ LANGUAGE_WORDS = {
 }  # fmt: skip
 """A column label's first word that says which language its values are in."""
 CODE_WORDS = frozenset("code symbol abbreviation iso id ticker acronym callsign".split())
-CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,5}|[A-Z][a-z]?")
+CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,9}|[A-Z][a-z]?")
 """A value that is a code: "JPY", "US-CA", "Fe" (an element symbol)."""
 PERSON_FIELDS = frozenset(
     "author director manager writer founder president leader captain coach inventor "

@@ -15,7 +15,7 @@ from typing import Any
 
 from benchsmith.item import Item
 from benchsmith.programs import ProgramError, Table, execute
-from benchsmith.programs.run import holds
+from benchsmith.programs.run import holds, shown_value
 from benchsmith.programs.spec import Condition
 from benchsmith.verify.structural import Verdict
 
@@ -68,7 +68,8 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
     if meta.get("book") == "open":
         for row in rows:
             for field in meta.get("shown_fields", []):
-                text = table.text(row, field, language)
+                # As the prompt shows it: in the item's language ("bénin" for "benign").
+                text = shown_value(table, row, field, language) or table.text(row, field, language)
                 if text and text not in prompt:
                     return _fail(f"the prompt lacks {field}={text!r} of row {row}")
     if kind == "classify":
