@@ -390,7 +390,7 @@ def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> 
     phrase = condition_phrase(words, conditions)
     if words.language == "fr":
         return (
-            f"D'après le tableau, combien de {_fr_plural(noun)} y a-t-il"
+            f"D'après le tableau, combien {fr_de(_fr_plural(noun))} y a-t-il"
             + (f" {phrase}" if phrase else "")
             + " ?"
         )

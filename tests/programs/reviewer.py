@@ -189,6 +189,20 @@ _COMMON_FR = {
     "positive": ("positif", "positive"),
     "negative": ("négatif", "négative"),
 }
+# Languages as values of the data (CLDR's French names).
+_COMMON_FR.update(
+    {
+        "English": ("anglais",),
+        "French": ("français",),
+        "German": ("allemand",),
+        "Italian": ("italien",),
+        "Spanish": ("espagnol",),
+        "Russian": ("russe",),
+        "Czech": ("tchèque",),
+        "Japanese": ("japonais",),
+        "Portuguese": ("portugais",),
+    }
+)
 for _english, _names in _COMMON_FR.items():
     CLDR["fr"].setdefault(_english, _names)
     CLDR["fr"].setdefault(_english.capitalize(), tuple(n.capitalize() for n in _names))
@@ -1260,7 +1274,7 @@ class _Review:
                 continue  # reported by check_book
             for field in fields:
                 value = self.row(index)[field]
-                if not any(cell_matches(c, value) for c in line):
+                if not any(self.cell_shows(c, value) for c in line):
                     self.add(
                         f"shown: the table line of {self.label(index)} does not show "
                         f"{field} = {value!r}"
