@@ -320,3 +320,24 @@ def test_arrows_pairs_bottom_and_possessive_ordinals():
         table,
     )
     assert (spec.kind, spec.answer_field) == ("filtered_lookup", "country")
+
+
+def test_event_fields_read_as_events_in_questions_and_conditions():
+    records = [
+        {"bridge": "Severn", "opened": 1966, "span": 988},
+        {"bridge": "Suez", "opened": 2001, "span": 404},
+        {"bridge": "Rion", "opened": 2004, "span": 560},
+        {"bridge": "Golden Gate", "opened": 1937, "span": 1280},
+    ]
+    fields = [field("bridge", "text"), field("opened", "number"), field("span", "number")]
+    bridges = build_table("bridges", records, fields)
+    spec = top("Show the bridges: average span of those opened in 2000 or later?", bridges)
+    inst = generate(spec, {"bridges": bridges}, n=1, seed=0)[0]
+    assert "the bridges that opened in 2000 or later" in inst.question
+    assert float(inst.answer) == (404 + 560) / 2
+    born = [{"composer": "Verdi", "born": 1813}, {"composer": "Mozart", "born": 1756}]
+    composers = build_table("composers", born, [field("composer", "text"), field("born", "number")])
+    spec = top("composer pairs: who was born first? closed book", composers)
+    inst = generate(spec, {"composers": composers}, n=1, seed=0)[0]
+    assert inst.question.startswith("Which composer was born earlier:")
+    assert inst.answer == "Mozart"

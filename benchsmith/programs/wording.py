@@ -172,7 +172,7 @@ def holds_years(table: Table, field: str) -> bool:
 INTRANSITIVE = {"appeared": "appear", "opened": "open", "began": "begin", "started": "start",
                 "ended": "end", "died": "die", "closed": "close", "debuted": "debut"}  # fmt: skip
 TRANSITIVE = frozenset(
-    "discovered founded built completed published released launched established invented "
+    "born discovered founded built completed published released launched established invented "
     "created introduced designed constructed signed elected crowned".split()
 )
 
@@ -349,6 +349,14 @@ OPS_YEAR = {
     ">": "is after {v}",
     ">=": "is {v} or later",
 }
+OPS_EVENT = {
+    "==": "in {v}",
+    "!=": "in a year other than {v}",
+    "<": "before {v}",
+    "<=": "in {v} or earlier",
+    ">": "after {v}",
+    ">=": "in {v} or later",
+}
 OPS_EN = {
     "==": "is {v}",
     "!=": "is not {v}",
@@ -377,9 +385,15 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
             if label.gender == "f":  # "la population est supérieure à 50"
                 phrase = phrase.replace("érieur ", "érieure ")
             parts.append(f"dont {_fr_the(label)} {phrase}")
+        elif (happened := event(label.text)) and holds_years(words.table, field):
+            # "that opened in 2000 or later", "that was discovered before 1800"
+            parts.append(f"that {happened[0]} {OPS_EVENT[op].format(v=value)}")
         else:
             ops = OPS_YEAR if yearly(label.text) and op in OPS_YEAR else OPS_EN
-            parts.append(f"whose {label.text} {ops[op].format(v=value)}")
+            phrase = ops[op].format(v=value)
+            if counted(words.table, field, label.text):
+                phrase = "are" + phrase.removeprefix("is")  # "whose cylinders are at least 6"
+            parts.append(f"whose {label.text} {phrase}")
     joiner = " et " if words.language == "fr" else " and "
     return joiner.join(parts)
 
@@ -430,7 +444,8 @@ def classify_question(words: Words, answer_field: str, features: Sequence[tuple[
     if words.language == "fr":
         stated = [f"{_fr_the(words.label(f))} vaut {v}" for f, v in features]
         listed = ", ".join(stated[:-1]) + f" et {stated[-1]}" if len(stated) > 1 else stated[0]
-        return f"{_fr_which(label)} est {_fr_the(label)} d'un {noun.text} dont {listed} ?"
+        one = "d'une" if noun.gender == "f" else "d'un"
+        return f"{_fr_which(label)} est {_fr_the(label)} {one} {noun.text} dont {listed} ?"
     stated = [f"{words.label(f).text} {v}" for f, v in features]
     listed = ", ".join(stated[:-1]) + f" and {stated[-1]}" if len(stated) > 1 else stated[0]
     return f"What is the {label.text} of {article(noun.text)} {noun.text} with {listed}?"
