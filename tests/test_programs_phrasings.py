@@ -13,7 +13,7 @@ from benchsmith.agents.alignment import languages_from_intent
 from benchsmith.programs import Refusal, build_table, generate, plan
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.items import to_item
-from benchsmith.programs.labels import lexicon_noun
+from benchsmith.programs.labels import is_place, lexicon_noun
 from benchsmith.verify.programs import check_program
 
 SEASONS = [
@@ -38,28 +38,21 @@ def field(path: str, modality: str) -> SimpleNamespace:
     return SimpleNamespace(path=path, modality=modality, translations={}, labels={})
 
 
+def table_of(name: str, columns: dict[str, str], rows: list[tuple], intent: str = ""):
+    """A table from its columns (name -> modality) and rows, as the profiler would give it."""
+    records = [dict(zip(columns, row, strict=True)) for row in rows]
+    fields = [field(c, k) for c, k in columns.items()]
+    return build_table(name, records, fields, intent=intent)
+
+
 def seasons(intent: str = ""):
-    cols = ("season", "champion", "constructor", "champion_wins")
-    records = [dict(zip(cols, row, strict=True)) for row in SEASONS]
-    kinds = ("number", "text", "text", "number")
-    return build_table(
-        "f1_seasons",
-        records,
-        [field(c, k) for c, k in zip(cols, kinds, strict=True)],
-        intent=intent,
-    )
+    columns = {"season": "number", "champion": "text", "constructor": "text"}
+    return table_of("f1_seasons", {**columns, "champion_wins": "number"}, SEASONS, intent)
 
 
 def drivers(intent: str = ""):
-    cols = ("driver", "country", "birth_date", "titles")
-    records = [dict(zip(cols, row, strict=True)) for row in DRIVERS]
-    kinds = ("text", "category", "text", "number")
-    return build_table(
-        "f1_drivers",
-        records,
-        [field(c, k) for c, k in zip(cols, kinds, strict=True)],
-        intent=intent,
-    )
+    columns = {"driver": "text", "country": "category", "birth_date": "text", "titles": "number"}
+    return table_of("f1_drivers", columns, DRIVERS, intent)
 
 
 def top(intent: str, table) -> object:
@@ -174,7 +167,7 @@ def test_an_intent_in_french_or_german_is_planned_through_its_gloss():
 
 
 def test_which_country_names_the_column_of_countries_and_a_missing_role_is_refused():
-    cols = ("year", "winner", "runner_up", "winner_goals")
+    columns = {"year": "number", "winner": "text", "runner_up": "text", "winner_goals": "number"}
     rows = [
         (1998, "France", "Brazil", 3),
         (2002, "Brazil", "Germany", 2),
@@ -184,9 +177,7 @@ def test_which_country_names_the_column_of_countries_and_a_missing_role_is_refus
         (2018, "France", "Croatia", 4),
         (2022, "Argentina", "France", 3),
     ]
-    records = [dict(zip(cols, r, strict=True)) for r in rows]
-    kinds = ("number", "text", "text", "number")
-    finals = build_table("finals", records, [field(c, k) for c, k in zip(cols, kinds, strict=True)])
+    finals = table_of("finals", columns, rows)
     assert finals.key == "year"
     spec = top("Give the year of a final and ask which country won it.", finals)
     assert (spec.kind, spec.key_field, spec.answer_field) == ("lookup", "year", "winner")
@@ -195,7 +186,8 @@ def test_which_country_names_the_column_of_countries_and_a_missing_role_is_refus
 
 
 def finals_table():
-    cols = ("year", "teams", "winner", "runner_up", "winner_goals", "runner_up_goals", "decided_in")
+    columns = {"year": "number", "teams": "number", "winner": "text", "runner_up": "text"}
+    columns |= {"winner_goals": "number", "runner_up_goals": "number", "decided_in": "category"}
     rows = [
         (1994, 24, "Brazil", "Italy", 0, 0, "penalties"),
         (1998, 32, "France", "Brazil", 3, 0, "normal time"),
@@ -206,10 +198,7 @@ def finals_table():
         (2018, 32, "France", "Croatia", 4, 2, "normal time"),
         (2022, 32, "Argentina", "France", 3, 3, "penalties"),
     ]
-    records = [dict(zip(cols, r, strict=True)) for r in rows]
-    kinds = ("number", "number", "text", "text", "number", "number", "category")
-    fields = [field(c, k) for c, k in zip(cols, kinds, strict=True)]
-    return build_table("finals", records, fields)
+    return table_of("finals", columns, rows)
 
 
 def test_which_team_is_a_thing_not_the_count_of_teams_and_losing_means_runner_up():
@@ -252,7 +241,7 @@ def test_the_verifier_reads_an_open_book_table_in_the_items_language():
 
 
 def cars(intent: str = ""):
-    cols = ("Weight_in_lbs", "Cylinders", "Miles_per_Gallon", "Origin")
+    columns = {"Weight_in_lbs": "number", "Cylinders": "number", "Miles_per_Gallon": "number"}
     rows = [
         (3504, 8, 18, "USA"),
         (2372, 4, 24, "Japan"),
@@ -263,9 +252,7 @@ def cars(intent: str = ""):
         (3270, 6, 19, "USA"),
         (2254, 4, 30, "Europe"),
     ]
-    records = [dict(zip(cols, r, strict=True)) for r in rows]
-    kinds = ("number", "number", "number", "category")
-    return build_table("cars", records, [field(c, k) for c, k in zip(cols, kinds, strict=True)])
+    return table_of("cars", {**columns, "Origin": "category"}, rows)
 
 
 def test_negated_values_and_overlapping_bounds():
@@ -341,3 +328,22 @@ def test_event_fields_read_as_events_in_questions_and_conditions():
     inst = generate(spec, {"composers": composers}, n=1, seed=0)[0]
     assert inst.question.startswith("Which composer was born earlier:")
     assert inst.answer == "Mozart"
+
+
+def test_only_country_names_count_as_places_not_colours_or_seasons():
+    assert is_place("Brazil") and is_place("Europe")
+    assert not is_place("red") and not is_place("winter") and not is_place("malignant")
+    # The kit colours translate (rouge, blanc) but are not places: "which nation" is the winner.
+    columns = {"year": "number", "winner": "text", "kit_colour": "category"}
+    rows = [
+        (1998, "France", "blue"),
+        (2002, "Brazil", "yellow"),
+        (2006, "Italy", "blue"),
+        (2010, "Spain", "red"),
+        (2014, "Germany", "white"),
+        (2018, "France", "blue"),
+    ]
+    spec = top(
+        "Give the year of a final and ask which nation it was.", table_of("f", columns, rows)
+    )
+    assert (spec.key_field, spec.answer_field) == ("year", "winner")

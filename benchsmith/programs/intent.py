@@ -16,15 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchsmith.programs.gloss import intent_language, to_english
-from benchsmith.programs.labels import translate_value
+from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
+from benchsmith.programs.labels import is_place, singular
 from benchsmith.programs.spec import Condition, Hop, ProgramSpec
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
     PERSON_FIELDS,
     Column,
     Table,
-    singular,
     words_of,
 )
 from benchsmith.programs.wording import holds_years
@@ -220,9 +219,6 @@ def _stem_list(words: Sequence[str]) -> list[str]:
     return stems(" ".join(w.removesuffix("'s") for w in words))
 
 
-_LANGUAGES = LANGUAGE_WORDS
-
-
 NAME_VERB_OBJECTS = frozenset("a an the two three four five six some one each any several".split())
 LABEL_STOPWORDS = frozenset("in of the a an per and to at by on for with".split())
 
@@ -254,14 +250,14 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         loose += [
             i
             for i, t in enumerate(tokens)
-            if _LANGUAGES.get(t) and _LANGUAGES[t] in said and len(label_words) > 1
+            if LANGUAGE_WORDS.get(t) and LANGUAGE_WORDS[t] in said and len(label_words) > 1
         ]  # "German" names the field name_de
         # A longer field word that holds an intent word ("outflow" holds "flow").
         loose += [
             i
             for i, t in enumerate(tokens)
             if len(t) >= 4
-            and t not in ENGLISH_WORDS
+            and t not in FUNCTION_WORDS["en"]
             and any(len(w) >= len(t) + 2 and (w.startswith(t) or w.endswith(t)) for w in said)
         ]
         if not hits and not loose:
@@ -327,16 +323,10 @@ def _without_language_request(intent: str) -> str:
 
     def drop(m: re.Match[str]) -> str:
         words = m.group(0).split()
-        from_names = {w.strip(",.") for w in words} & _LANGUAGE_NAMES
+        from_names = {w.strip(",.") for w in words} & LANGUAGE_WORDS.keys()
         return " " if from_names else m.group(0)
 
     return LANGUAGE_REQUEST.sub(drop, low)
-
-
-_LANGUAGE_NAMES = frozenset(
-    "english french german spanish italian portuguese dutch russian chinese japanese arabic "
-    "polish swedish greek turkish korean hindi".split()
-)
 
 
 def _plurals(phrase: str) -> list[str]:
@@ -725,12 +715,12 @@ def _places(table: Table, column: Column) -> bool:
     if column.orderable:
         return False
     values = {table.text(r, column.path) for r in table.rows()} - {""}
-    named = sum(1 for v in values if translate_value(v, "fr") is not None)
+    named = sum(1 for v in values if is_place(v))
     return bool(values) and named * 2 > len(values)
 
 
 def _asked_column(
-    intent: str, tables: Mapping[str, Table], table: Table
+    intent: str, tables: Mapping[str, Table], table: Table, mentions: Sequence[Mention]
 ) -> tuple[Column | None, str | None]:
     """The field a question word names, and a word it names that no field holds.
 
@@ -763,7 +753,7 @@ def _asked_column(
         if singular(word) in PLACE_WORDS:
             # "which country won": a column whose values are countries (CLDR territories).
             places = [c for c in table.columns.values() if _places(table, c)]
-            said = {m.column.path for m in _mentions(intent, table) if m.strength >= 0.5}
+            said = {m.column.path for m in mentions if m.strength >= 0.5}
             if len(places) > 1:
                 # "which nation won": the place column the verb names (winner).
                 places = [c for c in places if c.path in said] or places
@@ -803,7 +793,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     intent = to_english(intent, intent_language(intent))
     table = tables[main]
     low = intent.lower()
-    mentions = [m for m in _mentions(intent, table)]
+    mentions = _mentions(intent, table)
     other_mentions = [m for t in tables.values() if t.id != main for m in _mentions(intent, t)]
     bounds = _bound_conditions(intent, table, mentions)
     bounded = {c.field for c in bounds}
@@ -813,7 +803,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     orderable = [m for m in mentions if m.column.orderable]
     categories = [m for m in mentions if m.column.kind in ("category", "text")]
     cands: list[Candidate] = []
-    asked, unknown = _asked_column(intent, tables, table)
+    asked, unknown = _asked_column(intent, tables, table, mentions)
     # Numbers compared or ranked: the named orderable fields not used as a bound.
     ranked = [m for m in orderable if m.column.path not in bounded] or orderable
     # ("first" is left out: "first climbed", "first written in" name an event, not a rank)
@@ -1186,18 +1176,12 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     return [c for c in cands if c.score >= best - 0.25][:4]
 
 
-ENGLISH_WORDS = frozenset(
-    "the a an of and or which what who how is are in on to for with from each their its "
-    "ask give show questions question".split()
-)
-
-
 def _refusal(
     intent: str, table: Table, mentions: list[Mention], conditions: list[Condition]
 ) -> Refusal:
     low = intent.lower()
     words = re.findall(r"[^\W\d_]+", low)
-    if words and sum(w in ENGLISH_WORDS for w in words) / len(words) < 0.15:
+    if words and sum(w in FUNCTION_WORDS["en"] for w in words) / len(words) < 0.15:
         return Refusal(
             "the intent does not read as English, and intents over tables are read in "
             "English: write it in English and name the items' language (for example "

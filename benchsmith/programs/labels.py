@@ -231,6 +231,17 @@ VALUES: dict[str, dict[str, str]] = {
 """Common category values in other languages (closed label sets CLDR does not name)."""
 
 
+def cldr_kind(text: str) -> str | None:
+    """Which CLDR list names ``text`` in English: "territories", "languages", "currencies"."""
+    found = _cldr_reverse().get(text.strip().casefold())
+    return found[0] if found else None
+
+
+def is_place(text: str) -> bool:
+    """Whether ``text`` is the English name of a country or territory ("Brazil", "Europe")."""
+    return cldr_kind(text) == "territories"
+
+
 def translate_value(text: str, language: str) -> str | None:
     """An English CLDR name (a territory, language or currency) in ``language`` (None: not one).
 
@@ -259,16 +270,21 @@ def translate_all(values: list[str], language: str) -> dict[str, str] | None:
     return out
 
 
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+def singular(word: str) -> str:
+    """A plural English noun made singular, by the common rules (countries -> country)."""
+    w = word.lower()
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
 
 
-def _fr_plural_text(text: str) -> str:
-    if text.endswith(("s", "x", "z")):
+def fr_plural(text: str) -> str:
+    """A French noun in the plural ("cheval" -> "chevaux"); a phrase is left as it is."""
+    if text.endswith(("s", "x", "z")) or " " in text:
         return text
     if text.endswith("al"):
         return text[:-2] + "aux"
@@ -322,9 +338,9 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
     if spoken and parts[1] == "name":
         return Noun(f"nom {spoken}", "m")  # "French name" -> "nom français"
     if len(parts) == 1:
-        one = _singular(key)
+        one = singular(key)
         if one != key and one in words:
-            return Noun(f"nombre {fr_de(_fr_plural_text(words[one].text))}", "m")
+            return Noun(f"nombre {fr_de(fr_plural(words[one].text))}", "m")
         return None
     if len(parts) == 2:
         head = words.get(parts[1])  # a plural head ("champion wins") is not composed

@@ -19,7 +19,7 @@ from datetime import date
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
-from benchsmith.programs.labels import translate_value
+from benchsmith.programs.labels import is_place, singular
 
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 UNITS = {
@@ -92,8 +92,10 @@ NOUNS = {
 LANGUAGE_WORDS = {
     "english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
     "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "russian": "ru",
+    "arabic": "ar", "polish": "pl", "swedish": "sv", "greek": "el", "turkish": "tr",
+    "korean": "ko", "hindi": "hi",
 }  # fmt: skip
-"""A column label's first word that says which language its values are in."""
+"""A language's English name, as a column label's first word or an intent says it."""
 CODE_WORDS = frozenset("code symbol abbreviation iso id ticker acronym callsign".split())
 CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,9}|[A-Z][a-z]?")
 """A value that is a code: "JPY", "US-CA", "Fe" (an element symbol)."""
@@ -123,18 +125,6 @@ def english_label(path: str) -> str:
     if len(words) > 1 and words[-1] in UNITS:
         return f"{' '.join(words[:-1])} ({UNITS[words[-1]]})"
     return " ".join(words) or path
-
-
-def singular(word: str) -> str:
-    """A plural English noun made singular, by the common rules (countries -> country)."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
 
 
 def plural(noun: str) -> str:
@@ -251,7 +241,7 @@ class Table:
         if present and all(CODE.fullmatch(v) for v in present):
             return True
         # A "winner" column of countries translates; one of people's names does not.
-        places = sum(1 for v in present if translate_value(v, "fr"))
+        places = sum(1 for v in present if is_place(v))
         return bool(words) and words[-1] in PERSON_FIELDS and places * 2 < len(present)
 
     def value(self, row: int, path: str) -> Any:

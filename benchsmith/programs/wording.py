@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchsmith.programs.labels import Noun, fr_de, lexicon_noun
+from benchsmith.programs.labels import Noun, fr_de, fr_plural, lexicon_noun
 from benchsmith.programs.table import PERSON_FIELDS, Table, article, plural
 
 LANGUAGES = ("en", "fr")
@@ -105,15 +105,6 @@ ROWS_FR = Noun("ligne", "f")
 
 def _fr_which(noun: Noun) -> str:
     return "Quelle" if noun.gender == "f" else "Quel"
-
-
-def _fr_plural(noun: Noun) -> str:
-    text = noun.text
-    if text.endswith(("s", "x", "z")) or " " in text:
-        return text
-    if text.endswith("al"):
-        return text[:-2] + "aux"
-    return text + "s"
 
 
 def _fr_most(noun: Noun, direction: str, kind: str) -> str:
@@ -404,7 +395,7 @@ def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> 
     phrase = condition_phrase(words, conditions)
     if words.language == "fr":
         return (
-            f"D'après le tableau, combien {fr_de(_fr_plural(noun))} y a-t-il"
+            f"D'après le tableau, combien {fr_de(fr_plural(noun.text))} y a-t-il"
             + (f" {phrase}" if phrase else "")
             + " ?"
         )
@@ -424,7 +415,7 @@ def aggregate_question(
     phrase = condition_phrase(words, conditions)
     rounding = f", {ROUND_NOTE[words.language]}" if aggregate == "mean" else ""
     if words.language == "fr":
-        subject = f"des {_fr_plural(noun)}" + (f" {phrase}" if phrase else "")
+        subject = f"des {fr_plural(noun.text)}" + (f" {phrase}" if phrase else "")
         return (
             f"D'après le tableau, quelle est la {AGG_FR[aggregate]} {_fr_of_the(label)} "
             f"{subject}{rounding} ?"
