@@ -42,6 +42,7 @@ SETS = (
     ("intents_dev4.json", "dev-4"),
     ("intents_dev5.json", "dev-5"),
     ("intents_holdout4.json", "held-out-4"),
+    ("intents_holdout5.json", "held-out-5"),
 )
 # Intents the data could serve but the code does not read yet: each must be refused with
 # this message (a test that starts to fail here means the gap closed: remove it).
