@@ -347,3 +347,79 @@ def test_only_country_names_count_as_places_not_colours_or_seasons():
         "Give the year of a final and ask which nation it was.", table_of("f", columns, rows)
     )
     assert (spec.key_field, spec.answer_field) == ("year", "winner")
+
+
+DAYS = [
+    ("2012-01-10", 1.0, 6.1, 0.6, 3.4, "rain"),
+    ("2012-01-16", 2.5, 1.7, -2.8, 5.0, "snow"),
+    ("2012-02-20", 0.0, 12.2, 1.1, 2.0, "sun"),
+    ("2012-03-27", 13.7, 8.3, 1.7, 5.8, "rain"),
+    ("2012-05-01", 3.3, 3.9, 0.6, 5.3, "snow"),
+    ("2012-06-15", 0.0, 18.3, 10.6, 6.0, "sun"),
+    ("2012-07-19", 0.0, 27.2, 13.3, 2.1, "sun"),
+    ("2012-12-18", 8.1, 10.0, 2.2, 4.9, "rain"),
+]
+
+
+def days():
+    columns = {"date": "text", "precipitation_mm": "number", "temp_max_c": "number"}
+    columns |= {"temp_min_c": "number", "wind_ms": "number", "weather": "category"}
+    return table_of("seattle_weather", columns, DAYS)
+
+
+def test_a_daily_log_is_named_by_its_dates_and_its_abbreviated_fields_are_spelled_out():
+    log = days()
+    assert (log.key, log.entity["en"]) == ("date", "day")
+    assert log.columns["temp_max_c"].labels["en"] == "maximum temperature (°C)"
+    assert lexicon_noun("maximum temperature (°C)", "fr").text == "température maximale (°C)"
+    spec = top("Show some days in a table and ask which of them was the windiest.", log)
+    assert (spec.kind, spec.field, spec.direction) == ("superlative", "wind_ms", "max")
+    spec = top("Show a table of days; ask the average maximum temperature of the rainy days.", log)
+    assert (spec.kind, spec.field, spec.aggregate) == ("aggregate", "temp_max_c", "mean")
+    assert [(c.field, c.value) for c in spec.conditions] == [("weather", "rain")]
+    # A few-shot classification shows each example with its date; the verifier passes it.
+    spec = top(
+        "Nearest-neighbour flavour: a table of labelled days, then one more day by its "
+        "measurements; which weather type was it?",
+        log,
+    )
+    assert (spec.kind, spec.answer_field, spec.book) == ("classify", "weather", "open")
+    inst = generate(spec, {log.id: log}, n=1, seed=3)[0]
+    assert inst.table_text.splitlines()[0].startswith("| Date |")
+    subtask = SimpleNamespace(id="s", name="s", skills=[], difficulty="medium")
+    item = to_item(inst, spec, item_id="x", language="en", seed=1, subtask=subtask)
+    assert check_program(item, {log.id: log}).ok
+
+
+def test_agents_demonyms_and_prefixed_bounds():
+    columns = {"painting": "text", "painter": "category", "year": "number", "museum": "text"}
+    rows = [
+        ("The Starry Night", "Vincent van Gogh", 1889, "Museum of Modern Art"),
+        ("Guernica", "Pablo Picasso", 1937, "Museo Reina Sofía"),
+        ("Las Meninas", "Diego Velázquez", 1656, "Museo del Prado"),
+        ("The Night Watch", "Rembrandt", 1642, "Rijksmuseum"),
+        ("American Gothic", "Grant Wood", 1930, "Art Institute of Chicago"),
+        ("The Kiss", "Gustav Klimt", 1908, "Belvedere"),
+        ("The Hay Wain", "John Constable", 1821, "National Gallery"),
+    ]
+    works = table_of("paintings", columns, rows)
+    spec = top("Name a famous painting; pupils pick the artist who painted it. No notes.", works)
+    assert (spec.kind, spec.key_field, spec.answer_field) == ("lookup", "painting", "painter")
+    spec = top("Items in French. Pre-1850 works only: show their rows, ask for the museum.", works)
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("year", "<", 1850)]
+    # Museum names are proper names: a French item writes them as the data does.
+    assert works.neutral("museum")
+    painters = table_of(
+        "painters",
+        {"painter": "text", "birth_year": "number", "birth_country": "category"},
+        [("Grant Wood", 1891, "United States"), ("Edward Hopper", 1882, "United States"),
+         ("Claude Monet", 1840, "France"), ("Rembrandt", 1606, "Netherlands"),
+         ("Frida Kahlo", 1907, "Mexico"), ("Andy Warhol", 1928, "United States")],
+    )  # fmt: skip
+    spec = top("American-born painters only: name one and ask for their year of birth.", painters)
+    assert spec.kind == "filtered_lookup" and spec.answer_field == "birth_year"
+    assert [(c.field, c.value) for c in spec.conditions] == [("birth_country", "United States")]
+    deaths = [("Monet", 1926), ("Goya", 1828), ("Hopper", 1967), ("Klimt", 1918)]
+    died = table_of("p", {"painter": "text", "death_year": "number"}, deaths)
+    spec = top("Give two painters' names and ask which of the two died first. Closed book.", died)
+    assert (spec.kind, spec.field, spec.direction) == ("compare", "death_year", "min")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
-from benchsmith.programs.labels import is_place, singular
+from benchsmith.programs.labels import demonym_of, is_place, singular
 from benchsmith.programs.spec import Condition, Hop, ProgramSpec
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
@@ -69,7 +69,7 @@ CLOSED_CUES = re.compile(
 )
 COMPARE_CUES = re.compile(
     r"\b(which of (?:the )?two|of the two|two (?:of|records|rows)|both|versus|vs\.?|compare|"
-    r"comparison|between two|pairs? of|pairs|\w+er than|or the other)\b"
+    r"comparison|between two|pairs? of|pairs|(?!rather\b|other\b)\w+er than|or the other)\b"
 )
 SUPERLATIVE_CUES = re.compile(r"\b(most|least|\w{2,}est|maximum|minimum|top|bottom)\b")
 NOT_SUPERLATIVE = {
@@ -84,19 +84,24 @@ AGG_CUES = (
     (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
     (
         re.compile(
-            r"\bwhat (?:is|was) the (?:maximum|highest|largest|biggest|heaviest|longest|"
-            r"tallest|greatest|most|latest)\b|\bmaximum value\b"
+            r"\b(?:what (?:is|was)|ask for) the (?:maximum|highest|largest|biggest|heaviest|"
+            r"longest|tallest|greatest|most|latest)\b|\bmaximum value\b"
         ),
         "max",
     ),
     (
         re.compile(
-            r"\bwhat (?:is|was) the (?:minimum|lowest|smallest|lightest|shortest|least|"
-            r"earliest)\b|\bminimum value\b"
+            r"\b(?:what (?:is|was)|ask for) the (?:minimum|lowest|smallest|lightest|shortest|"
+            r"least|earliest)\b|\bminimum value\b"
         ),
         "min",
     ),
 )
+STRONG_CLASSIFY = re.compile(
+    r"\b(classif\w*|diagnos(?:e|is|ing)|withheld|nearest[- ]neighbou?rs?|"
+    r"(?:which|what) \w+[- ]type|label (?:is )?(?:withheld|hidden))\b"
+)
+"""Cues that ask for a class and nothing else (ranked above a stray "mean" or "nearest")."""
 CLASSIFY_CUES = re.compile(
     r"\b(classif\w*|which (?:class|species|type|kind|category|label|variety|group)|"
     r"what (?:class|species|type|kind|category|label)|measurements|features|predict|"
@@ -175,6 +180,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "won": ("wins", "win", "winner"),
     "win": ("wins", "winner"),
     "born": ("birth", "born"),
+    "died": ("death",),
+    "die": ("death",),
+    "dies": ("death",),
+    "world": ("birth",),  # "came into the world"
     "wrote": ("author", "writer"),
     "written": ("author", "writer"),
     "directed": ("director",),
@@ -213,6 +222,30 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"[a-z0-9]+(?:'s)?", text.lower())
 
 
+def variants(token: str) -> set[str]:
+    """Words a token may stand for in a field's name or a value, by English morphology.
+
+    ``windiest``/``windy`` -> wind, ``sunny`` -> sun, ``painted`` -> painter, ``composed`` ->
+    composer, ``directed`` -> director.
+    """
+    t = token.removesuffix("'s")
+    out: set[str] = set()
+    for suffix in ("iest", "ier"):
+        if t.endswith(suffix) and len(t) > len(suffix) + 2:
+            out.add(t[: -len(suffix)] + "y")
+    for word in [t, *out]:
+        if word.endswith("y") and len(word) > 4 and word[-2] not in "aeiou":
+            base = word[:-1]
+            out.add(base)
+            if base[-1] == base[-2]:
+                out.add(base[:-1])  # sunny -> sun
+    if t.endswith("ed") and len(t) > 5:
+        for base in (t[:-2], t[:-1]):  # painted -> paint, composed -> compose
+            out |= {base, base + "er", base + "or", base + "r"}
+    out.discard(t)
+    return out
+
+
 def _stem_list(words: Sequence[str]) -> list[str]:
     from benchsmith.agents.templates import stems
 
@@ -245,7 +278,9 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         hits = [i for i, s in enumerate(intent_stems) if s in label_stems]
         said = {w for w in label_words}
         loose = [
-            i for i, t in enumerate(tokens) if set(SYNONYMS.get(t.removesuffix("'s"), ())) & said
+            i
+            for i, t in enumerate(tokens)
+            if (set(SYNONYMS.get(t.removesuffix("'s"), ())) | variants(t)) & said
         ]
         loose += [
             i
@@ -289,6 +324,20 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if found:
                 op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
                 out.append(Condition(field=column.path, op=op, value=value))
+                continue
+            # "American-born painters", "Dutch painters": a country by its demonym.
+            people = {*PERSON_FIELDS, *table.entity.get("en", "").split()}
+            if any(
+                demonym_of(t, value)
+                and i + 1 < len(tokens)
+                and (tokens[i + 1] == "born" or singular(tokens[i + 1]) in people)
+                for i, t in enumerate(tokens)
+            ):
+                out.append(Condition(field=column.path, op="==", value=value))
+                continue
+            if len(words) == 1 and any(words[0] in variants(t) for t in tokens):
+                # "rainy days", "sunny days": weather == rain, sun
+                out.append(Condition(field=column.path, op="==", value=value))
                 continue
             if len(words) == 1 and len(words[0]) >= 4:
                 # An adjective or plural of the value: Europe -> European, Asia -> Asian.
@@ -591,7 +640,10 @@ def _format(intent: str, default: str) -> str:
 NO_TABLE = re.compile(
     r"\b(no table|without (?:a |the |any )?(?:table|rows|data)|not (?:from|in) (?:a |the )?table|"
     r"no rows|no data|nothing (?:is )?shown|not shown|from memory|general knowledge|"
-    r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know)\b"
+    r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know|"
+    r"nothing (?:else )?(?:is )?(?:in|on) the prompt|no reference|zero[- ]shot|"
+    r"no (?:labell?ed )?examples|(?:won't|will not|don't|do not) (?:have|get|see) (?:any )?"
+    r"(?:notes|tables?|data|rows))\b"
 )
 
 
@@ -704,6 +756,8 @@ WHO_WORD = re.compile(
     r"(?:the\s+|a\s+|an\s+)?([a-z][a-z-]+)"
 )
 """A role asked with "who" ("who finished runner-up")."""
+WHO_VERB = re.compile(r"\bwho\s+([a-z]{3,}ed)\b")
+"""An agent asked with "who" and a verb ("who painted it": the painter)."""
 WHEN_WORDS = frozenset("year years date day month century decade time era".split())
 
 
@@ -773,6 +827,12 @@ def _asked_column(
         ):
             continue
         unknown = unknown or word
+    for verb in WHO_VERB.finditer(low):
+        # The agent noun of the verb (painted -> painter), not the work (painting).
+        agent = {v for v in variants(verb.group(1)) if v.endswith(("er", "or"))}
+        agents = [c for c in table.columns.values() if agent & set(words_of(c.path))]
+        if agents and not agents[0].orderable and unknown is None:
+            return agents[0], None
     return None, unknown
 
 
@@ -791,6 +851,9 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     """
     # An intent in French, German or Spanish is read through its English gloss.
     intent = to_english(intent, intent_language(intent))
+    # "pre-1850 works", "post-war" years: a bound said as a prefix.
+    intent = re.sub(r"\bpre-(\d{3,4})s?\b", r"before \1", intent, flags=re.IGNORECASE)
+    intent = re.sub(r"\bpost-(\d{3,4})s?\b", r"after \1", intent, flags=re.IGNORECASE)
     table = tables[main]
     low = intent.lower()
     mentions = _mentions(intent, table)
@@ -866,6 +929,11 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             and m.strength >= 0.5
             and (m.column.path != via or len(re.findall(rf"\b{re.escape(via)}", low)) > 1)
         ]
+        there = [m for m in other_mentions if m.table == b]
+        asked_there = _asked_column(intent, tables, target, there)[0] if b != main else None
+        if asked_there is not None:
+            # "in which country the painter was born": the field the question word names.
+            wanted.sort(key=lambda m: m.column is not asked_there)
         possessive = re.search(r"'s\b", low) or re.search(r"\bof (?:the|their|its|a)\b", low)
         if wanted and (via_named or b != main) and (b != main or possessive):
             answer = wanted[0].column.path
@@ -939,6 +1007,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                     answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
                 )
                 strength = 2.5 if CLASSIFY_CUES.search(low) else 1.5
+                strength = 3.6 if STRONG_CLASSIFY.search(low) else strength
                 add(spec, strength, f"{label.path} from {', '.join(features)}")
     # "how many people in total", "how many world titles a given one has": a number
     # field is asked (an aggregate or a lookup), not a count of rows.
@@ -1016,7 +1085,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     low = re.sub(r"\b(?:one|some|a few|any|no|once|two|a couple|several)\s+more\b", " ", low)
     for m in mentions:
         if m.strength >= 0.5:
-            for word in words_of(m.column.path):
+            label = re.findall(r"[a-z]+", m.column.labels.get("en", "").lower())
+            for word in {*words_of(m.column.path), *label}:
                 if word in (*MAX_WORDS, *MIN_WORDS):
                     low = re.sub(rf"\b{word}\b", " ", low)
     superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]

@@ -23,7 +23,8 @@ class Noun(NamedTuple):
 
 
 _FR_MORE = """
-driver:pilote:m;season:saison:f;champion:champion:m;winner:vainqueur:m;runner-up:finaliste:m
+wind:vent:m;precipitation:hauteur de précipitations:f;rainfall:hauteur de pluie:f
+humidity:humidité:f;weather:météo:f;driver:pilote:m;season:saison:f;champion:champion:m;winner:vainqueur:m;runner-up:finaliste:m
 runner up:finaliste:m;loser:perdant:m;host:hôte:m;host country:pays hôte:m;host city:ville hôte:f
 sample:échantillon:m;wine:vin:m;record:record:m;holder:détenteur:m;constructor:écurie:f
 win:victoire:f;race:course:f;moon:lune:f;goal:but:m;match:match:m;final:finale:f
@@ -225,7 +226,9 @@ VALUES: dict[str, dict[str, str]] = {
         "yellow": "jaune", "small": "petit", "large": "grand", "public": "public",
         "private": "privé", "solid": "solide", "liquid": "liquide", "gas": "gaz",
         "metal": "métal", "nonmetal": "non-métal", "noble gas": "gaz noble",
-        "art": "art", "science": "science", "history": "histoire",
+        "art": "art", "science": "science", "history": "histoire", "rain": "pluie",
+        "sun": "soleil", "snow": "neige", "fog": "brouillard", "drizzle": "bruine",
+        "cloudy": "nuageux", "sunny": "ensoleillé", "rainy": "pluvieux", "clear": "dégagé",
     },
 }  # fmt: skip
 """Common category values in other languages (closed label sets CLDR does not name)."""
@@ -240,6 +243,28 @@ def cldr_kind(text: str) -> str | None:
 def is_place(text: str) -> bool:
     """Whether ``text`` is the English name of a country or territory ("Brazil", "Europe")."""
     return cldr_kind(text) == "territories"
+
+
+@cache
+def _demonyms() -> dict[str, set[str]]:
+    """Demonym (folded) -> territory codes: "american" -> US, MP; "dutch" -> NL (countryinfo)."""
+    from countryinfo import CountryInfo
+
+    out: dict[str, set[str]] = {}
+    for data in CountryInfo.all().values():
+        code = (data.get("ISO") or {}).get("alpha2")
+        demonym = str(data.get("demonym") or "").casefold()
+        if code and demonym:
+            out.setdefault(demonym, set()).add(code)
+    return out
+
+
+def demonym_of(word: str, place: str) -> bool:
+    """Whether ``word`` is the demonym of the territory ``place`` ("American", "United States")."""
+    found = _cldr_reverse().get(place.strip().casefold())
+    if found is None or found[0] != "territories":
+        return False
+    return found[1] in _demonyms().get(word.casefold(), set())
 
 
 def translate_value(text: str, language: str) -> str | None:
@@ -293,6 +318,14 @@ def fr_plural(text: str) -> str:
     return text + "s"
 
 
+FR_QUALIFIERS = {
+    "maximum": ("maximal", "maximale"), "minimum": ("minimal", "minimale"),
+    "average": ("moyen", "moyenne"), "mean": ("moyen", "moyenne"),
+    "total": ("total", "totale"), "median": ("médian", "médiane"),
+}  # fmt: skip
+"""French adjectives (masculine, feminine) of the qualifiers a column label starts with."""
+
+
 def fr_de(text: str) -> str:
     """French "de" before a word, elided before a vowel ("d'ébullition")."""
     return f"d'{text}" if text[:1].lower() in "aeiouéèêàâîôûh" else f"de {text}"
@@ -325,8 +358,8 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
         return words[key]
     if language != "fr" or not key:
         return None
-    bracket = re.fullmatch(r"(.+?) \((.+)\)", key)
-    if bracket:
+    bracket = re.fullmatch(r"(.+?) \((.+)\)", " ".join(english.split()))
+    if bracket:  # the unit as written ("°C")
         base = lexicon_noun(bracket.group(1), language)
         return Noun(f"{base.text} ({bracket.group(2)})", base.gender) if base else None
     unit = re.fullmatch(r"(.+?) in ([a-z%/]{1,6})", key)
@@ -334,6 +367,16 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
         base = lexicon_noun(unit.group(1), language)
         return Noun(f"{base.text} ({unit.group(2)})", base.gender) if base else None
     parts = key.split()
+    if parts[0] in FR_QUALIFIERS and len(parts) > 1:
+        # "maximum temperature" -> "température maximale"
+        base = lexicon_noun(" ".join(parts[1:]), language)
+        masculine, feminine = FR_QUALIFIERS[parts[0]]
+        if base:
+            return Noun(f"{base.text} {feminine if base.gender == 'f' else masculine}", base.gender)
+        return None
+    if parts[:2] == ["number", "of"] and len(parts) == 3:
+        base = lexicon_noun(singular(parts[2]), language)
+        return Noun(f"nombre {fr_de(fr_plural(base.text))}", "m") if base else None
     spoken = _language_adjective(parts[0], language) if len(parts) == 2 else None
     if spoken and parts[1] == "name":
         return Noun(f"nom {spoken}", "m")  # "French name" -> "nom français"

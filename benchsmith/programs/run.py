@@ -427,7 +427,9 @@ def _classify(
         rest = [r for r in others if r not in shown]
         shown += rng.sample(rest, max(0, min(len(rest), (spec.rows_shown or 6) - len(shown))))
         rng.shuffle(shown)
-        fields = [*spec.features, spec.answer_field]
+        # Each example row with what names it (a day's date), so a reader can cite it.
+        named = [table.key] if table.key and table.key not in spec.features else []
+        fields = [*named, *spec.features, spec.answer_field]
         text = render_table(table, words, shown, fields)
     return Instance(
         question=question,

@@ -19,10 +19,12 @@ from datetime import date
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
-from benchsmith.programs.labels import is_place, singular
+from benchsmith.programs.labels import cldr_kind, is_place, singular, translate_value
 
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 UNITS = {
+    "kmh": "km/h",
+    "mph": "mph",
     "millions": "millions",
     "million": "millions",
     "billions": "billions",
@@ -108,23 +110,48 @@ PERSON_FIELDS = frozenset(
 """Fields whose values are people: a lookup asks "Who is the author of ...?"."""
 
 
+ABBREVIATIONS = {
+    "temp": "temperature", "max": "maximum", "min": "minimum", "avg": "average",
+    "pop": "population", "pct": "percentage", "elev": "elevation", "qty": "quantity",
+    "num": "number", "hp": "horsepower", "mpg": "miles per gallon", "precip": "precipitation",
+    "dist": "distance", "wt": "weight", "ht": "height", "yr": "year", "dept": "department",
+    "approx": "approximate", "std": "standard deviation", "lat": "latitude", "lon": "longitude",
+    "lng": "longitude", "alt": "altitude", "vol": "volume", "len": "length", "freq": "frequency",
+}  # fmt: skip
+"""Abbreviated words of column names, read as the words people write."""
+QUALIFIERS = frozenset("maximum minimum average mean total median".split())
+
+
+def noun_phrase(words: Sequence[str]) -> str:
+    """Column words as an English noun phrase: abbreviations spelled out, a qualifier first.
+
+    ``temp max`` -> "maximum temperature", ``avg price`` -> "average price".
+    """
+    spelled = [ABBREVIATIONS.get(w, w) for w in words]
+    if len(spelled) > 1 and spelled[-1] in QUALIFIERS:
+        spelled = [spelled[-1], *spelled[:-1]]
+    if len(spelled) > 1 and spelled[0] == "number" and spelled[1] != "of":
+        spelled = ["number", "of", *spelled[1:]]  # num_employees -> "number of employees"
+    return " ".join(spelled)
+
+
 def english_label(path: str) -> str:
     """The column name read as an English noun phrase, with a trailing unit in parentheses.
 
     ``population_millions`` -> "population (millions)", ``area_sq_mi`` -> "area (square
-    miles)", ``name_de`` -> "German name".
+    miles)", ``name_de`` -> "German name", ``temp_max_c`` -> "maximum temperature (°C)".
     """
     words = words_of(path)
     if len(words) > 2 and words[-1].isdigit() and len(words[-1]) == 4 and words[-2] in UNITS:
         # population_millions_2020 -> "population (millions, 2020)"
-        return f"{' '.join(words[:-2])} ({UNITS[words[-2]]}, {words[-1]})"
+        return f"{noun_phrase(words[:-2])} ({UNITS[words[-2]]}, {words[-1]})"
     if len(words) > 2 and tuple(words[-2:]) in AREA_UNITS:
-        return f"{' '.join(words[:-2])} ({AREA_UNITS[(words[-2], words[-1])]})"
+        return f"{noun_phrase(words[:-2])} ({AREA_UNITS[(words[-2], words[-1])]})"
     if len(words) > 1 and words[-1] in LANGUAGE_CODES:
         return f"{LANGUAGE_CODES[words[-1]]} {' '.join(words[:-1])}"
     if len(words) > 1 and words[-1] in UNITS:
-        return f"{' '.join(words[:-1])} ({UNITS[words[-1]]})"
-    return " ".join(words) or path
+        return f"{noun_phrase(words[:-1])} ({UNITS[words[-1]]})"
+    return noun_phrase(words) or path
 
 
 def plural(noun: str) -> str:
@@ -229,8 +256,9 @@ class Table:
     def neutral(self, path: str) -> bool:
         """Whether a column's values read the same in every language.
 
-        Codes ("JPY", "Fe", "ORD") and people's names ("Usain Bolt") are not translated;
-        other text (cities, categories) needs a name in the item's language.
+        Codes ("JPY", "Fe", "ORD"), people's names ("Usain Bolt") and other proper names
+        ("Hermitage Museum") are not translated; places, languages, currencies and common
+        category words need a name in the item's language.
         """
         column = self.columns[path]
         words = column.labels.get("en", "").split()
@@ -242,7 +270,16 @@ class Table:
             return True
         # A "winner" column of countries translates; one of people's names does not.
         places = sum(1 for v in present if is_place(v))
-        return bool(words) and words[-1] in PERSON_FIELDS and places * 2 < len(present)
+        if bool(words) and words[-1] in PERSON_FIELDS and places * 2 < len(present):
+            return True
+        # Proper names (museums, titles, brands) are written the same in a French item:
+        # many distinct capitalised values, none a CLDR name or a common category word.
+        distinct = set(present)
+        return (
+            len(distinct) >= 5
+            and all(v[:1].isupper() for v in distinct)
+            and not any(cldr_kind(v) or translate_value(v, "fr") for v in distinct)
+        )
 
     def value(self, row: int, path: str) -> Any:
         """The raw value of a column in a row."""
@@ -310,6 +347,9 @@ def entity_nouns(
     nouns = dict(card_entity)
     if "en" in nouns:
         return nouns
+    if key and words_of(key) and words_of(key)[-1] in ("date", "day"):
+        nouns["en"] = "day"  # the rows of a daily log are days
+        return nouns
     if key and words_of(key) and words_of(key)[-1] not in (*GENERIC_KEYS, "year", "no", "number"):
         nouns["en"] = " ".join(words_of(key))
         return nouns
@@ -353,11 +393,12 @@ def build_table(
         unique = (
             len(present) == len(records) > 1
             and len({t.casefold() for t in present}) == len(present)
-            and (kind in ("text", "category") or all(_integer(v) for v in values))
+            and (kind in ("text", "category", "date") or all(_integer(v) for v in values))
         )
         numbers = [as_number(v) for v in values]
+        # A unique date names its record: a day of a daily log ("on 2012-01-10").
         names = unique and (
-            kind in ("text", "category")
+            kind in ("text", "category", "date")
             or (
                 kind == "number"
                 and (

@@ -66,7 +66,8 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
                 return _fail(f"row {row} breaks the condition {', '.join(broken)}")
     prompt = item.input_text()
     if meta.get("book") == "open":
-        for row in rows:
+        # A classification's first row is the record asked about: stated, never shown.
+        for row in rows[1:] if kind == "classify" else rows:
             for field in meta.get("shown_fields", []):
                 # As the prompt shows it: in the item's language ("bénin" for "benign").
                 text = shown_value(table, row, field, language) or table.text(row, field, language)

