@@ -235,6 +235,7 @@ _PLANNING: list[Callable[[F], F]] = [
         metavar="CODE",
         help="Language of the items (repeatable or comma-separated, e.g. en,fr).",
     ),
+    config_option("programs"),
     config_option("max_subtasks"),
     config_option("budget_usd"),
     config_option("budget_tokens"),

@@ -287,6 +287,14 @@ class RunConfig(BaseModel):
         "135M one, whose rewordings fail the checks; it then only chooses the tools' "
         "settings, and a plan with none makes no call.",
     )
+    programs: Literal["auto", "model", "rules"] = Field(
+        default="auto",
+        description="Who reads the intent into a question program over your own tables: "
+        "rules (the code reads its words; the grounding model only picks among near-ties), "
+        "model (the grounding model proposes the program from the typed library; the code "
+        "checks every field, value and join, runs it once, and keeps the rules' reading "
+        "when the proposal fails); auto is model except with the embedded 135M model.",
+    )
     tail_backups: Literal["auto", "on", "off"] = Field(
         default="auto",
         description="At the end of each fan-out, when every slot has started and some are "

@@ -125,6 +125,10 @@ EXAMPLES = {
         "candidates": untrusted("p1: compare closed-book max of mass", "candidate programs"),
         "intent": untrusted("which of two planets is heavier", "intent"),
     },
+    "grounding_propose.j2": {
+        "tables": untrusted("table finals: 22 records; - winner (text)", "tables"),
+        "intent": untrusted("which nation won the final of a given year", "intent"),
+    },
     "grounding_template.j2": {
         "subtask": {"name": "A", "description": "d"},
         "candidates": ["concept-capital: What is the capital of {name}?"],

@@ -357,9 +357,11 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     languages = list(config.languages) or list(languages_from_intent(state["intent"]))
     from benchsmith.agents.programs import table_subtasks
 
-    # The user's own tables: question programs built by code from the intent and the data
-    # (no design call: the data defines the subtask), or a refusal naming what is missing.
-    tabled, refused = table_subtasks(config, state["intent"], languages)
+    # The user's own tables: question programs built from the intent and the data (no design
+    # call: the data defines the subtask; a capable grounding model proposes the program),
+    # or a refusal naming what is missing.
+    grounder = get_model(config, "grounding")
+    tabled, refused = table_subtasks(config, state["intent"], languages, grounder)
     if refused and not reference_subtasks(config, keep):
         return {
             "plan_status": "uncovered",

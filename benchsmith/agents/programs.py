@@ -7,6 +7,12 @@ fit best (a small design model cannot be relied on to propose it), and the groun
 lets the grounding role choose among near-tied candidates through a ``Literal`` of their
 ids, so even the embedded model cannot pick a program the code did not build. When no
 program over the given tables serves the intent, the plan is refused with what is missing.
+
+With a capable grounding model (``config.programs``: ``model``, or ``auto`` with any model
+but the embedded one) the model reads the intent instead: it proposes one program from the
+typed library (:mod:`benchsmith.programs.propose`), which the code checks against the data
+and runs once; a proposal that fails leaves the rules' reading in place, and a model that
+finds no field for what the intent asks refuses the plan with what is missing.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
@@ -30,6 +37,13 @@ from benchsmith.programs import (
     build_table,
     plan,
     probe,
+)
+from benchsmith.programs.propose import (
+    NotServable,
+    ProposalError,
+    describe,
+    proposal_schema,
+    to_spec,
 )
 from benchsmith.spec import Grounding, Scores, Subtask
 
@@ -55,7 +69,10 @@ NAMES = {
     "multihop": "Multi-hop lookup",
 }
 _TABLES: dict[tuple[str, str], dict[str, Table]] = {}
+_PROPOSALS: dict[tuple[str, str], Proposed] = {}
 _LOCK = threading.Lock()
+PROPOSED_SCORE = 10.0
+"""A checked proposal's score: above any the rules give, so it leads the candidates."""
 
 
 def table_cards(config: RunConfig) -> list[Any]:
@@ -90,11 +107,78 @@ def run_tables(config: RunConfig, intent: str) -> dict[str, Table]:
     return tables
 
 
-def candidates_for(config: RunConfig, intent: str) -> tuple[str | None, list[Candidate], list[str]]:
-    """The table that serves the intent best, its candidates, and every table's refusal."""
+@dataclass(frozen=True)
+class Proposed:
+    """What the grounding model proposed: a checked program, or why it is not used."""
+
+    spec: ProgramSpec | None = None
+    refusal: str | None = None
+    """The model found that no field holds what the intent asks for (what is missing)."""
+    note: str = ""
+    """For the log: the proposal taken, or why it was set aside."""
+
+
+def proposes(config: RunConfig, model: Any) -> bool:
+    """Whether the grounding model reads the intent into a program (``config.programs``)."""
+    if model is None or config.programs == "rules":
+        return False
+    return config.programs == "model" or model.spec.provider != "local"
+
+
+def proposed(config: RunConfig, intent: str, model: Any) -> Proposed | None:
+    """The grounding model's program for the intent, checked by code (None: not asked).
+
+    Asked once per run and intent: the design and grounding steps share the answer.
+    """
+    if not proposes(config, model):
+        return None
+    cache_key = (str(config.paths.run_catalog_dir), intent)
+    with _LOCK:
+        if cache_key in _PROPOSALS:
+            return _PROPOSALS[cache_key]
+    tables = run_tables(config, intent)
+    if not tables:
+        return None
+    from benchsmith.prompts import render, untrusted
+
+    prompt = render(
+        "grounding_propose",
+        tables=untrusted(describe(tables), "tables"),
+        intent=untrusted(intent, "intent"),
+    )
+    try:
+        reply = model.structured(proposal_schema(tables), [("user", prompt)])
+        spec = to_spec(reply, tables)
+        found = Proposed(spec=spec, note=f"the grounding model's program: {spec.describe()}")
+    except NotServable as exc:
+        found = Proposed(refusal=str(exc), note=f"the grounding model: {exc}")
+    except (ProposalError, StructuredOutputError) as exc:
+        found = Proposed(note=f"the grounding model's program set aside: {str(exc)[:160]}")
+    with _LOCK:
+        _PROPOSALS[cache_key] = found
+    return found
+
+
+def candidates_for(
+    config: RunConfig, intent: str, model: Any = None
+) -> tuple[str | None, list[Candidate], list[str]]:
+    """The table that serves the intent best, its candidates, and every table's refusal.
+
+    A checked program the grounding model proposed leads its table's candidates; its
+    finding that no field serves the intent is the refusal.
+    """
     tables = run_tables(config, intent)
     best: tuple[str | None, list[Candidate]] = (None, [])
     refusals: list[str] = []
+    found = proposed(config, intent, model)
+    if found is not None and found.refusal:
+        return None, [], [f"the grounding model: {found.refusal}"]
+    if found is not None and found.spec is not None:
+        spec = found.spec
+        rules = plan(intent, tables, spec.table)
+        others = [] if isinstance(rules, Refusal) else [c for c in rules if c.spec != spec]
+        lead = Candidate(spec, PROPOSED_SCORE, f"the grounding model's: {spec.describe()}")
+        return spec.table, [lead, *others], []
     for table_id in tables:
         found = plan(intent, tables, table_id)
         if isinstance(found, Refusal):
@@ -112,7 +196,7 @@ def subtask_id(table_id: str) -> str:
 
 
 def table_subtasks(
-    config: RunConfig, intent: str, languages: Sequence[str]
+    config: RunConfig, intent: str, languages: Sequence[str], model: Any = None
 ) -> tuple[list[Subtask], str | None]:
     """The records subtask for the intent over the run's tables, or why none serves it.
 
@@ -122,7 +206,7 @@ def table_subtasks(
     """
     if not table_cards(config):
         return [], None
-    table_id, cands, refusals = candidates_for(config, intent)
+    table_id, cands, refusals = candidates_for(config, intent, model)
     if table_id is None:
         return [], "no question program over the given data serves the intent: " + "; ".join(
             refusals
@@ -238,10 +322,16 @@ def ground_tables(
         table_id = next((t for t in tables if subtask_id(t) == subtask.id), None)
         if table_id is None:
             continue
-        found = plan(intent, tables, table_id)
-        if isinstance(found, Refusal):
-            continue
-        cand, why = choose(model, intent, found)
+        proposal = proposed(config, intent, model)
+        if proposal is not None and proposal.note:
+            notes.append(f"{subtask.id}: {proposal.note}")
+        if proposal is not None and proposal.spec is not None and proposal.spec.table == table_id:
+            cand, why = Candidate(proposal.spec, PROPOSED_SCORE, "proposed"), "checked by code"
+        else:
+            found = plan(intent, tables, table_id)
+            if isinstance(found, Refusal):
+                continue
+            cand, why = choose(model, intent, found)
         spec = cand.spec
         languages = list(subtask.languages) or ["en"]
         kept = []
