@@ -16,7 +16,8 @@ regression test, not the generalization figure. A new blind set is the way to me
 again. Set
 ``BENCHSMITH_CORPUS_REPORT=PATH`` to keep the per-intent figures and
 ``BENCHSMITH_CORPUS_SETS=dev-4,held-out-4`` (or ``BENCHSMITH_CORPUS_IDS=i26,h08``) to build
-only those.
+only those, and ``BENCHSMITH_CORPUS_MODEL=openai:MODEL`` (or ``MODEL@URL``) to build with a
+capable model, which then proposes each program (``--programs auto``).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ def build(entry: dict, files: dict[str, str], tmp: Path, environ: dict[str, str]
     args = [str(BIN / "benchsmith"), "build", "--size", str(SIZE), "--out", str(out)]
     for table in entry["tables"]:
         args += ["--dataset", str(CORPUS / files[table])]
+    if os.environ.get("BENCHSMITH_CORPUS_MODEL"):
+        # A capable endpoint reads the intents (--programs auto then asks it for the program).
+        args += ["--model", os.environ["BENCHSMITH_CORPUS_MODEL"]]
     # "--" before the intent: an intent may start with "-" (a bulleted list).
     done = subprocess.run(
         [*args, "--quiet", "--", entry["intent"]],
@@ -111,6 +115,8 @@ def results(tmp_path_factory):
         pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
     tmp = tmp_path_factory.mktemp("corpus")
     environ = offline_env(tmp)
+    if os.environ.get("BENCHSMITH_CORPUS_MODEL"):  # its key, which offline_env leaves out
+        environ.update({k: v for k, v in os.environ.items() if k.startswith("OPENAI_")})
     files = {
         t["id"]: t["file"]
         for listing in sorted(CORPUS.glob("tables*.json"))
