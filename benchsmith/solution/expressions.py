@@ -25,7 +25,10 @@ from sympy.parsing.sympy_parser import (
 
 from benchsmith.solution.errors import FormulaSyntaxError
 
-FUNCTIONS: dict[str, Any] = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt}
+FUNCTIONS: dict[str, Any] = {
+    "exp": sp.exp, "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
+    "tan": sp.tan,
+}  # fmt: skip
 CONSTANTS: dict[str, Any] = {"pi": sp.pi}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRANSFORMS = (*standard_transformations, implicit_multiplication, convert_xor)

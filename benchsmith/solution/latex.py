@@ -15,6 +15,8 @@ from benchsmith.solution.errors import FormulaSyntaxError
 
 _DROP = re.compile(r"\\(left|right|displaystyle|quad|qquad|,|;|!|:|big|Big|bigg|Bigg)(?![A-Za-z])")
 _NAME_CMDS = ("text", "mathrm", "mathit", "operatorname", "textrm", "mathbf", "boldsymbol")
+_KEYWORDS = {"lambda": "lamda", "Lambda": "Lamda"}
+_TRIG = ("sin", "cos", "tan")
 _SIMPLE = {
     "cdot": "*",
     "times": "*",
@@ -81,8 +83,32 @@ def _convert(src: str) -> str:
                 out.append(re.sub(r"[^A-Za-z0-9_]", "", body))
             elif cmd in _SIMPLE:
                 out.append(f" {_SIMPLE[cmd]} " if _SIMPLE[cmd] else "")
+            elif cmd in _TRIG:
+                # "\sin\theta_0", "\cos{2x}": the argument is the next name or group.
+                rest = src[i:].lstrip()
+                if rest.startswith("("):
+                    out.append(f" {cmd}")
+                else:
+                    i = len(src) - len(rest)
+                    number = re.match(r"\d+(?:\.\d+)?\s*", rest)
+                    if number:  # "\sin 2\theta" is sin(2 theta); "\cos 30" is cos(30)
+                        i += len(number.group(0))
+                    if number and not re.match(r"\\?[A-Za-z]", src[i:]):
+                        arg = number.group(0)
+                    else:
+                        arg, i = _group(src, i)
+                        arg = (number.group(0) if number else "") + arg
+                    sub = re.match(r"_(\{[^{}]*\}|[A-Za-z0-9])|'+", src[i:])
+                    if sub:
+                        arg, i = arg + sub.group(0), i + len(sub.group(0))
+                    out.append(f" {cmd}({_convert(arg)})")
+            elif cmd in ("Delta", "delta") and re.match(r"\s*[A-Za-z]", src[i:]):
+                # "\Delta x" is one quantity, the change in x.
+                out.append(f" {cmd}_")
+                i = len(src) - len(src[i:].lstrip())
             elif cmd.isalpha():
-                out.append(f" {cmd} ")
+                # Greek letters are names; "lambda" is a Python keyword (sympy spells it lamda).
+                out.append(f" {_KEYWORDS.get(cmd, cmd)} ")
             else:
                 raise FormulaSyntaxError(f"unsupported LaTeX command \\{cmd}")
         elif ch == "^":
@@ -91,6 +117,11 @@ def _convert(src: str) -> str:
         elif ch == "_":
             body, i = _group(src, i + 1)
             out.append("_" + re.sub(r"[^A-Za-z0-9_]", "", _convert(body)))
+        elif ch == "'":
+            # Primes name another quantity: w' -> w_prime, w'' -> w_pprime.
+            primes = len(src[i:]) - len(src[i:].lstrip("'"))
+            out.append("_" + "p" * (primes - 1) + "prime")
+            i += primes
         elif ch == "{":
             body, i = _group(src, i)
             out.append(f"({_convert(body)})")
@@ -111,4 +142,6 @@ def latex_to_plain(src: str) -> str:
     # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).
     text = re.sub(r"(?<![A-Za-z0-9_])e\s*\*\*\(", "exp(", text)
     text = re.sub(r"_\s+", "_", text)
+    text = re.sub(r"(?<=[A-Za-z0-9])\s+_", "_", text)  # "\eta_t", "\mu_k": one name
+    text = re.sub(r"\*\*\(\s*prime\s*\)", "_prime", text)  # w^{\prime}
     return re.sub(r"\s+", " ", text).strip()

@@ -87,7 +87,8 @@ _KIND_WORDS: list[tuple[str, str]] = [
     (r"\brate\b|\byield\b|\breturn\b|\binflation\b|\bpercentage\b", "percent"),
     (
         r"\bprice\b|\bvalue\b|\bpayment\b|\bcoupon\b|\bprincipal\b|\bcost\b|\bbalance\b"
-        r"|\bamount\b|\bsalary\b|\brevenue\b|\bprofit\b",
+        r"|\bamount\b|\bsalary\b|\brevenue\b|\bprofit\b|\bdividends?\b|\bearnings\b"
+        r"|\bcash flows?\b|\bincome\b|\bwages?\b|\bfees?\b|\brent\b",
         "currency",
     ),
 ]
@@ -452,13 +453,180 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     for pattern in verb:
         for match in re.finditer(pattern, text):
             found.append((match.end(), run_to_end(match.end()), None))
-    before = rf"\b(?:the|a|an|its)\s+((?:[A-Za-z'-]+\s+){{0,5}}?[A-Za-z'-]+)\s+{math}"
-    for match in re.finditer(before, text, flags=re.I):
-        words = match.group(1)
-        if re.search(r"\b(?:of|at|for|by|to|with|from|in|on)$", words):
-            continue
-        found.append((match.end(), run_to_end(match.end()), words))
+    # A noun phrase just before the symbol: "the coupon rate $c$", "and annual coupon rate
+    # $c$", "a bond with face value $F$" (the phrase, not the bond), "inflation $h$".
+    for match in re.finditer(rf"{math}", text):
+        head = text[max(0, match.start() - 120) : match.start()]
+        # "The dividend just paid is $D_0$": the subject of "is" names the symbol.
+        copula = re.search(
+            r"\b(?:the|a|an)\s+([A-Za-z][^.;:$`,]{2,60}?)\s+(?:is|are|was)\s*$", head, re.I
+        )
+        words = copula.group(1) if copula else noun_before(head)
+        if words:
+            found.append((match.end(), run_to_end(match.end()), owned(words, text, match.start())))
+    # The symbol before a counted noun: "$n$ years to maturity" is the number of years.
+    counted = rf"{math}\s+((?:years|months|periods|days|weeks|payments|hours|quarters)\b" + (
+        r"(?:\s+(?:to|of|until|before|in|on)\s+[a-z][a-z-]*)?|times\s+(?:a|per)\s+[a-z]+)"
+    )
+    for match in re.finditer(counted, text):
+        found.append((match.end(), run_to_end(match.end()), f"number of {match.group(1)}"))
+    # The subject of a displayed formula: "its price is $$P = ...$$", "the effective annual
+    # rate $$EAR = ...$$", "next year's dividend is $$D_1 = ...$$".
+    for match in re.finditer(rf"\$\$\s*{core}\s*=", text):
+        before = re.sub(r"[\s:,]*$", "", text[max(0, match.start() - 160) : match.start()])
+        before = re.sub(r"\s+(?:is|are|was|equals|becomes|gives|reads|by)$", "", before)
+        words = acronym_phrase(before, name) or noun_before(before, allow_end=True)
+        if words:
+            found.append((match.end(), match.end(), owned(words, text, match.start())))
     return found
+
+
+NP_STOP = frozenset(
+    "a an the its their his her our this that these those with and or is are was were be "
+    "been being as if when while where which who whose whom than then so such each every "
+    "consider let suppose given assume if at by for from into on onto per via under over "
+    "pays paid pay gives give has have had grows grow earns earn equals called named "
+    "denote denoted denotes write written call also only just it they we you one".split()
+)
+"""Words a noun phrase before a symbol does not reach past (its left edge)."""
+NP_INNER = frozenset("of to".split())
+"""Words inside a noun phrase when content words stand on both sides ("yield to maturity")."""
+VERB_END = re.compile(r"(?:ed|ing)$")
+
+
+def noun_before(text: str, allow_end: bool = False) -> str | None:
+    """The noun phrase that ends ``text`` ("... with face value" -> "face value").
+
+    Walks back over content words and stops at a function word, a verb form or
+    punctuation; "of"/"to" stay inside when content words stand on both sides ("rate of
+    return", "yield to maturity"). Possessive phrases stay ("next year's dividend").
+    """
+    tail = re.split(r"[.;:!?()\[\]$`]|\n\s*\n", text)[-1]
+    if not allow_end and re.search(r"[,]\s*$", tail):
+        return None
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", tail)
+    kept: list[str] = []
+    for word in reversed(words):
+        low = word.lower()
+        if word == ",":
+            break
+        if low in NP_INNER and kept and kept[0].lower() not in NP_INNER:
+            kept.insert(0, word)
+            continue
+        if low in NP_STOP or (kept and VERB_END.search(low) and low not in ("required",)):
+            # "a required return" keeps its participle; "paid" or "quoted" ends the phrase
+            if not (VERB_END.search(low) and low.endswith("ed") and kept and low in ADJECTIVAL):
+                break
+        kept.insert(0, word)
+        if len(kept) >= 6:
+            break
+    while kept and kept[0].lower() in NP_INNER:
+        kept.pop(0)
+    if kept and VERB_END.search(kept[-1].lower()):
+        return None  # "quoted annually and compounded $m$": a verb, not a name
+    if not kept or all(w.lower() in NP_INNER for w in kept):
+        return None
+    phrase = " ".join(kept)
+    return phrase if re.search(r"[a-z]{3,}", phrase) else None
+
+
+def acronym_phrase(text: str, name: str) -> str | None:
+    """The phrase of the last sentence whose initials spell ``name`` ("current yield": CY)."""
+    letters = name.split("_")[0]
+    if not (2 <= len(letters) <= 5 and letters.isupper()):
+        return None
+    sentence = re.split(r"[.!?]\s|\n\s*\n", text)[-1]
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
+    for i in range(len(words) - len(letters) + 1):
+        chunk = words[i : i + len(letters)]
+        if "".join(w[0] for w in chunk).upper() == letters and not any(
+            w.lower() in NP_STOP for w in chunk
+        ):
+            return " ".join(chunk).lower() if chunk[0][0].isupper() and i == 0 else " ".join(chunk)
+    return None
+
+
+ADJECTIVAL = frozenset("required expected realized realised compounded discounted".split())
+"""Participles that qualify a noun ("a required return", "the expected return")."""
+
+
+def owned(phrase: str, text: str, at: int) -> str:
+    """``phrase`` with its owner when the text says "its"/"their" ("price of the bond")."""
+    head = text[max(0, at - 160) : at]
+    pronoun = re.search(rf"\b(?:its|their)\s+{re.escape(phrase)}\s*(?:is|are|[,:])?\s*$", head)
+    if not pronoun:
+        return phrase
+    subjects = re.findall(
+        r"\b(?:a|an|the|A|An|The)\s+([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+"
+        r"(?:pays|is|has|with|that|which|grows|earns|of|costs|gives)\b",
+        text[: at - len(head) + pronoun.start()],
+    )
+    return f"{phrase} of the {subjects[-1]}" if subjects else phrase
+
+
+_RANGE_STATEMENT = re.compile(
+    rf"([A-Za-z$][A-Za-z$_{{}}\\' -]{{1,60}}?)\s+(?:(?:usually|typically|generally|often|normally|"
+    rf"mostly|commonly)\s+)?(?:(?:lie|lies|range|ranges|vary|varies|fall|falls|are|is|run|runs)"
+    rf"\s+)?(?:between|from)\s+({_NUMBER})\s*(?:[a-zA-Z/²%]+\s+)?(?:and|to)\s+({_NUMBER})"
+)
+
+
+def _singular_words(text: str) -> list[str]:
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
+    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+
+
+def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] | None:
+    """A range the text states apart from the definition, for this quantity.
+
+    "Face values usually lie between 100 and 10000; coupon rates between 0.01 and 0.12",
+    "$m$ is from 1 to 365": the phrase before the numbers names the quantity (its symbol,
+    or the words of its description with the same head noun; the closest match wins).
+    """
+    want = _singular_words(quantity.description)
+    best: tuple[int, float, float, str] | None = None
+    for match in _RANGE_STATEMENT.finditer(document):
+        subject = match.group(1)
+        symbol = re.search(rf"\$\s*{_symbol_core(quantity.name)}\s*\$\s*(?:is|are)?\s*$", subject)
+        if symbol:
+            score = 100
+        else:
+            phrase = noun_before(subject, allow_end=True)
+            said = _singular_words(phrase or "")
+            if not said or not want or said[-1] != want[-1] or not set(said) <= set(want):
+                continue
+            if said != want and len(said) < 2:
+                continue  # "rates" alone is the range of the quantity called "rate" only
+            score = len(set(said) & set(want)) * 10 - abs(len(want) - len(said))
+            if said == want:
+                score += 50
+        (low, _), (high, _) = _number(match.group(2)), _number(match.group(3))
+        if best is None or score > best[0]:
+            best = (score, low, high, match.group(0).strip())
+    return None if best is None else best[1:]
+
+
+def with_stated_range(quantity: Quantity, document: str) -> Quantity:
+    """``quantity`` with a range stated elsewhere in the text, when its definition has none."""
+    if any(f == "range" and o == "definition" for f, o in quantity.origins) or quantity.choices:
+        return quantity
+    found = stated_range(quantity, document)
+    if found is None:
+        return quantity
+    low, high, sentence = found
+    if low > high:
+        low, high = high, low
+    if quantity.integer:
+        low, high = max(math.ceil(low), 1), max(math.floor(high), math.ceil(low), 1)
+    origins = tuple(o for o in quantity.origins if o[0] != "range")
+    return replace(
+        quantity,
+        low=low,
+        high=high,
+        bounds=None,
+        assumed=tuple(a for a in quantity.assumed if a != "range"),
+        origins=(*origins, ("range", f"stated in the text ({sentence[:80]!r})")),
+    )
 
 
 def find_definitions(
@@ -476,12 +644,15 @@ def find_definitions(
             if spans:
                 start, end, description = spans[0]
                 words = re.sub(r"\s+", " ", section.text[start:end])
-                found[name] = parse_definition(
-                    name,
-                    words,
-                    section.source(start, end),
-                    description=description,
-                    document=document,
+                found[name] = with_stated_range(
+                    parse_definition(
+                        name,
+                        words,
+                        section.source(start, end),
+                        description=description,
+                        document=document,
+                    ),
+                    document or section.text,
                 )
                 break
     return found

@@ -19,11 +19,16 @@ from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.problems import Problem
 
 _GIVEN_PHRASES = (
-    "The {d} is {v}.",
-    "Assume the {d} is {v}.",
-    "You know that the {d} is {v}.",
+    "{td} is {v}.",
+    "Assume {td} is {v}.",
+    "You know that {td} is {v}.",
 )
-_QUESTIONS = ("What is the {d}?", "How large is the {d}?", "What {d} results?")
+_QUESTIONS = ("What is {td}?", "How large is {td}?", "What {d} results?")
+
+
+def with_the(description: str) -> str:
+    """``the`` + a description, except before a possessive ("next year's dividend")."""
+    return description if re.match(r"^\S+(?:\s+\S+)?'s\b", description) else f"the {description}"
 
 
 class StructuredModel(Protocol):
@@ -78,9 +83,10 @@ def template_text(
 ) -> str:
     """The problem text by template; ``variant`` picks one of a few phrasings."""
     phrase = _GIVEN_PHRASES[variant % len(_GIVEN_PHRASES)]
-    lines = [phrase.format(d=d, v=v) for _, d, v in given_lines(problem, graph)]
+    lines = [phrase.format(td=with_the(d), v=v) for _, d, v in given_lines(problem, graph)]
+    lines = [line[0].upper() + line[1:] for line in lines]
     target = graph.quantities[problem.target].description
-    question = _QUESTIONS[variant % len(_QUESTIONS)].format(d=target)
+    question = _QUESTIONS[variant % len(_QUESTIONS)].format(d=target, td=with_the(target))
     body = " ".join(lines)
     return f"{body[0].upper()}{body[1:]}\n{question} {instruction(problem, graph, answer_format)}"
 

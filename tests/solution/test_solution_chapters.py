@@ -156,7 +156,8 @@ def test_report_per_formula_quantity_and_section():
         assert row["unit_text"] and row["source"] is not None
     a = next(r for r in report["quantities"] if r["name"] == "a")
     assert (a["description"], a["unit_text"]) == ("acceleration", "m/s²")
-    assert a["origins"]["range"].startswith("worked examples and exercises")
+    # "Typical values in these exercises: ... accelerations between 0.5 and 10 m/s²"
+    assert a["origins"]["range"].startswith("stated in the text ('accelerations between 0.5")
     sections = {row["section"].split(" > ")[-1]: row for row in report["sections"]}
     assert sections["Speed and time"]["items"] == 0
     assert "average speed" in sections["Speed and time"]["why_none"]

@@ -1,0 +1,108 @@
+"""Definitions and ranges where textbooks put them, and the LaTeX real texts use.
+
+``chapters/valuation.md`` is written in ordinary textbook prose (the phrasings of issue 33's
+finance chapter): "a bond with face value $F$ and annual coupon rate $c$", "$n$ years to
+maturity", "its price is $$P = ...$$", "the effective annual rate $$EAR = ...$$", ranges in
+a sentence of their own. Every formula is admitted, every symbol has the text's words, no
+two share a description, and every drawn value lies in the range the text states.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchsmith.solution import generate_items
+from benchsmith.solution.expressions import parse_expression
+from benchsmith.solution.knowledge import build_knowledge
+from benchsmith.solution.latex import latex_to_plain
+from benchsmith.solution.quantities import noun_before
+
+CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
+
+
+@pytest.mark.parametrize(
+    ("latex", "expected"),
+    [
+        (r"\eta_t = \frac{\eta_0}{1 + k t}", ["eta_t", "eta_0/(k*t + 1)"]),
+        (r"w' = w - \eta g", ["w_prime", "-eta*g + w"]),
+        (r"w^{\prime}", ["w_prime"]),
+        (r"v^{2} = v_0^2 + 2 a \Delta x", ["v**2", "2*Delta_x*a + v_0**2"]),
+        (r"F = \mu_k N", ["F", "N_*mu_k"]),
+        (r"N = N_0 e^{-\lambda t}", ["N_", "N_0*exp(-lamda*t)"]),
+        (r"R = \frac{v_0^2 \sin 2\theta}{g}", ["R", "v_0**2*sin(2*theta)/g"]),
+        (r"x = \cos 30", ["x", "cos(30)"]),
+        (
+            r"F_1 = \frac{2 \mathrm{TP}}{2 \mathrm{TP} + \mathrm{FP} + \mathrm{FN}}",
+            ["F_1", "2*TP/(FN + FP + 2*TP)"],
+        ),  # fmt: skip
+        (r"C = c \times F", ["C", "F*c"]),  # case-sensitive: C and c are two quantities
+    ],
+)
+def test_latex_names_real_texts_use(latex, expected):
+    plain = latex_to_plain(latex)
+    assert [str(parse_expression(side)) for side in plain.split("=")] == expected
+
+
+@pytest.mark.parametrize(
+    ("before", "phrase"),
+    [
+        ("Consider a bond with face value", "face value"),
+        ("Consider a bond with face value $F$ and annual coupon rate", "annual coupon rate"),
+        ("With a yield to maturity", "yield to maturity"),
+        ("and with a required return", "required return"),
+        ("the required rate of return", "required rate of return"),
+        ("With inflation", "inflation"),
+        ("A rate $r$ quoted annually and compounded", None),
+        ("The dividend just paid is", None),
+    ],
+)
+def test_the_noun_phrase_before_a_symbol(before, phrase):
+    assert noun_before(before) == phrase
+
+
+@pytest.fixture(scope="module")
+def knowledge():
+    return build_knowledge([CHAPTER])
+
+
+def test_every_formula_of_a_chapter_in_textbook_prose_is_admitted(knowledge):
+    graph = knowledge.graph
+    assert sorted(f.output for f in graph.formulas) == sorted(
+        ["C", "P", "P_z", "CY", "EAR", "R", "D_1", "P_0"]
+    )
+    words = {name: q.description for name, q in graph.quantities.items()}
+    assert words["F"] == "face value"
+    assert words["c"] == "annual coupon rate" and words["C"] == "coupon"
+    assert words["n"] == "number of years to maturity"
+    assert words["P"] == "price of the bond"
+    assert words["P_z"] == "price of the zero-coupon bond"
+    assert words["CY"] == "current yield"
+    assert words["EAR"] == "effective annual rate"
+    assert words["D_0"] == "dividend just paid" and words["D_1"] == "next year's dividend"
+    assert words["m"] == "number of times a year"
+    assert len(set(words.values())) == len(words)  # no two quantities share a description
+
+
+def test_ranges_stated_in_the_text_bound_every_drawn_value(knowledge):
+    quantities = knowledge.graph.quantities
+    stated = {n: (q.low, q.high) for n, q in quantities.items()}
+    assert stated["F"] == (100.0, 10000.0)  # "Face values usually lie between 100 and 10000"
+    assert stated["c"] == (0.01, 0.12)  # "coupon rates between 0.01 and 0.12"
+    assert stated["r"] == (0.01, 0.2)  # "Typical quoted rates range from 0.01 to 0.2"
+    assert stated["m"] == (1, 365)  # "$m$ is from 1 to 365"
+    assert stated["g"] == (0.0, 0.08)  # "typically between 0 and 0.08"
+    # "coupon rates" is not the range of the effective annual rate nor of the real rate
+    assert "stated" not in dict(quantities["EAR"].origins)["range"]
+    result = generate_items([CHAPTER], 60, seed=4, knowledge=knowledge)
+    assert len(result.items) == 60
+    for item in result.items:
+        givens = item.metadata["solution_graph"]["givens"]
+        for name, value in givens.items():
+            if name in ("F", "c", "r", "m", "g"):
+                low, high = stated[name]
+                assert low - 1e-9 <= value <= high + 1e-9, (item.id, name, value)
+        text = item.input_text()
+        assert "the next year's" not in text.lower()  # "next year's dividend", no article
+        assert "quantity " not in text
