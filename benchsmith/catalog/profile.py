@@ -84,7 +84,7 @@ DATA_FORMATS = {
     ".pq": "parquet",
     ".arrow": "arrow",
 }
-REFERENCE_SUFFIXES = (".md", ".markdown", ".txt", ".pdf")
+REFERENCE_SUFFIXES = (".md", ".markdown", ".txt", ".pdf", ".tex", ".html", ".htm", ".cnxml")
 _FORMAT_PREFERENCE = ("parquet", "arrow", "jsonl", "csv", "json")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ][0-9:.+\-Z]*)?$")
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.readers import strip_suffixes
+from benchsmith.markup import MARKUP_SUFFIXES, MarkupError, to_markdown
 from benchsmith.tools.search.index import split_chunks
 
 REFERENCE_TASKS = ["reading comprehension", "reference"]
@@ -93,9 +94,16 @@ def reference_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
             for i, chunk in enumerate(split_chunks(text)):
                 yield {"section": f"page {number}", "chunk": i, "page": number, "text": chunk}
         return
-    if suffix not in (".md", ".markdown", ".txt"):
-        raise CatalogError(f"{source}: a reference must be .md, .txt or .pdf")
-    text = _read_text(source)
+    if suffix in MARKUP_SUFFIXES:
+        try:
+            text = to_markdown(source)
+        except MarkupError as exc:
+            raise CatalogError(str(exc)) from exc
+        suffix = ".md"
+    elif suffix not in (".md", ".markdown", ".txt"):
+        raise CatalogError(f"{source}: a reference must be .md, .txt, .pdf, .tex, .html or .cnxml")
+    else:
+        text = _read_text(source)
     sections = markdown_sections(text, title) if suffix != ".txt" else iter([(title, text)])
     for section, body in sections:
         for i, chunk in enumerate(split_chunks(body)):
@@ -105,8 +113,14 @@ def reference_records(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 def reference_title(path: str | os.PathLike[str]) -> str:
     """A reference's title: its first Markdown heading, else its file name."""
     source = Path(path)
-    if source.suffix.lower() in (".md", ".markdown"):
-        for line in _read_text(source).splitlines():
+    if source.suffix.lower() in (".md", ".markdown", *MARKUP_SUFFIXES):
+        text = _read_text(source) if source.suffix.lower() in (".md", ".markdown") else ""
+        if not text:
+            try:
+                text = to_markdown(source)
+            except MarkupError:
+                text = ""
+        for line in text.splitlines():
             match = _HEADING.match(line)
             if match:
                 return match.group(2)

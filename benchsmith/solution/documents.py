@@ -3,7 +3,9 @@
 Every fact extracted later keeps a :class:`Source`: the file, the section title and the
 character span in the document's text. Markdown is split at its headings (fenced code is kept
 whole), plain text at underlined (setext) headings, a PDF at its pages (text by pypdf, which
-is optional). For a PDF, spans index the text of all pages joined by blank lines.
+is optional). For a PDF, spans index the text of all pages joined by blank lines; LaTeX,
+HTML and CNXML are first rewritten to Markdown (:mod:`benchsmith.markup`), which the spans
+index.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchsmith.markup import MARKUP_SUFFIXES, MarkupError, to_markdown
 from benchsmith.solution.errors import SolutionError
+
+REFERENCE_FORMATS = (".md", ".txt", ".pdf", ".tex", ".html", ".cnxml")
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
@@ -139,7 +144,7 @@ def _pdf_text(path: Path) -> list[str]:
 
 
 def read_document(path: str | Path) -> Document:
-    """Read a reference (``.md``, ``.markdown``, ``.txt`` or ``.pdf``) into sections.
+    """Read a reference (Markdown, text, PDF, LaTeX, HTML or OpenStax CNXML) into sections.
 
     Raises:
         SolutionError: No such file, an unknown suffix, not UTF-8, or an unreadable PDF.
@@ -160,12 +165,20 @@ def read_document(path: str | Path) -> Document:
                 sections.append(Section(file, f"page {number}", pos, pos + len(page), page))
             pos += len(page) + 2
         return Document(source, title, text, tuple(sections))
-    if suffix not in (".md", ".markdown", ".txt"):
-        raise SolutionError(f"{source}: a reference must be .md, .txt or .pdf")
-    try:
-        text = source.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SolutionError(f"{source}: not valid UTF-8 (byte {exc.start}); re-save it") from exc
+    if suffix in MARKUP_SUFFIXES:
+        try:
+            text = to_markdown(source)  # CNXML, HTML, LaTeX: spans index this Markdown
+        except MarkupError as exc:
+            raise SolutionError(str(exc)) from exc
+    elif suffix not in (".md", ".markdown", ".txt"):
+        raise SolutionError(f"{source}: a reference must be {', '.join(REFERENCE_FORMATS)}")
+    else:
+        try:
+            text = source.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise SolutionError(
+                f"{source}: not valid UTF-8 (byte {exc.start}); re-save it"
+            ) from exc
     if suffix == ".txt":
         return Document(source, title, text, tuple(text_sections(text, file, title)))
     for _, line in _line_offsets(text):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import tokenize
 from functools import lru_cache
 from typing import Any
 
@@ -74,7 +75,14 @@ def _parse_cached(source: str) -> sp.Expr:
             local[name] = sp.Symbol(safe_name(name))
     try:
         expr = parse_expr(source, local_dict=local, transformations=_TRANSFORMS)
-    except (SyntaxError, TypeError, ValueError, AttributeError, sp.SympifyError) as exc:
+    except (
+        SyntaxError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        sp.SympifyError,
+        tokenize.TokenError,
+    ) as exc:
         raise FormulaSyntaxError(f"not a valid expression ({type(exc).__name__})") from exc
     if not isinstance(expr, sp.Expr):
         raise FormulaSyntaxError("not an arithmetic expression")

@@ -96,6 +96,19 @@ def build_knowledge(
             found.append(formula)
             for name in formula.names:
                 near.setdefault(name, section)
+    # A worked example's numbers ("N_2 = 58.8 P") are not a relation the text teaches.
+    worked = [f for f in found if worked_numbers(f.expr)]
+    rejected += [
+        RejectedFormula(
+            f.text,
+            f.syntax,
+            f.source,
+            f"a worked example's numbers ({worked_numbers(f.expr)}), not a relation between "
+            "quantities",
+        )
+        for f in worked
+    ]
+    found = [f for f in found if not worked_numbers(f.expr)]
     # Renumber after merging so ids are dense and stable.
     found = [
         Formula(f"f{i}", f.output, f.expr, f.text, f.syntax, f.source, f.concept)
@@ -135,6 +148,17 @@ def build_knowledge(
     admitted, refused = admit(found, quantities, seed)
     graph = SolutionGraph(quantities, admitted)
     return Knowledge(documents, graph, found, rejected + refused, duplicates)
+
+
+def worked_numbers(expr: sp.Expr) -> str:
+    """The numbers that make an expression a worked example's, not a formula ('' if none).
+
+    Formulas carry exact constants (1/2, 4, pi, 1000 for kWh); a decimal such as 58.8 is a
+    value plugged in.
+    """
+    numbers = [a for a in expr.atoms(sp.Number) if a not in (sp.S.Half, sp.S.NegativeOne)]
+    odd = [a for a in numbers if isinstance(a, sp.Float) and not float(a).is_integer()]
+    return ", ".join(str(a) for a in odd[:3])
 
 
 def _math_symbols(text: str) -> set[str]:

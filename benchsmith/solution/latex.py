@@ -16,7 +16,8 @@ from benchsmith.solution.errors import FormulaSyntaxError
 _DROP = re.compile(r"\\(left|right|displaystyle|quad|qquad|,|;|!|:|big|Big|bigg|Bigg)(?![A-Za-z])")
 _NAME_CMDS = ("text", "mathrm", "mathit", "operatorname", "textrm", "mathbf", "boldsymbol")
 _KEYWORDS = {"lambda": "lamda", "Lambda": "Lamda"}
-_TRIG = ("sin", "cos", "tan")
+_TRIG = ("sin", "cos", "tan", "ln", "log", "exp")
+"""Functions whose argument may follow without brackets ("\\sin\\theta", "\\ln 2")."""
 _SIMPLE = {
     "cdot": "*",
     "times": "*",
@@ -81,9 +82,9 @@ def _convert(src: str) -> str:
             elif cmd in _NAME_CMDS:
                 body, i = _group(src, i)
                 out.append(re.sub(r"[^A-Za-z0-9_]", "", body))
-            elif cmd in _SIMPLE:
+            elif cmd in _SIMPLE and (cmd not in _TRIG or re.match(r"\s*[({]", src[i:])):
                 out.append(f" {_SIMPLE[cmd]} " if _SIMPLE[cmd] else "")
-            elif cmd in _TRIG:
+            elif cmd in _TRIG and not re.match(r"\s*[({]", src[i:]):
                 # "\sin\theta_0", "\cos{2x}": the argument is the next name or group.
                 rest = src[i:].lstrip()
                 if rest.startswith("("):
@@ -101,7 +102,7 @@ def _convert(src: str) -> str:
                     sub = re.match(r"_(\{[^{}]*\}|[A-Za-z0-9])|'+", src[i:])
                     if sub:
                         arg, i = arg + sub.group(0), i + len(sub.group(0))
-                    out.append(f" {cmd}({_convert(arg)})")
+                    out.append(f" {_SIMPLE.get(cmd, cmd).strip()}({_convert(arg)})")
             elif cmd in ("Delta", "delta") and re.match(r"\s*[A-Za-z]", src[i:]):
                 # "\Delta x" is one quantity, the change in x.
                 out.append(f" {cmd}_")
@@ -137,6 +138,8 @@ def latex_to_plain(src: str) -> str:
     Raises:
         FormulaSyntaxError: An unsupported command or unbalanced braces.
     """
+    # A display ends its sentence: "r = b - d ." (the period is not math).
+    src = re.sub(r"(?:\s|\\[,;!: ]|\\text\{[.,;]\})*[.,;]?\s*$", "", src)
     text = _DROP.sub(" ", src.replace("\\%", "%"))
     text = _convert(text).replace("%", "")
     # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).

@@ -408,6 +408,9 @@ def default_quantity(name: str) -> Quantity:
 def _symbol_core(name: str) -> str:
     r"""A pattern for ``name`` as written: ``C_{0}`` for ``C_0``, ``\rho``, ``I`` for ``I_``."""
     plain = name[:-1] if name.endswith("_") and len(name) > 1 else name
+    plain = {"lamda": "lambda", "Lamda": "Lambda"}.get(plain, plain)  # sympy's spelling
+    if plain.endswith("_prime"):  # r_prime is written r'
+        return rf"{_symbol_core(plain.removesuffix('_prime'))}'"
     if "_" in plain:
         head, tail = plain.split("_", 1)
         return rf"{re.escape(head)}_\{{?{re.escape(tail)}\}}?"
@@ -464,6 +467,12 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         words = copula.group(1) if copula else noun_before(head)
         if words:
             found.append((match.end(), run_to_end(match.end()), owned(words, text, match.start())))
+    # An abbreviation after its words: "maximum sustainable yield (MSY)", "present value ($PV$)".
+    for match in re.finditer(rf"(?<=[A-Za-z] )\(\s*{sym}\s*\)", text):
+        head = text[max(0, match.start() - 120) : match.start()].rstrip()
+        words = acronym_phrase(head, name) or noun_before(head)
+        if words:
+            found.append((match.end(), match.end(), words))
     # The symbol before a counted noun: "$n$ years to maturity" is the number of years.
     counted = rf"{math}\s+((?:years|months|periods|days|weeks|payments|hours|quarters)\b" + (
         r"(?:\s+(?:to|of|until|before|in|on)\s+[a-z][a-z-]*)?|times\s+(?:a|per)\s+[a-z]+)"
@@ -486,12 +495,14 @@ NP_STOP = frozenset(
     "been being as if when while where which who whose whom than then so such each every "
     "consider let suppose given assume if at by for from into on onto per via under over "
     "pays paid pay gives give has have had grows grow earns earn equals called named "
-    "denote denoted denotes write written call also only just it they we you one".split()
+    "denote denoted denotes write written call also only just it they we you one although "
+    "because since however thus therefore hence here there now use using note notice see".split()
 )
 """Words a noun phrase before a symbol does not reach past (its left edge)."""
 NP_INNER = frozenset("of to".split())
 """Words inside a noun phrase when content words stand on both sides ("yield to maturity")."""
-VERB_END = re.compile(r"(?:ed|ing)$")
+VERB_END = re.compile(r"(?<!e)ed$")
+"""A past participle ("paid", "quoted"), not a noun in -eed ("speed", "seed")."""
 
 
 def noun_before(text: str, allow_end: bool = False) -> str | None:
@@ -504,7 +515,7 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
     tail = re.split(r"[.;:!?()\[\]$`]|\n\s*\n", text)[-1]
     if not allow_end and re.search(r"[,]\s*$", tail):
         return None
-    words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", tail)
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", tail.replace("’", "'"))
     kept: list[str] = []
     for word in reversed(words):
         low = word.lower()
@@ -522,6 +533,8 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
             break
     while kept and kept[0].lower() in NP_INNER:
         kept.pop(0)
+    if kept and kept[-1].lower() in NP_INNER:
+        return None  # "the value of $g$": the symbol is the phrase's object, not its name
     if kept and VERB_END.search(kept[-1].lower()):
         return None  # "quoted annually and compounded $m$": a verb, not a name
     if not kept or all(w.lower() in NP_INNER for w in kept):
@@ -629,6 +642,20 @@ def with_stated_range(quantity: Quantity, document: str) -> Quantity:
     )
 
 
+def word_name(name: str) -> str | None:
+    """The words of a name set in words ("Annual_Coupon_Rate" -> "annual coupon rate").
+
+    Formulas written in words (one MathML ``<mi>`` per word) name their quantities so; an
+    abbreviation (``PV``) or a letter with a subscript (``v_0``) is not words.
+    """
+    parts = name.split("_")
+    if not all(p.isalpha() and len(p) >= 2 and not p.isupper() for p in parts):
+        return None
+    if not any(len(p) >= 3 for p in parts):
+        return None
+    return " ".join(p.lower() for p in parts)
+
+
 def find_definitions(
     names: set[str], sections: list[Section], near: Section, document: str = ""
 ) -> dict[str, Quantity]:
@@ -655,6 +682,22 @@ def find_definitions(
                     document or section.text,
                 )
                 break
+        if name in found:
+            continue
+        # "PV_Coupon": the abbreviation's words, of the subscript's ("present value of the
+        # coupon"); "Par_Value": a name set in words describes itself.
+        head, _, tail = name.partition("_")
+        composed = None
+        if tail and word_name(tail) and head and not word_name(name):
+            base = find_definitions({head}, sections, near, document).get(head)
+            if base is not None and "description" not in base.assumed:
+                composed = f"{base.description} of the {word_name(tail)}"
+        words = composed or word_name(name)
+        if words:
+            found[name] = with_stated_range(
+                parse_definition(name, words, near.source(), description=words, document=document),
+                document or near.text,
+            )
     return found
 
 

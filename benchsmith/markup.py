@@ -1,0 +1,412 @@
+r"""Textbook markup read as Markdown with TeX math: OpenStax CNXML, HTML and LaTeX files.
+
+The reference readers (the catalog's and the solution graph's) take Markdown, so a chapter
+in another format is first rewritten to it: headings become ``#`` lines, paragraphs and list
+items stay text, and math becomes TeX between ``$`` (inline) or ``$$`` (displayed). Spans of
+facts read later index this Markdown, as a PDF's index its extracted text.
+
+- **CNXML** (OpenStax's XML) and **HTML**: presentation MathML is rewritten to TeX
+  (:func:`mathml_to_tex`), in the same form as a formula typed in TeX. A name set in words,
+  one ``<mi>`` per word ("Par Value x Annual Coupon Rate = Annual Coupon Payment", as
+  *Principles of Finance* writes its formulas) is one quantity, ``\mathrm{Par_Value}``, as
+  are upright letters side by side (``PV``); italic letters side by side are a product
+  (``g t``). TeX delimiters in HTML (``\( \)``, ``\[ \]``) are kept.
+- **LaTeX**: sectioning commands become headings, ``equation``/``align``/``\[ \]`` display
+  math, ``\( \)`` inline math; the preamble, labels, references and comments are dropped.
+
+Only the standard library's XML parser reads CNXML and MathML (no network, no entities
+beyond XML's own); HTML goes through Beautiful Soup's built-in parser.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+MARKUP_SUFFIXES = (".cnxml", ".xml", ".html", ".htm", ".xhtml", ".tex")
+MAX_MARKUP_BYTES = 20_000_000
+
+GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
+    "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
+    "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma",
+    "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi", "ω": "omega",
+    "Γ": "Gamma", "Δ": "Delta", "Θ": "Theta", "Λ": "Lambda", "Ξ": "Xi", "Π": "Pi",
+    "Σ": "Sigma", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega",
+}  # fmt: skip
+OPERATORS = {
+    "×": r" \times ", "⋅": r" \cdot ", "·": r" \cdot ", "∙": r" \cdot ", "*": r" \cdot ",
+    "−": "-", "–": "-", "⁡": "", "⁢": " ", "\u2009": " ", "\u00a0": " ", "$": "",
+    "′": "'", "″": "''", "≈": r" \approx ", "≤": r" \le ", "≥": r" \ge ", "÷": " / ",
+}  # fmt: skip
+FUNCTION_NAMES = frozenset("sin cos tan log ln exp sqrt max min".split())
+
+
+class MarkupError(ValueError):
+    """A markup file that cannot be read (the message names the file and the problem)."""
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def _text(node: ET.Element) -> str:
+    return "".join(node.itertext()).strip()
+
+
+def _is_word(node: ET.Element) -> bool:
+    text = _text(node)
+    return (
+        _local(node.tag) == "mi"
+        and len(text) > 1
+        and text.replace("-", "").isalpha()
+        and text.lower() not in FUNCTION_NAMES
+    )
+
+
+def _is_upright_letter(node: ET.Element) -> bool:
+    text = _text(node)
+    return _local(node.tag) == "mi" and len(text) == 1 and node.get("mathvariant") == "normal"
+
+
+def _token(node: ET.Element) -> str:
+    tag = _local(node.tag)
+    text = _text(node)
+    if tag == "mi":
+        if text in GREEK:
+            return f"\\{GREEK[text]} "
+        if text.lower() in FUNCTION_NAMES and len(text) > 1:
+            return f"\\{text.lower()} "
+        return f" {text} " if len(text) == 1 else f"\\mathrm{{{text}}}"
+    if tag == "mn":
+        number = text.replace(",", "").replace("−", "-").replace("%", r"\%")
+        return f" {number} "
+    if tag == "mo":
+        if text in OPERATORS:
+            return OPERATORS[text]
+        if text in GREEK:
+            return f"\\{GREEK[text]} "
+        return f" {text} " if text not in "()[]" else text
+    if tag == "mtext":
+        clean = text.replace("−", "-").strip("\u200b ")
+        if clean in ("-", "+", "=", "(", ")"):
+            return f" {clean} "
+        if clean in GREEK:  # "Δ" set as text: the Greek letter
+            return f"\\{GREEK[clean]} "
+        if clean.lower() in FUNCTION_NAMES:
+            return f"\\{clean.lower()} "
+        # Units ("m/s", "N") and words ("or") in a formula are not quantities.
+        return " "
+    return ""
+
+
+def _children(node: ET.Element) -> str:
+    """The TeX of a row of MathML children, with names set in words joined."""
+    parts: list[str] = []
+    kids = list(node)
+    i = 0
+    while i < len(kids):
+        kid = kids[i]
+        if _is_word(kid) or _is_upright_letter(kid):
+            upright = _is_upright_letter(kid)
+            run = [kid]
+            while i + len(run) < len(kids):
+                nxt = kids[i + len(run)]
+                if (upright and _is_upright_letter(nxt)) or (not upright and _is_word(nxt)):
+                    run.append(nxt)
+                else:
+                    break
+            if len(run) > 1 or not upright:
+                glue = "" if upright else "_"
+                parts.append(f" \\mathrm{{{glue.join(_text(r) for r in run)}}} ")
+            else:
+                parts.append(f" {_text(kid)} ")
+            i += len(run)
+            continue
+        if _local(kid.tag) == "mtext":
+            parts.append(_mtext(kid, kids[:i]))
+        else:
+            parts.append(_tex(kid))
+        i += 1
+    return "".join(parts)
+
+
+UNIT_TEXT = re.compile(r"(?:[a-zA-Zμ°ΩÅ]{1,3}(?:[/·⋅][a-zA-Z]{1,3})?\d?|°[CF]?|%)")
+PROSE_WORDS = frozenset("or and where with for if when then is are of in at to so".split())
+
+
+def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
+    """Text in a formula: a unit or a word of prose is dropped, a name kept.
+
+    A unit follows a number ("9.8 m/s"); a name set in text ("PV", "Annual Distribution")
+    is one quantity.
+    """
+    token = _token(node)
+    if token.strip():
+        return token  # an operator, a Greek letter or a function
+    text = _text(node).strip("\u200b ")
+    previous = next((b for b in reversed(before) if _local(b.tag) != "mspace"), None)
+    after_number = previous is not None and (
+        _local(previous.tag) == "mn" or (list(previous) and _local(previous[-1].tag) == "mn")
+    )
+    if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
+        return " "
+    if re.fullmatch(r"[A-Za-z][A-Za-z ]*", text):
+        return f" \\mathrm{{{'_'.join(text.split())}}} "
+    return " "
+
+
+def _tex(node: ET.Element) -> str:
+    tag = _local(node.tag)
+    kids = list(node)
+    if tag in ("mi", "mn", "mo", "mtext"):
+        return _token(node)
+    if tag in ("annotation", "annotation-xml", "mphantom", "none", "mprescripts"):
+        return ""
+    if tag == "mspace":
+        return " "
+    if tag == "semantics":
+        return _tex(kids[0]) if kids else ""
+    if tag == "mfrac" and len(kids) == 2:
+        return f"\\frac{{{_tex(kids[0])}}}{{{_tex(kids[1])}}}"
+    if tag == "msup" and len(kids) == 2:
+        return f"{{{_tex(kids[0])}}}^{{{_tex(kids[1])}}}"
+    if tag == "msub" and len(kids) == 2:
+        return f"{_tex(kids[0]).strip()}_{{{_subscript(kids[1])}}}"
+    if tag == "msubsup" and len(kids) == 3:
+        return f"{{{_tex(kids[0]).strip()}_{{{_subscript(kids[1])}}}}}^{{{_tex(kids[2])}}}"
+    if tag == "msqrt":
+        return f"\\sqrt{{{_children(node)}}}"
+    if tag == "mroot" and len(kids) == 2:
+        return f"\\sqrt[{_tex(kids[1])}]{{{_tex(kids[0])}}}"
+    if tag == "mfenced":
+        opening, closing = node.get("open", "("), node.get("close", ")")
+        separator = (node.get("separators") or ",")[:1]
+        inner = f" {separator} ".join(_tex(k) for k in kids)
+        return f"\\left{opening}{inner}\\right{closing}".replace("\\left{", "\\left\\{")
+    if tag in ("munder", "mover", "munderover") and kids:
+        return _tex(kids[0])
+    if tag == "mtable":
+        rows = [" ".join(_tex(cell) for cell in row) for row in node if _local(row.tag) == "mtr"]
+        return "\n".join(rows)
+    return _children(node)
+
+
+def _subscript(node: ET.Element) -> str:
+    """A subscript as name characters ("k" of mu_k, "max", "0"), text included."""
+    text = _text(node)
+    if re.fullmatch(r"[A-Za-z0-9]+", text):
+        return text
+    return _tex(node).strip()
+
+
+def mathml_to_tex(math: ET.Element) -> str:
+    """A MathML ``<math>`` element as TeX (``<mfrac>`` -> a fraction, words as names)."""
+    tex = _tex(math)
+    tex = re.sub(r"[ \t]+", " ", tex)
+    return "\n".join(line.strip() for line in tex.splitlines() if line.strip())
+
+
+def _math_markdown(math: ET.Element, block: bool) -> str:
+    tex = mathml_to_tex(math)
+    if not tex:
+        return ""
+    if block or math.get("display") == "block":
+        # An aligned table of steps: each row on its own display.
+        return "\n\n" + "\n\n".join(f"$${row}$$" for row in tex.splitlines()) + "\n\n"
+    return f"${tex.replace(chr(10), ' ')}$"
+
+
+# --------------------------------------------------------------------------- CNXML
+
+_CNXML_SKIP = frozenset("metadata table figure media image mdml:metadata glossary".split())
+_CNXML_BLOCKS = frozenset("para list item note example exercise problem solution".split())
+
+
+def _symbol_in_prose(node: ET.Element) -> str | None:
+    """An italic letter in prose as math ("mass <emphasis>m</emphasis>" is ``$m$``)."""
+    text = _text(node)
+    italic = _local(node.tag) == "emphasis" and node.get("effect") == "italics"
+    if italic and re.fullmatch(r"[A-Za-z][A-Za-z0-9]?|[α-ωΑ-Ω]", text):
+        return f"\\{GREEK[text]}" if text in GREEK else text
+    return None
+
+
+def _cnxml_inline(node: ET.Element) -> str:
+    """A paragraph's text with its math as TeX; italic symbols in prose as math too."""
+    parts = [node.text or ""]
+    kids = list(node)
+    for index, kid in enumerate(kids):
+        tag = _local(kid.tag)
+        symbol = _symbol_in_prose(kid)
+        if symbol is not None:
+            # "<emphasis>v</emphasis><sub>0</sub>" is v_0, with the subscript that follows.
+            after = kids[index + 1] if index + 1 < len(kids) else None
+            if after is not None and _local(after.tag) == "sub" and not (kid.tail or "").strip():
+                symbol += f"_{{{_text(after)}}}"
+                after.set("benchsmith-read", "1")
+            parts.append(f"${symbol}$")
+        elif kid.get("benchsmith-read"):
+            pass
+        elif tag == "math":
+            parts.append(_math_markdown(kid, block=False))
+        elif tag in ("equation",):
+            parts.append(_cnxml_equation(kid))
+        elif tag in _CNXML_SKIP:
+            pass
+        elif tag == "newline":
+            parts.append("\n")
+        else:
+            parts.append(_cnxml_inline(kid))
+        parts.append(kid.tail or "")
+    return "".join(parts)
+
+
+def _cnxml_equation(node: ET.Element) -> str:
+    maths = [m for m in node.iter() if _local(m.tag) == "math"]
+    return "".join(_math_markdown(m, block=True) for m in maths)
+
+
+def _cnxml_blocks(node: ET.Element, depth: int, out: list[str]) -> None:
+    for kid in node:
+        tag = _local(kid.tag)
+        if tag in _CNXML_SKIP:
+            continue
+        if tag == "title":
+            title = " ".join(_text(kid).split())
+            if title:
+                out.append(f"{'#' * min(depth, 6)} {title}")
+        elif tag == "section":
+            _cnxml_blocks(kid, depth + 1, out)
+        elif tag == "equation":
+            out.append(_cnxml_equation(kid).strip())
+        elif tag == "para":
+            out.append(" ".join(_cnxml_inline(kid).split(" ")).strip())
+        elif tag == "item":
+            out.append("- " + " ".join(_cnxml_inline(kid).split()))
+        elif tag in _CNXML_BLOCKS or list(kid):
+            _cnxml_blocks(kid, depth, out)
+        elif (kid.text or "").strip():
+            out.append(kid.text.strip())
+
+
+def cnxml_markdown(text: str, name: str = "document") -> str:
+    """An OpenStax CNXML module as Markdown with TeX math."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise MarkupError(f"{name}: not well-formed XML ({exc})") from exc
+    out: list[str] = []
+    title = next((t for t in root if _local(t.tag) == "title"), None)
+    if title is not None and _text(title):
+        out.append(f"# {' '.join(_text(title).split())}")
+    content = next((c for c in root if _local(c.tag) == "content"), root)
+    _cnxml_blocks(content, 1, out)
+    return "\n\n".join(block for block in out if block.strip()) + "\n"
+
+
+# --------------------------------------------------------------------------- HTML
+
+_HTML_MATH = re.compile(r"<math\b.*?</math>", re.S | re.I)
+
+
+def html_markdown(text: str, name: str = "document") -> str:
+    """An HTML page as Markdown: headings, paragraphs and list items; MathML as TeX."""
+    from bs4 import BeautifulSoup
+
+    maths: list[str] = []
+
+    def keep(match: re.Match[str]) -> str:
+        source = match.group(0)
+        if "xmlns" not in source.split(">", 1)[0]:
+            source = source.replace("<math", '<math xmlns="http://www.w3.org/1998/Math/MathML"', 1)
+        try:
+            element = ET.fromstring(source)
+        except ET.ParseError:
+            return " "
+        maths.append(_math_markdown(element, block=element.get("display") == "block"))
+        return f" MATHPLACEHOLDER{len(maths) - 1} "
+
+    soup = BeautifulSoup(_HTML_MATH.sub(keep, text), "html.parser")
+    for dropped in soup(["script", "style", "head", "nav", "footer", "table", "figure"]):
+        dropped.decompose()
+    out: list[str] = []
+    for node in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "div"]):
+        if node.name == "div" and node.find(["p", "div", "li", "h1", "h2", "h3"]):
+            continue  # a container: its blocks are read one by one
+        words = " ".join(node.get_text(" ").split())
+        if not words:
+            continue
+        if node.name.startswith("h"):
+            out.append(f"{'#' * int(node.name[1])} {words}")
+        elif node.name == "li":
+            out.append(f"- {words}")
+        else:
+            out.append(words)
+    body = "\n\n".join(out) + "\n"
+    body = re.sub(r"MATHPLACEHOLDER(\d+)", lambda m: maths[int(m.group(1))], body)
+    body = re.sub(r"\\\[(.+?)\\\]", lambda m: f"\n\n$${m.group(1)}$$\n\n", body, flags=re.S)
+    return re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1).strip()}$", body, flags=re.S)
+
+
+# --------------------------------------------------------------------------- LaTeX
+
+_TEX_HEADINGS = {"part": 1, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4}
+_TEX_DISPLAY = re.compile(
+    r"\\begin\{(equation|align|gather|multline|displaymath|eqnarray)(\*?)\}(.*?)"
+    r"\\end\{\1\2\}",
+    re.S,
+)
+
+
+def tex_markdown(text: str) -> str:
+    """A LaTeX chapter as Markdown: sections as headings, display math as ``$$``."""
+    body = re.sub(r"(?<!\\)%.*", "", text)
+    begin = body.find(r"\begin{document}")
+    if begin >= 0:
+        body = body[begin + len(r"\begin{document}") :]
+    body = body.replace(r"\end{document}", "")
+
+    def display(match: re.Match[str]) -> str:
+        rows = re.split(r"\\\\", match.group(3))
+        kept = [re.sub(r"\\(?:label|tag|nonumber|notag)(?:\{[^}]*\})?", "", r).replace("&", "")
+                for r in rows]  # fmt: skip
+        return "\n\n" + "\n\n".join(f"$${r.strip()}$$" for r in kept if r.strip()) + "\n\n"
+
+    body = _TEX_DISPLAY.sub(display, body)
+    body = re.sub(r"\\\[(.+?)\\\]", lambda m: f"\n\n$${m.group(1).strip()}$$\n\n", body, flags=re.S)
+    body = re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1).strip()}$", body, flags=re.S)
+    for command, level in _TEX_HEADINGS.items():
+        body = re.sub(
+            rf"\\{command}\*?\{{([^}}]*)\}}",
+            lambda m, n=level: f"\n\n{'#' * n} {m.group(1)}\n\n",
+            body,
+        )
+    body = re.sub(r"\\(?:label|ref|eqref|cite|index)\{[^}]*\}", "", body)
+    body = re.sub(r"\\(?:textbf|emph|textit|underline|text)\{([^}]*)\}", r"\1", body)
+    body = re.sub(r"\\item\s*", "\n- ", body)
+    body = re.sub(r"\\(?:begin|end)\{(?:itemize|enumerate|description|center|quote)\}", "", body)
+    body = re.sub(r"\\(?:maketitle|noindent|medskip|bigskip|smallskip|newpage)\b", "", body)
+    return re.sub(r"\n{3,}", "\n\n", body).strip() + "\n"
+
+
+def to_markdown(path: Path) -> str:
+    """The file at ``path`` (one of :data:`MARKUP_SUFFIXES`) as Markdown with TeX math.
+
+    Raises:
+        MarkupError: Too large, not UTF-8, or not well-formed (CNXML).
+    """
+    size = path.stat().st_size
+    if size > MAX_MARKUP_BYTES:
+        raise MarkupError(f"{path}: {size} bytes, more than {MAX_MARKUP_BYTES} for a reference")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MarkupError(f"{path}: not valid UTF-8 (byte {exc.start}); re-save it") from exc
+    suffix = path.suffix.lower()
+    if suffix == ".tex":
+        return tex_markdown(text)
+    if suffix in (".html", ".htm", ".xhtml"):
+        return html_markdown(text, str(path))
+    return cnxml_markdown(text, str(path))

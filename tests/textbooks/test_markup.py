@@ -1,0 +1,122 @@
+"""Textbook files in their own formats: OpenStax CNXML with MathML, HTML and LaTeX.
+
+Each is read as Markdown with TeX math (``benchsmith.markup``) and then by the same reader
+as a Markdown chapter. The corpus files are the real OpenStax modules of
+``tests/textbooks/corpus`` (CC BY 4.0, see ATTRIBUTION.md); only files not held out are
+read here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from benchsmith.markup import (
+    MarkupError,
+    cnxml_markdown,
+    html_markdown,
+    mathml_to_tex,
+    tex_markdown,
+    to_markdown,
+)
+from benchsmith.solution.errors import SolutionError
+from benchsmith.solution.expressions import parse_expression
+from benchsmith.solution.knowledge import build_knowledge
+from benchsmith.solution.latex import latex_to_plain
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+M = 'xmlns="http://www.w3.org/1998/Math/MathML"'
+
+
+def equation(latex: str) -> tuple[str, str]:
+    left, right = latex_to_plain(latex).split("=")
+    return str(parse_expression(left)), str(parse_expression(right))
+
+
+def tex(mathml: str) -> str:
+    return mathml_to_tex(ET.fromstring(mathml.replace("<math>", f"<math {M}>")))
+
+
+def test_mathml_words_upright_letters_subscripts_and_units():
+    # Principles of Finance writes formulas in words, one <mi> per word.
+    words = tex(
+        "<math><mi>Par</mi><mi>Value</mi><mo>×</mo><mi>Annual</mi><mi>Coupon</mi><mi>Rate</mi>"
+        "<mo>=</mo><mi>Annual</mi><mi>Coupon</mi><mi>Payment</mi></math>"
+    )
+    assert latex_to_plain(words) == "Par_Value * Annual_Coupon_Rate = Annual_Coupon_Payment"
+    upright = tex('<math><msub><mrow><mi mathvariant="normal">P</mi><mi mathvariant="normal">V'
+                  "</mi></mrow><mi>Coupon</mi></msub></math>")  # fmt: skip
+    assert latex_to_plain(upright) == "PV_Coupon"
+    # Italic letters side by side are a product; a unit after a number is not a quantity.
+    product = tex("<math><mi>v</mi><mo>=</mo><msub><mi>v</mi><mn>0</mn></msub><mo>−</mo>"
+                  "<mi>g</mi><mi>t</mi></math>")  # fmt: skip
+    assert latex_to_plain(product) == "v = v_0- g t"
+    unit = tex("<math><mi>g</mi><mo>=</mo><mn>9.81</mn><mspace/><mtext>m/s</mtext></math>")
+    assert "m" not in latex_to_plain(unit).replace("g", "")
+    greek = tex("<math><msub><mi>μ</mi><mtext>k</mtext></msub><mi>N</mi></math>")
+    assert latex_to_plain(greek) == "mu_k N"
+
+
+def test_cnxml_headings_paragraphs_italic_symbols_and_equations():
+    module = f"""<document xmlns="http://cnx.rice.edu/cnxml"><title>Free Fall</title>
+    <content><section><title>Gravity</title>
+    <para>The kinetic energy of a particle with mass <emphasis effect="italics">m</emphasis>
+    and initial speed <emphasis effect="italics">v</emphasis><sub>0</sub> is</para>
+    <equation><math {M}><mi>K</mi><mo>=</mo><mfrac><mn>1</mn><mn>2</mn></mfrac><mi>m</mi>
+    <msup><mi>v</mi><mn>2</mn></msup></math></equation></section></content></document>"""
+    text = cnxml_markdown(module)
+    assert text.startswith("# Free Fall\n\n## Gravity\n\n")
+    assert "mass $m$" in text and "initial speed $v_{0}$" in text
+    (display,) = re.findall(r"\$\$(.+?)\$\$", text)
+    assert equation(display) == ("K", "m*v**2/2")
+    with pytest.raises(MarkupError, match="not well-formed"):
+        cnxml_markdown("<document><title>x</document>", "broken.cnxml")
+
+
+def test_latex_and_html_chapters():
+    chapter = r"""\documentclass{article}\begin{document}
+    \section{Growth} % a comment
+    The intrinsic rate \(r\) is
+    \begin{equation}\label{eq:r} r = b - d \end{equation}
+    \begin{align*} P_t &= P_0 e^{r t} \\ t_d &= \frac{\ln 2}{r} \end{align*}
+    \end{document}"""
+    text = tex_markdown(chapter)
+    assert "## Growth" in text and "rate $r$ is" in text and "comment" not in text
+    assert "$$r = b - d$$" in text and "$$P_t = P_0 e^{r t}$$" in text
+    page = f"""<html><body><h2>Rates</h2><p>The attack rate \\(AR\\) is</p>
+    <p><math {M} display="block"><mi>AR</mi><mo>=</mo><mfrac><mi>C</mi><mi>N</mi></mfrac>
+    </math></p><ul><li>where \\(C\\) is the number of cases</li></ul></body></html>"""
+    text = html_markdown(page)
+    assert "## Rates" in text and "attack rate $AR$ is" in text
+    (display,) = re.findall(r"\$\$(.+?)\$\$", text)
+    assert equation(display) == ("AR", "C/N_") and "- where $C$ is" in text
+
+
+def test_a_real_openstax_module_is_read_and_its_formulas_admitted():
+    key = json.loads((CORPUS / "fin-perpetuities.key.json").read_text(encoding="utf-8"))
+    assert key["held_out"] is False
+    knowledge = build_knowledge([CORPUS / key["file"]])
+    present = {str(f.expr) for f in knowledge.graph.formulas if f.output == "PV"}
+    assert {"C/R_s", "C/(-G + R_s)"} <= present  # the constant and the growing perpetuity
+    words = {n: q.description for n, q in knowledge.graph.quantities.items()}
+    assert words["PV"] == "price of the preferred stock"
+    assert words["R_s"] == "required rate of return"
+
+
+def test_unreadable_markup_is_named(tmp_path):
+    broken = tmp_path / "chapter.cnxml"
+    broken.write_text("<document><para>unclosed</document>", encoding="utf-8")
+    with pytest.raises(MarkupError, match="chapter.cnxml: not well-formed XML"):
+        to_markdown(broken)
+    from benchsmith.solution.documents import read_document
+
+    with pytest.raises(SolutionError, match="not well-formed"):
+        read_document(broken)
+    odd = tmp_path / "chapter.docx"
+    odd.write_bytes(b"PK")
+    with pytest.raises(SolutionError, match=r"must be .md, .txt, .pdf, .tex, .html, .cnxml"):
+        read_document(odd)
