@@ -1,0 +1,69 @@
+"""The teacher (``teacher.py``) accepts a sound problem and rejects each kind of fault."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from teacher import review
+
+KEY = {
+    "formulas": [{"sympy": "C = c*F"}, {"sympy": "CY = C/P"}],
+    "symbols": {
+        "C": {"words": ["annual coupon payment", "coupon payment"], "range": None},
+        "c": {"words": ["coupon rate"], "range": [0.01, 0.12]},
+        "F": {"words": ["face value", "par value"], "range": [100, 10000]},
+        "P": {"words": ["price of the bond", "bond price"], "range": None},
+        "CY": {"words": ["current yield"], "range": None},
+    },
+}
+GOOD = {
+    "input": "The face value is $1,000.00. The coupon rate is 5%. The price of the bond is "
+    "$950.00.\nWhat is the current yield? Give the answer as a percentage.",
+    "metadata": {
+        "answer_value": 50 / 950,
+        "solution_graph": {
+            "givens": {"F": 1000.0, "c": 0.05, "P": 950.0},
+            "steps": [{"output": "C", "expression": "c*F"}, {"output": "CY", "expression": "C/P"}],
+            "target": "CY",
+        },
+    },
+}
+
+
+def bad(**changes) -> dict:
+    item = copy.deepcopy(GOOD)
+    for path, value in changes.items():
+        if path == "input":
+            item["input"] = value
+        else:
+            item["metadata"]["solution_graph"][path] = value
+    return item
+
+
+def test_a_sound_problem_is_accepted():
+    assert review(GOOD, KEY) == []
+
+
+@pytest.mark.parametrize(
+    ("item", "why"),
+    [
+        (bad(input=GOOD["input"].replace("The face value", "The principal")),
+         "not described as the text does"),
+        (bad(givens={"F": 1000.0, "c": 0.5, "P": 950.0}), "outside the stated range"),
+        (bad(input=GOOD["input"].replace("current yield", "return")), "does not ask for CY"),
+        (bad(givens={"F": 1000.0, "c": 0.05, "P": 950.0, "CY": 0.05}), "which it gives"),
+        (bad(steps=[{"output": "C", "expression": "c+F"}, {"output": "CY", "expression": "C/P"}]),
+         "none of the text's formulas"),
+        (bad(target="Q"), "not one of the text's"),
+    ],
+)  # fmt: skip
+def test_each_fault_is_named(item, why):
+    problems = review(item, KEY)
+    assert any(why in p for p in problems), problems
+
+
+def test_a_wrong_recorded_answer_is_a_mismatch():
+    item = copy.deepcopy(GOOD)
+    item["metadata"]["answer_value"] = 0.06
+    assert any("recomputed" in p for p in review(item, KEY))
