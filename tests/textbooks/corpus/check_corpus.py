@@ -44,6 +44,15 @@ MIRRORS = {
     "github:openstax/osbooks-university-physics-bundle": Path(
         "/work/.mirror/openstax+osbooks-university-physics-bundle/repo"
     ),
+    "github:openstax/osbooks-chemistry-bundle": Path(
+        "/work/.mirror/openstax+osbooks-chemistry-bundle/repo"
+    ),
+    "github:openstax/osbooks-college-physics-bundle": Path(
+        "/work/.mirror/openstax+osbooks-college-physics-bundle/repo"
+    ),
+    "github:openstax/osbooks-introductory-statistics-bundle": Path(
+        "/work/.mirror/openstax+osbooks-introductory-statistics-bundle/repo"
+    ),
 }
 GREEK = {
     "alpha": "α",
