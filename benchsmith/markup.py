@@ -90,8 +90,10 @@ def _token(node: ET.Element) -> str:
         return f" {text} " if text not in "()[]" else text
     if tag == "mtext":
         clean = text.replace("−", "-").strip("\u200b ")
-        if clean in ("-", "+", "=", "(", ")"):
+        if clean in ("-", "+", "=", "(", ")", "/"):
             return f" {clean} "
+        if clean in ("×", "·", "⋅", "*"):
+            return r" \times "
         if clean in GREEK:  # "Δ" set as text: the Greek letter
             return f"\\{GREEK[clean]} "
         if clean.lower() in FUNCTION_NAMES:
@@ -101,6 +103,59 @@ def _token(node: ET.Element) -> str:
     return ""
 
 
+def _is_name_part(node: ET.Element) -> bool:
+    return _is_word(node) or _is_upright_letter(node)
+
+
+def _name_run(kids: list[ET.Element], i: int) -> tuple[list[tuple[str, str]], int]:
+    """The parts of a name set in words from ``kids[i]`` and the index after it.
+
+    "S & P 500 Avg Return" is one name. Each part is (separator before it, text): "" joins
+    upright letters written side by side (P V is PV), "_" joins words.
+    """
+    parts = [("", _text(kids[i]))]
+    j = i + 1
+    separator = ""
+    while j < len(kids):
+        kid = kids[j]
+        text = _text(kid)
+        following = kids[j + 1] if j + 1 < len(kids) else None
+        if _is_name_part(kid):
+            upright_pair = _is_upright_letter(kid) and _is_upright_letter(kids[j - 1])
+            word_pair = _is_word(kid) and _is_word(kids[j - 1])
+            glue = separator or ("" if upright_pair else "_" if word_pair else None)
+            if glue is None:  # an italic letter after a word: a product, not the name
+                break
+            parts.append((glue, text))
+            separator = ""
+        elif (
+            _local(kid.tag) == "mo"
+            and text in ("&", "", "\u2009")
+            and following is not None
+            and (_is_name_part(following) or _local(following.tag) == "mn")
+        ) or (
+            _local(kid.tag) == "mo"
+            and not text.strip()
+            and following is not None
+            and _is_word(following)
+            and len(parts) > 1
+        ):
+            separator = "_"
+        elif (
+            _local(kid.tag) == "mn"
+            and text.isdigit()
+            and following is not None
+            and _is_word(following)
+            and separator
+        ):
+            parts.append(("_", text))
+            separator = "_"
+        else:
+            break
+        j += 1
+    return parts, i + len(parts) if j == i + 1 else j
+
+
 def _children(node: ET.Element) -> str:
     """The TeX of a row of MathML children, with names set in words joined."""
     parts: list[str] = []
@@ -108,24 +163,28 @@ def _children(node: ET.Element) -> str:
     i = 0
     while i < len(kids):
         kid = kids[i]
-        if _is_word(kid) or _is_upright_letter(kid):
-            upright = _is_upright_letter(kid)
-            run = [kid]
-            while i + len(run) < len(kids):
-                nxt = kids[i + len(run)]
-                if (upright and _is_upright_letter(nxt)) or (not upright and _is_word(nxt)):
-                    run.append(nxt)
-                else:
-                    break
-            if len(run) > 1 or not upright:
-                glue = "" if upright else "_"
-                parts.append(f" \\mathrm{{{glue.join(_text(r) for r in run)}}} ")
+        if _is_name_part(kid):
+            run, after = _name_run(kids, i)
+            if len(run) > 1 or not _is_upright_letter(kid):
+                name = "".join(glue + text for glue, text in run).strip("_")
+                parts.append(f" \\mathrm{{{name}}} ")
             else:
                 parts.append(f" {_text(kid)} ")
-            i += len(run)
+            i = after
             continue
         if _local(kid.tag) == "mtext":
             parts.append(_mtext(kid, kids[:i]))
+        elif _unit_power(kid, kids[:i]):
+            parts.append(" ")
+        elif (
+            _local(kid.tag) == "mo"
+            and _text(kid) == "%"
+            and i
+            and _local(kids[i - 1].tag) in ("mi", "msub")
+            and parts
+        ):
+            # "D%" in a formula is the share D, named D_pct (a weight, not D/100).
+            parts[-1] = re.sub(r"\s*$", "", parts[-1]) + "_{pct} "
         else:
             parts.append(_tex(kid))
         i += 1
@@ -146,26 +205,48 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     if token.strip():
         return token  # an operator, a Greek letter or a function
     text = _text(node).strip("\u200b ")
-    previous = next((b for b in reversed(before) if _local(b.tag) != "mspace"), None)
-    after_number = previous is not None and (
-        _local(previous.tag) == "mn" or (list(previous) and _local(previous[-1].tag) == "mn")
-    )
+    after_number = _after_number(before)
     if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
         return " "
-    if re.fullmatch(r"[A-Za-z][A-Za-z ]*", text):
-        return f" \\mathrm{{{'_'.join(text.split())}}} "
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9 &'-]*", text):  # "S&P 500 Avg Return", "T-Bill"
+        words = [re.sub(r"[^A-Za-z0-9]", "", word) for word in text.split()]
+        return f" \\mathrm{{{'_'.join(w for w in words if w)}}} "
     return " "
+
+
+def _after_number(before: list[ET.Element]) -> bool:
+    previous = next((b for b in reversed(before) if _local(b.tag) != "mspace"), None)
+    return previous is not None and (
+        _local(previous.tag) == "mn" or (list(previous) and _local(previous[-1].tag) == "mn")
+    )
+
+
+def _unit_power(node: ET.Element, before: list[ET.Element]) -> bool:
+    """A unit raised to a power after a number ("9.81 m/s²"): not a quantity."""
+    kids = list(node)
+    return (
+        _local(node.tag) in ("msup", "msub")
+        and len(kids) == 2
+        and _local(
+            (kids[0][0] if _local(kids[0].tag) == "mrow" and len(kids[0]) == 1 else kids[0]).tag
+        )
+        == "mtext"
+        and bool(UNIT_TEXT.fullmatch(_text(kids[0])))
+        and _after_number(before)
+    )
 
 
 def _tex(node: ET.Element) -> str:
     tag = _local(node.tag)
     kids = list(node)
-    if tag in ("mi", "mn", "mo", "mtext"):
+    if tag == "mtext":  # alone in a fraction or a script: a name, an operator or nothing
+        return _mtext(node, [])
+    if tag in ("mi", "mn", "mo"):
         return _token(node)
     if tag in ("annotation", "annotation-xml", "mphantom", "none", "mprescripts"):
         return ""
     if tag == "mspace":
-        return " "
+        return "\n" if node.get("linebreak") == "newline" else " "
     if tag == "semantics":
         return _tex(kids[0]) if kids else ""
     if tag == "mfrac" and len(kids) == 2:
@@ -198,6 +279,8 @@ def _subscript(node: ET.Element) -> str:
     text = _text(node)
     if re.fullmatch(r"[A-Za-z0-9]+", text):
         return text
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9 &-]*", text) and re.search(r"[A-Za-z]{2}", text):
+        return re.sub(r"[^A-Za-z0-9]", "", text)  # "US T-bill" is USTbill, "S&P" is SP
     return _tex(node).strip()
 
 
@@ -215,7 +298,7 @@ def _math_markdown(math: ET.Element, block: bool) -> str:
     if block or math.get("display") == "block":
         # An aligned table of steps: each row on its own display.
         return "\n\n" + "\n\n".join(f"$${row}$$" for row in tex.splitlines()) + "\n\n"
-    return f"${tex.replace(chr(10), ' ')}$"
+    return " ".join(f"${line}$" for line in tex.splitlines())  # a line break ends a formula
 
 
 # --------------------------------------------------------------------------- CNXML

@@ -142,6 +142,7 @@ def latex_to_plain(src: str) -> str:
     src = re.sub(r"(?:\s|\\[,;!: ]|\\text\{[.,;]\})*[.,;]?\s*$", "", src)
     text = _DROP.sub(" ", src.replace("\\%", "%"))
     text = _convert(text).replace("%", "")
+    text = text.replace("[", "(").replace("]", ")")  # brackets group as parentheses do
     # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).
     text = re.sub(r"(?<![A-Za-z0-9_])e\s*\*\*\(", "exp(", text)
     text = re.sub(r"_\s+", "_", text)

@@ -52,23 +52,38 @@ NAME_UNITS: dict[str, str] = {
 _NUMBER = r"[-−]?\$?\d[\d,]*(?:\.\d+)?%?"
 # Physical units as written in prose -> the symbol printed after a value. Longest first.
 PHYSICAL_UNITS: list[tuple[str, str]] = [
-    (r"met(?:re|er)s? per second squared|m/s²|m/s\^2|m\s*s\^\{?-2\}?", "m/s²"),
+    (r"met(?:re|er)s? per second squared|m/s²|m/s\^2|m/s2\b|m\s*s\^\{?-2\}?", "m/s²"),
     (r"kilomet(?:re|er)s? per hour|km/h", "km/h"),
     (r"met(?:re|er)s? per second|m/s", "m/s"),
     (r"kilomet(?:re|er)s|km", "km"),
-    (r"met(?:re|er)s|\(m\)", "m"),
-    (r"seconds|\(s\)", "s"),
+    (r"met(?:re|er)s|\(m\)|(?<=\d )m", "m"),
+    (r"seconds|\(s\)|(?<=\d )s", "s"),
     (r"minutes|\(min\)", "min"),
     (r"kilowatt-hours?|\(kWh\)", "kWh"),
     (r"watt-hours?|\(Wh\)", "Wh"),
     (r"hours|\(h\)", "h"),
     (r"kilograms|kg", "kg"),
-    (r"newtons|\(N\)", "N"),
-    (r"joules|\(J\)", "J"),
-    (r"watts|\(W\)", "W"),
-    (r"volts|\(V\)", "V"),
-    (r"amperes|amps|\(A\)", "A"),
+    (r"newtons|\(N\)|(?<=\d )N", "N"),
+    (r"joules|\(J\)|(?<=\d )J", "J"),
+    (r"watts|\(W\)|(?<=\d )W", "W"),
+    (r"volts|\(V\)|(?<=\d )V", "V"),
+    (r"amperes|amps|\(A\)|(?<=\d )A", "A"),
     (r"ohms|Ω", "Ω"),
+    # Written after a value only ("101.3 kPa", "298 K", "0.50 mol/L").
+    (r"kilopascals|kPa", "kPa"),
+    (r"pascals|(?<=\d )Pa", "Pa"),
+    (r"kelvins?|(?<=\d )K", "K"),
+    (r"°C|degrees Celsius", "°C"),
+    (r"mol/L|moles per lit(?:re|er)", "mol/L"),
+    (r"g/mol|grams per mole", "g/mol"),
+    (r"moles|(?<=\d )mol", "mol"),
+    (r"millilit(?:re|er)s|(?<=\d )mL", "mL"),
+    (r"lit(?:re|er)s|(?<=\d )L", "L"),
+    (r"grams|(?<=\d )g", "g"),
+    (r"farads|(?<=\d )(?:μF|F)", "F"),
+    (r"coulombs|(?<=\d )C", "C"),
+    (r"hertz|(?<=\d )Hz", "Hz"),
+    (r"radians|(?<=\d )rad", "rad"),
 ]
 _UNIT_WORDS: list[tuple[str, str]] = [
     (r"\bin (?:us )?dollars\b|\bin euros\b|\bcurrency\b", "currency"),
@@ -413,7 +428,7 @@ def _symbol_core(name: str) -> str:
         return rf"{_symbol_core(plain.removesuffix('_prime'))}'"
     if "_" in plain:
         head, tail = plain.split("_", 1)
-        return rf"{re.escape(head)}_\{{?{re.escape(tail)}\}}?"
+        return rf"\\?{re.escape(head)}_\{{?{re.escape(tail)}\}}?"  # \mu_{k}, v_0
     return rf"\\?{re.escape(plain)}"
 
 
@@ -479,6 +494,28 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     )
     for match in re.finditer(counted, text):
         found.append((match.end(), run_to_end(match.end()), f"number of {match.group(1)}"))
+    # A phrase that names the symbol with a verb: "we represent vertical displacement with
+    # the symbol $y$", "the interest rate, denoted $r$", "the rate is denoted by $r$".
+    naming = (
+        rf"\b(?:represent|denote|write|call)s?\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z' -]{{2,50}}?)\s+"
+        rf"(?:with|by|as)\s+(?:the\s+)?(?:symbol\s+|letter\s+)?{math}",
+        rf"\b(?:the\s+|a\s+|an\s+)?([a-z][a-z' -]{{2,50}}?),?\s+(?:is\s+|are\s+)?"
+        rf"(?:denoted|represented|written|symbolized)\s+(?:by\s+|as\s+)?(?:the\s+)?(?:symbol\s+|letter\s+)?{math}",
+    )
+    for pattern in naming:
+        for match in re.finditer(pattern, text, flags=re.I):
+            words = noun_before(match.group(1), allow_end=True)
+            if words:
+                found.append((match.end(), run_to_end(match.end()), words))
+    # A value given with its name: "the time $t = -5.0$ s", "take the point of release to be
+    # $y_0 = 0$", "with an initial velocity of 4.9 m/s" beside "$v_0 = -4.9$".
+    for match in re.finditer(rf"\$\s*{core}\s*=\s*[-−]?\s*\d", text):
+        head = text[max(0, match.start() - 120) : match.start()]
+        head = re.sub(r"\s+to\s+be\s*$", "", head)
+        words = noun_before(head)
+        if words and not re.search(r"\$\s*$", head):
+            found.append((match.start(), run_to_end(match.end()), words))
+    found.extend(_named_by_value(core, text))
     # The subject of a displayed formula: "its price is $$P = ...$$", "the effective annual
     # rate $$EAR = ...$$", "next year's dividend is $$D_1 = ...$$".
     for match in re.finditer(rf"\$\$\s*{core}\s*=", text):
@@ -490,13 +527,51 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     return found
 
 
+def _named_by_value(core: str, text: str) -> list[tuple[int, int, str | None]]:
+    """The symbol named through a worked example's value.
+
+    The text gives "an initial velocity of 4.9 m/s" and its solution "$v_0 = -4.9$". The
+    value must be named once in prose, be written with at least two significant digits and
+    be no other symbol's value.
+    """
+    found: list[tuple[int, int, str | None]] = []
+    assigned = (
+        r"\$?\s*([A-Za-z\\][\w{}\\]*)\s*=\s*[-−]?\s*(\d+(?:\.\d+)?)\b(?!\s*[\d.(^{]|\s*[-+*/])"
+    )
+    values: dict[str, set[str]] = {}
+    mine: list[tuple[int, str]] = []
+    for match in re.finditer(assigned, text):
+        number = match.group(2).lstrip("0") or "0"
+        values.setdefault(number, set()).add(re.sub(r"[{}\\]", "", match.group(1)))
+        if re.fullmatch(core, match.group(1)):
+            mine.append((match.start(), number))
+    for _, number in mine:
+        digits = number.replace(".", "").strip("0")
+        if len(digits) < 2 or len(values.get(number, ())) > 1:
+            continue
+        named = [
+            m
+            for m in re.finditer(
+                rf"\b([A-Za-z][A-Za-z' -]{{2,60}}?)\s+(?:of|is|was|equals|at)\s+(?:about\s+)?[-−]?"
+                rf"\$?0*{re.escape(number)}(?!\d|\.\d)\s*([^\s$.,;]*)",
+                text,
+            )
+        ]
+        phrases = {noun_before(m.group(1), allow_end=True) for m in named} - {None}
+        if len(phrases) == 1:
+            first = named[0]
+            found.append((first.start(2), first.end(2), phrases.pop()))
+    return found
+
+
 NP_STOP = frozenset(
     "a an the its their his her our this that these those with and or is are was were be "
     "been being as if when while where which who whose whom than then so such each every "
     "consider let suppose given assume if at by for from into on onto per via under over "
     "pays paid pay gives give has have had grows grow earns earn equals called named "
     "denote denoted denotes write written call also only just it they we you one although "
-    "because since however thus therefore hence here there now use using note notice see".split()
+    "because since however thus therefore hence here there now use using note notice see "
+    "not no averages".split()
 )
 """Words a noun phrase before a symbol does not reach past (its left edge)."""
 NP_INNER = frozenset("of to".split())
@@ -540,7 +615,18 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
     if not kept or all(w.lower() in NP_INNER for w in kept):
         return None
     phrase = " ".join(kept)
+    if len(kept) == 1 and kept[0].lower() in GENERIC_NOUNS:
+        return None  # "the symbol $y$", "the value $v = 3$": no name
     return phrase if re.search(r"[a-z]{3,}", phrase) else None
+
+
+GENERIC_NOUNS = frozenset(
+    "symbol symbols letter letters value values root roots number numbers quantity quantities "
+    "variable variables result results answer answers equation equations formula formulas "
+    "expression expressions term terms solution solutions magnitude amount case example "
+    "unknown unknowns known knowns data input output figure table step steps point".split()
+)
+"""Nouns that do not name a quantity on their own ("the symbol $y$", "the value $v$")."""
 
 
 def acronym_phrase(text: str, name: str) -> str | None:
@@ -669,18 +755,23 @@ def find_definitions(
         for section in ordered:
             spans = definitions_of(name, section.text)
             if spans:
-                start, end, description = spans[0]
-                words = re.sub(r"\s+", " ", section.text[start:end])
-                found[name] = with_stated_range(
-                    parse_definition(
+                read: Quantity | None = None
+                # The first definition names it; later ones may give what it left out
+                # ("time $t = 0$ ..." then "the time $t = -5.0$ s": the unit).
+                for start, end, description in spans[:4]:
+                    words = re.sub(r"\s+", " ", section.text[start:end])
+                    quantity = parse_definition(
                         name,
                         words,
                         section.source(start, end),
                         description=description,
                         document=document,
-                    ),
-                    document or section.text,
-                )
+                    )
+                    read = merge(read, quantity) if read is not None else quantity
+                    if not {"unit", "range"} & set(read.assumed):
+                        break
+                assert read is not None
+                found[name] = with_stated_range(read, document or section.text)
                 break
         if name in found:
             continue
@@ -713,7 +804,9 @@ def merge(known: Quantity | None, other: Quantity) -> Quantity:
         elif part == "description":
             updates["description"] = other.description
         elif part == "unit":
-            updates["unit"] = other.unit
+            updates.update(unit=other.unit, symbol=other.symbol)
         elif part == "range":
-            updates.update(low=other.low, high=other.high, choices=other.choices)
+            updates.update(
+                low=other.low, high=other.high, choices=other.choices, bounds=other.bounds
+            )
     return replace(known, assumed=tuple(still), **updates)  # type: ignore[arg-type]

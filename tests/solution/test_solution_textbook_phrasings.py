@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from benchsmith.solution import generate_items
+from benchsmith.solution.documents import read_document
 from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
-from benchsmith.solution.quantities import noun_before
+from benchsmith.solution.quantities import find_definitions, noun_before
 
 CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
 
@@ -38,6 +39,10 @@ CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
             ["F_1", "2*TP/(FN + FP + 2*TP)"],
         ),  # fmt: skip
         (r"C = c \times F", ["C", "F*c"]),  # case-sensitive: C and c are two quantities
+        (
+            r"P = C \times \frac{\left[1 - \frac{1}{(1+r)^{n}}\right]}{r}",
+            ["P", "C*(1 - 1/(r + 1)**n)/r"],
+        ),
     ],
 )
 def test_latex_names_real_texts_use(latex, expected):
@@ -56,6 +61,8 @@ def test_latex_names_real_texts_use(latex, expected):
         ("With inflation", "inflation"),
         ("A rate $r$ quoted annually and compounded", None),
         ("The dividend just paid is", None),
+        ("we represent it with the symbol", None),  # a generic noun names nothing
+        ("which has the value", None),
     ],
 )
 def test_the_noun_phrase_before_a_symbol(before, phrase):
@@ -106,3 +113,37 @@ def test_ranges_stated_in_the_text_bound_every_drawn_value(knowledge):
         text = item.input_text()
         assert "the next year's" not in text.lower()  # "next year's dividend", no article
         assert "quantity " not in text
+
+
+PHYSICS = """# Free fall
+
+We represent vertical displacement with the symbol $y$. The magnitude of static friction
+is $$f_{s} = \\mu_{s} N ,$$ where $\\mu_{s}$ is the coefficient of static friction and $N$ is the
+magnitude of the normal force.
+
+A ball is thrown with an initial velocity of 4.9 m/s downward. Knowns: $v_{0} = -4.9$.
+The positive root is the one we want, since time $t = 0$ is the release. (The time
+$t = -5.0 s$ is the other root.) Take the point of release to be $y_{0} = 0$.
+"""
+
+
+def test_physics_definitions_real_texts_use(tmp_path):
+    """Greek letters with subscripts, "represent ... with the symbol", a value given with
+    its name and a unit read from a later definition, and a symbol named through a worked
+    example's value ("an initial velocity of 4.9 m/s" and "$v_0 = -4.9$")."""
+    path = tmp_path / "fall.md"
+    path.write_text(PHYSICS, encoding="utf-8")
+    sections = read_document(path).sections
+    names = {"y", "mu_s", "N", "v_0", "t", "y_0"}
+    found = find_definitions(names, sections, sections[0], PHYSICS)
+    described = {name: found[name].description for name in names}
+    assert described == {
+        "y": "vertical displacement",
+        "mu_s": "coefficient of static friction",
+        "N": "magnitude of the normal force",
+        "v_0": "initial velocity",
+        "t": "time",
+        "y_0": "point of release",
+    }
+    assert found["t"].symbol == "s"  # from "$t = -5.0 s$", the second definition
+    assert "unit" not in found["t"].assumed

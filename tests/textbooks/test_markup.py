@@ -61,6 +61,33 @@ def test_mathml_words_upright_letters_subscripts_and_units():
     assert latex_to_plain(greek) == "mu_k N"
 
 
+def test_mathml_names_in_text_units_with_powers_and_line_breaks():
+    # Names set in <mtext> inside a fraction (Principles of Finance's liquidity ratios).
+    ratio = tex("<math><mtext>Cash Ratio</mtext><mo>=</mo><mfrac><mtext>Cash and Cash Equivalents"
+                "</mtext><mtext>Current Liabilities</mtext></mfrac></math>")  # fmt: skip
+    assert equation(ratio) == ("Cash_Ratio", "Cash_and_Cash_Equivalents/Current_Liabilities")
+    # A slash set as text divides (University Physics: E = V/d).
+    assert equation(tex("<math><mi>E</mi><mo>=</mo><mrow><mi>V</mi><mtext>/</mtext>"
+                        "<mi>d</mi></mrow></math>")) == ("E_", "V/d")  # fmt: skip
+    # A unit with a power after a number is not a quantity: g = 9.81 m/s².
+    unit = tex("<math><mi>g</mi><mo>=</mo><mn>9.81</mn><mspace/><msup><mrow><mtext>m/s</mtext>"
+               "</mrow><mn>2</mn></msup></math>")  # fmt: skip
+    assert latex_to_plain(unit) == "g = 9.81"
+    # Words, upright letters, "&" and a number make one name; D% is the weight D_pct.
+    words = tex('<math><mi>Risk</mi><mi>Premium</mi><mo>=</mo><mi mathvariant="normal">S</mi>'
+                '<mo>&amp;</mo><mi mathvariant="normal">P</mi><mo> </mo><mn>500</mn><mi>Avg</mi>'
+                "<mi>Return</mi><mo>-</mo><mtext>US T-Bill Avg Return</mtext></math>")  # fmt: skip
+    assert equation(words) == ("Risk_Premium", "S_P_500_Avg_Return - US_TBill_Avg_Return")
+    weight = tex("<math><mi>W</mi><mo>=</mo><mi>D</mi><mo>%</mo><mo>×</mo><msub><mi>r</mi>"
+                 "<mrow><mi>US</mi><mo> </mo><mi mathvariant=\"normal\">T</mi><mo>-</mo>"
+                 "<mi>bill</mi></mrow></msub></math>")  # fmt: skip
+    assert equation(weight) == ("W", "D_pct*r_USTbill")
+    # A line break inside one <math> separates two formulas.
+    two = tex('<math><mi>a</mi><mo>=</mo><mi>b</mi><mspace linebreak="newline"/><mi>c</mi>'
+              "<mo>=</mo><mi>d</mi></math>")  # fmt: skip
+    assert [equation(line) for line in two.splitlines()] == [("a", "b"), ("c", "d")]
+
+
 def test_cnxml_headings_paragraphs_italic_symbols_and_equations():
     module = f"""<document xmlns="http://cnx.rice.edu/cnxml"><title>Free Fall</title>
     <content><section><title>Gravity</title>
