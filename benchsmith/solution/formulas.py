@@ -168,6 +168,9 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
     output = safe_name(lhs.strip())
     if output in names_of(expr):
         return f"defines {output} in terms of itself"
+    if isinstance(-expr if expr.could_extract_minus_sign() else expr, sp.Symbol):
+        # "a = g", "f_s = P": one quantity named twice; a problem would only rename it
+        return f"{output} is another name for {expr} (nothing to compute)"
     return output, expr
 
 

@@ -141,6 +141,8 @@ def latex_to_plain(src: str) -> str:
     # A display ends its sentence: "r = b - d ." (the period is not math).
     src = re.sub(r"(?:\s|\\[,;!: ]|\\text\{[.,;]\})*[.,;]?\s*$", "", src)
     text = _DROP.sub(" ", src.replace("\\%", "%"))
+    # "f_{s}(\max)": the maximum of f_s is one quantity, f_s_max (not f_s times max).
+    text = re.sub(r"(?<=[}\w])\s*\(\s*\\?(max|min)\s*\)", r"_{\1}", text)
     text = _convert(text).replace("%", "")
     text = text.replace("[", "(").replace("]", ")")  # brackets group as parentheses do
     # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).

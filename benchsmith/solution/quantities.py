@@ -107,6 +107,39 @@ _KIND_WORDS: list[tuple[str, str]] = [
         "currency",
     ),
 ]
+# The SI unit a physical quantity's name implies ("initial velocity" is in m/s); used only
+# when the document writes values in that unit, so a finance "time" stays in years.
+_PHYSICAL_KINDS: list[tuple[str, str]] = [
+    (r"\bacceleration\b", "m/s²"),
+    (r"\b(?:velocity|speed)\b", "m/s"),
+    (r"\b(?:mass)\b", "kg"),
+    (r"\b(?:time|duration|period of (?:motion|oscillation|the pendulum|revolution))\b", "s"),
+    (r"\b(?:height|distance|displacement|radius|length|position|range|diameter|width)\b", "m"),
+    (r"\b(?:force|weight|tension|friction)\b", "N"),
+    (r"\b(?:energy|work|heat)\b", "J"),
+    (r"\bpower\b", "W"),
+    (r"\b(?:voltage|potential difference|emf)\b", "V"),
+    (r"\bcurrent\b", "A"),
+    (r"\bresistance\b", "Ω"),
+    (r"\bcapacitance\b", "F"),
+    (r"\bcharge\b", "C"),
+    (r"\bpressure\b", "Pa"),
+    (r"\btemperature\b", "K"),
+    (r"\bfrequency\b", "Hz"),
+]
+
+
+def _physical_kind(description: str, document: str) -> str:
+    """The unit symbol a physical description implies, when the document uses that unit."""
+    for pattern, symbol in _PHYSICAL_KINDS:
+        if re.search(pattern, description, flags=re.I):
+            written = next(p for p, s in PHYSICAL_UNITS if s == symbol)
+            unit = rf"(?:\\mathrm\{{)?\s*(?:{written}|{re.escape(symbol)})(?![\w/²^])"
+            shown = rf"(?:\d|\}})(?:\s*|-){unit}"
+            return symbol if re.search(shown, document) else ""
+    return ""
+
+
 # Sane bounds of derived values by kind (percent as fractions): no negative prices, no rates
 # beyond 100 %. A range read from the text is used as it is.
 KIND_BOUNDS: dict[str, tuple[float, float]] = {
@@ -240,7 +273,7 @@ def _example_values(
     if symbol:
         unit_pattern = next(p for p, s in PHYSICAL_UNITS if s == symbol)
         written = rf"{unit_pattern}|{re.escape(symbol)}"
-        pattern = rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(?:{written})(?![\w/²^])"
+        pattern = rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?:\s*|-)(?:{written})(?![\w/²^])"  # 80-kg
     elif unit == "currency":
         pattern = r"(?<!\$)\$\s?(\d[\d,]*(?:\.\d+)?)(?![\d%])(?!\s*[-+*/=(])"
     elif unit == "percent":
@@ -312,6 +345,8 @@ def parse_definition(
     origins: list[tuple[str, str]] = [("description", "definition")]
     # money per physical unit ("dollars per kilowatt-hour") is money, printed with its "per"
     symbol = "" if re.search(r"\bdollars?\s+per\b", text, flags=re.I) else physical_unit(text)
+    if not symbol and document:
+        symbol = _physical_kind(description, document)
     unit = ""
     for pattern, found in _UNIT_WORDS:
         if re.search(pattern, f"{description} {text}", flags=re.I):
@@ -481,7 +516,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         )
         words = copula.group(1) if copula else noun_before(head)
         if words:
-            found.append((match.end(), run_to_end(match.end()), owned(words, text, match.start())))
+            # the words after it give its unit up to the next symbol ("$m$ and ... $v$")
+            end = min(run_to_end(match.end()), text.find("$", match.end()) % (len(text) + 1))
+            found.append((match.end(), end, owned(words, text, match.start())))
     # An abbreviation after its words: "maximum sustainable yield (MSY)", "present value ($PV$)".
     for match in re.finditer(rf"(?<=[A-Za-z] )\(\s*{sym}\s*\)", text):
         head = text[max(0, match.start() - 120) : match.start()].rstrip()
@@ -522,7 +559,10 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         before = re.sub(r"[\s:,]*$", "", text[max(0, match.start() - 160) : match.start()])
         before = re.sub(r"\s+(?:is|are|was|equals|becomes|gives|reads|by)$", "", before)
         words = acronym_phrase(before, name) or noun_before(before, allow_end=True)
-        if words:
+        object_of = (
+            rf"\b(?:of|to|for|in|on|at|from|into)\s+(?:all\s+)?(?:the\s+)?{re.escape(words or '')}$"
+        )
+        if words and not re.search(object_of, before):  # "... of all the particles: $$K ="
             found.append((match.end(), match.end(), owned(words, text, match.start())))
     return found
 
@@ -657,7 +697,7 @@ def owned(phrase: str, text: str, at: int) -> str:
         return phrase
     subjects = re.findall(
         r"\b(?:a|an|the|A|An|The)\s+([a-z][a-z-]*(?:\s+[a-z][a-z-]*)?)\s+"
-        r"(?:pays|is|has|with|that|which|grows|earns|of|costs|gives)\b",
+        r"(?:pays|is|has|with|that|which|grows|earns|costs|gives)\b",
         text[: at - len(head) + pronoun.start()],
     )
     return f"{phrase} of the {subjects[-1]}" if subjects else phrase

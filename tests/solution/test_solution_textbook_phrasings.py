@@ -147,3 +147,34 @@ def test_physics_definitions_real_texts_use(tmp_path):
     }
     assert found["t"].symbol == "s"  # from "$t = -5.0 s$", the second definition
     assert "unit" not in found["t"].assumed
+
+
+def test_physical_units_from_the_name_only_where_the_text_uses_them(tmp_path):
+    """ "the particle's mass $m$" is in kg when the text writes masses in kg (an 80-kg
+    athlete); "the time $t$" stays in years in a text that never writes seconds."""
+    physics = (
+        "The kinetic energy of a particle is one-half the product of the particle's mass $m$ "
+        "and the square of its speed $v$: $$K = \\frac{1}{2} m v^2$$ An 80-kg athlete runs at "
+        "10 m/s.\n"
+    )
+    finance = "An amount grows as $$FV = PV (1 + r)^t$$ where the time $t$ is counted from now.\n"
+    found = {}
+    for name, text in (("physics", physics), ("finance", finance)):
+        path = tmp_path / f"{name}.md"
+        path.write_text(f"# {name}\n\n{text}", encoding="utf-8")
+        found[name] = build_knowledge([path]).graph.quantities
+    assert (found["physics"]["m"].symbol, found["physics"]["v"].symbol) == ("kg", "m/s")
+    assert found["physics"]["v"].description == "speed of the particle"  # not "of the square"
+    assert found["finance"]["t"].symbol == ""
+
+
+def test_one_quantity_named_twice_is_not_a_formula(tmp_path):
+    path = tmp_path / "alias.md"
+    path.write_text(
+        "# Fall\n\nThe acceleration $a$ of a falling body is $$a = g$$ where $g$ is the "
+        "acceleration due to gravity.\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    assert not knowledge.graph.formulas
+    assert any("another name for g" in r.reason for r in knowledge.rejected)

@@ -42,7 +42,10 @@ NUMBER = re.compile(r"-?\$?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
 
 def norm(name: str) -> str:
     """A symbol compared across spellings: ``Par_Value``/``ParValue``, ``I_``/``I``."""
-    return name.replace("_", "")
+    plain = name.replace("_", "")
+    # A name of words is the same in any case ("Average_speed" is AverageSpeed); a letter
+    # keeps its case (C and c are two quantities).
+    return plain.lower() if sum(c.isalpha() for c in plain) >= 4 else plain
 
 
 def evaluate(expression: str, values: Mapping[str, float]) -> float:
