@@ -26,6 +26,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 
+from benchsmith.markup import GREEK
 from benchsmith.solution.documents import Section, Source
 
 UNITS = ("currency", "percent", "years", "periods", "count", "number")
@@ -49,7 +50,7 @@ NAME_UNITS: dict[str, str] = {
     "t": "years",
     "m": "count",
 }
-_NUMBER = r"[-−]?\$?\d[\d,]*(?:\.\d+)?%?"
+_NUMBER = r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?"
 # Physical units as written in prose -> the symbol printed after a value. Longest first.
 PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"met(?:re|er)s? per second squared|m/s²|m/s\^2|m/s2\b|m\s*s\^\{?-2\}?", "m/s²"),
@@ -463,8 +464,15 @@ def _symbol_core(name: str) -> str:
         return rf"{_symbol_core(plain.removesuffix('_prime'))}'"
     if "_" in plain:
         head, tail = plain.split("_", 1)
-        return rf"\\?{re.escape(head)}_\{{?{re.escape(tail)}\}}?"  # \mu_{k}, v_0
-    return rf"\\?{re.escape(plain)}"
+        return rf"{_upright(head)}_\{{?{re.escape(tail)}\}}?"  # \mu_{k}, v_0
+    return _upright(plain)
+
+
+def _upright(name: str) -> str:
+    r"""``name`` as a letter, a command (``\rho``) or set upright (``\mathrm{FV}``)."""
+    if len(name) > 1 and name.isalpha():
+        return rf"(?:\\mathrm\{{{re.escape(name)}\}}|\\?{re.escape(name)})"
+    return rf"\\?{re.escape(name)}"
 
 
 _END = (
@@ -503,9 +511,20 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         rf"(?:\b(?i:where|let|and|here|with)|,)\s+{bare}\s+{_VERB}",
         rf"(?:\b(?:with|where)|,)\s+{math}\s+(?=(?:the|a|an)\s)",
     ]
-    for pattern in verb:
+    # A notation line: "$$r = \mathrm{Interest_Rate}$$" names r in words.
+    alias = rf"\$\$?\s*{core}\s*=\s*\\mathrm\{{([A-Za-z][A-Za-z_]*)\}}\s*\$"
+    for match in re.finditer(alias, text):
+        words = match.group(1).replace("_", " ")
+        found.append((match.end(), match.end(), words if words.isupper() else words.lower()))
+    for number, pattern in enumerate(verb):
         for match in re.finditer(pattern, text):
-            found.append((match.end(), run_to_end(match.end()), None))
+            # "The precision $P$ is the fraction ...": the name before the symbol, not the
+            # genus after "is", is what the text calls it.
+            head = text[max(0, match.start() - 120) : match.start()]
+            named = None
+            if number == 0 and re.search(r"\b(?:[Tt]he|[Aa]n?)\s+[^$.;:,()]{2,50}$", head):
+                named = noun_before(head)
+            found.append((match.end(), run_to_end(match.end()), named))
     # A noun phrase just before the symbol: "the coupon rate $c$", "and annual coupon rate
     # $c$", "a bond with face value $F$" (the phrase, not the bond), "inflation $h$".
     for match in re.finditer(rf"{math}", text):
@@ -526,8 +545,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         if words:
             found.append((match.end(), match.end(), words))
     # The symbol before a counted noun: "$n$ years to maturity" is the number of years.
-    counted = rf"{math}\s+((?:years|months|periods|days|weeks|payments|hours|quarters)\b" + (
-        r"(?:\s+(?:to|of|until|before|in|on)\s+[a-z][a-z-]*)?|times\s+(?:a|per)\s+[a-z]+)"
+    counted = (
+        rf"{math}\s+(?:training\s+)?((?:years|months|periods|days|weeks|payments|hours|quarters|steps|iterations|epochs|trials|cycles)\b"
+        + (r"(?:\s+(?:to|of|until|before|in|on)\s+[a-z][a-z-]*)?|times\s+(?:a|per)\s+[a-z]+)")
     )
     for match in re.finditer(counted, text):
         found.append((match.end(), run_to_end(match.end()), f"number of {match.group(1)}"))
@@ -550,7 +570,8 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         head = text[max(0, match.start() - 120) : match.start()]
         head = re.sub(r"\s+to\s+be\s*$", "", head)
         words = noun_before(head)
-        if words and not re.search(r"\$\s*$", head):
+        place = rf"\b(?:to|at|from|into|on|in)\s+(?:the|a|an)\s+{re.escape(words or '')}\s*$"
+        if words and not re.search(r"\$\s*$", head) and not re.search(place, head):
             found.append((match.start(), run_to_end(match.end()), words))
     found.extend(_named_by_value(core, text))
     # The subject of a displayed formula: "its price is $$P = ...$$", "the effective annual
@@ -562,7 +583,11 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         object_of = (
             rf"\b(?:of|to|for|in|on|at|from|into)\s+(?:all\s+)?(?:the\s+)?{re.escape(words or '')}$"
         )
-        if words and not re.search(object_of, before):  # "... of all the particles: $$K ="
+        close = text.find("$$", match.end())
+        constant = not re.search(r"[A-Za-z]", text[match.end() : close if close > 0 else None])
+        # "... of all the particles: $$K =": not the subject; "the average value $$g = 9.81$$":
+        # the words name the value, not the quantity
+        if words and not re.search(object_of, before) and not constant:
             found.append((match.end(), match.end(), owned(words, text, match.start())))
     return found
 
@@ -611,7 +636,7 @@ NP_STOP = frozenset(
     "pays paid pay gives give has have had grows grow earns earn equals called named "
     "denote denoted denotes write written call also only just it they we you one although "
     "because since however thus therefore hence here there now use using note notice see "
-    "not no averages".split()
+    "not no averages after before during until".split()
 )
 """Words a noun phrase before a symbol does not reach past (its left edge)."""
 NP_INNER = frozenset("of to".split())
@@ -655,8 +680,8 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
     if not kept or all(w.lower() in NP_INNER for w in kept):
         return None
     phrase = " ".join(kept)
-    if len(kept) == 1 and kept[0].lower() in GENERIC_NOUNS:
-        return None  # "the symbol $y$", "the value $v = 3$": no name
+    if kept[-1].lower() in GENERIC_NOUNS and all(w.lower() in GENERIC_MODIFIERS for w in kept[:-1]):
+        return None  # "the symbol $y$", "an average value of 9.8": no name
     return phrase if re.search(r"[a-z]{3,}", phrase) else None
 
 
@@ -667,6 +692,12 @@ GENERIC_NOUNS = frozenset(
     "unknown unknowns known knowns data input output figure table step steps point".split()
 )
 """Nouns that do not name a quantity on their own ("the symbol $y$", "the value $v$")."""
+GENERIC_MODIFIERS = frozenset(
+    "average typical initial final measured new same given known numerical approximate exact "
+    "other first second third last next previous following corresponding actual resulting "
+    "this that".split()
+)
+"""Words that leave a generic noun generic ("an average value", not "a present value")."""
 
 
 def acronym_phrase(text: str, name: str) -> str | None:
@@ -704,7 +735,7 @@ def owned(phrase: str, text: str, at: int) -> str:
 
 
 _RANGE_STATEMENT = re.compile(
-    rf"([A-Za-z$][A-Za-z$_{{}}\\' -]{{1,60}}?)\s+(?:(?:usually|typically|generally|often|normally|"
+    rf"([A-Za-z$][A-Za-z$_{{}}\\'\s-]{{1,80}}?)\s+(?:(?:usually|typically|generally|often|normally|"
     rf"mostly|commonly)\s+)?(?:(?:lie|lies|range|ranges|vary|varies|fall|falls|are|is|run|runs)"
     rf"\s+)?(?:between|from)\s+({_NUMBER})\s*(?:[a-zA-Z/²%]+\s+)?(?:and|to)\s+({_NUMBER})"
 )
@@ -712,7 +743,12 @@ _RANGE_STATEMENT = re.compile(
 
 def _singular_words(text: str) -> list[str]:
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+    return [
+        w[:-3] + "y" if len(w) > 4 and w.endswith("ies")  # capacities
+        else w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss")
+        else w
+        for w in words
+    ]  # fmt: skip
 
 
 def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] | None:
@@ -722,7 +758,9 @@ def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] 
     "$m$ is from 1 to 365": the phrase before the numbers names the quantity (its symbol,
     or the words of its description with the same head noun; the closest match wins).
     """
-    want = _singular_words(quantity.description)
+    # "decay period in steps" is stated as "decay periods lie between ..."
+    head = re.split(r"\s+(?:in|at|for|on|per|from|across|between)\s+", quantity.description)[0]
+    wants = [w for w in (_singular_words(quantity.description), _singular_words(head)) if w]
     best: tuple[int, float, float, str] | None = None
     for match in _RANGE_STATEMENT.finditer(document):
         subject = match.group(1)
@@ -730,19 +768,46 @@ def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] 
         if symbol:
             score = 100
         else:
-            phrase = noun_before(subject, allow_end=True)
-            said = _singular_words(phrase or "")
-            if not said or not want or said[-1] != want[-1] or not set(said) <= set(want):
+            score = max(
+                (_subject_score(p, w) for p in _subjects(subject) for w in wants), default=-1
+            )
+            if score < 0:
                 continue
-            if said != want and len(said) < 2:
-                continue  # "rates" alone is the range of the quantity called "rate" only
-            score = len(set(said) & set(want)) * 10 - abs(len(want) - len(said))
-            if said == want:
-                score += 50
         (low, _), (high, _) = _number(match.group(2)), _number(match.group(3))
         if best is None or score > best[0]:
             best = (score, low, high, match.group(0).strip())
     return None if best is None else best[1:]
+
+
+def _subjects(subject: str) -> list[str]:
+    """The phrases a range sentence may be about: its last and its leading noun phrase.
+
+    "Carrying capacities for the island populations discussed below", "the voltage applied
+    across the resistor".
+    """
+    found = [noun_before(subject, allow_end=True) or ""]
+    words = re.findall(r"[A-Za-z][\w'-]*", subject)
+    while words and words[0].lower() in ("the", "a", "an", "in", "for", "its", "their"):
+        words.pop(0)
+    leading: list[str] = []
+    for word in words:
+        if word.lower() in NP_STOP or word.lower() in NP_INNER or VERB_END.search(word.lower()):
+            break
+        leading.append(word)
+    found.append(" ".join(leading))
+    return [f for f in found if f]
+
+
+def _subject_score(phrase: str, want: list[str]) -> int:
+    """How well a range sentence's phrase names a quantity described by ``want`` (-1: not)."""
+    said = _singular_words(phrase)
+    if not said or said[-1] != want[-1] or not set(said) <= set(want):
+        return -1
+    if said != want and len(said) < 2:
+        return -1  # "rates" alone is the range of the quantity called "rate" only
+    return (
+        len(set(said) & set(want)) * 10 - abs(len(want) - len(said)) + (50 if said == want else 0)
+    )
 
 
 def with_stated_range(quantity: Quantity, document: str) -> Quantity:
@@ -768,6 +833,10 @@ def with_stated_range(quantity: Quantity, document: str) -> Quantity:
     )
 
 
+GREEK_NAMES = frozenset(GREEK.values()) | {"lamda", "Lamda"}
+"""Letters spelled out ("omega", "Phi"); "Beta" capitalised is a word (a stock's beta)."""
+
+
 def word_name(name: str) -> str | None:
     """The words of a name set in words ("Annual_Coupon_Rate" -> "annual coupon rate").
 
@@ -777,6 +846,8 @@ def word_name(name: str) -> str | None:
     parts = name.split("_")
     if not all(p.isalpha() and len(p) >= 2 and not p.isupper() for p in parts):
         return None
+    if any(p in GREEK_NAMES for p in parts):
+        return None  # "omega", "lamda_0": letters, not words
     if not any(len(p) >= 3 for p in parts):
         return None
     return " ".join(p.lower() for p in parts)
@@ -814,6 +885,10 @@ def find_definitions(
                 found[name] = with_stated_range(read, document or section.text)
                 break
         if name in found:
+            own = word_name(name)
+            if own and "description" not in found[name].assumed:
+                # "Gift", "Annual_Distribution": a name set in words is what the text calls it
+                found[name] = replace(found[name], description=own)
             continue
         # "PV_Coupon": the abbreviation's words, of the subscript's ("present value of the
         # coupon"); "Par_Value": a name set in words describes itself.

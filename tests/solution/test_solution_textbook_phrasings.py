@@ -18,7 +18,7 @@ from benchsmith.solution.documents import read_document
 from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
-from benchsmith.solution.quantities import find_definitions, noun_before
+from benchsmith.solution.quantities import find_definitions, noun_before, word_name
 
 CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
 
@@ -178,3 +178,67 @@ def test_one_quantity_named_twice_is_not_a_formula(tmp_path):
     knowledge = build_knowledge([path])
     assert not knowledge.graph.formulas
     assert any("another name for g" in r.reason for r in knowledge.rejected)
+
+
+def read(tmp_path, text: str, names: set[str]):
+    path = tmp_path / "section.md"
+    path.write_text(f"# Section\n\n{text}\n", encoding="utf-8")
+    sections = read_document(path).sections
+    return find_definitions(names, sections, sections[0], sections[0].text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "description"),
+    [
+        # a notation line names the symbol in words
+        (r"We write $$r = \mathrm{Interest_Rate}$$ and $$n = \mathrm{Number_of_Periods}$$", "r",
+         "interest rate"),
+        # the name before the symbol, not the genus after "is"
+        ("The precision $P$ is the fraction of examples labelled positive that are positive.",
+         "P", "precision"),
+        # a name set in words is what the text calls it
+        (r"Using the constant perpetuity formula, $$\mathrm{Gift} = \frac{C}{R_s}$$", "Gift",
+         "gift"),
+        # "Beta" capitalised is a word; a formula's letters are not
+        (r"The stock's $$\mathrm{Beta} = \frac{C}{R_s}$$ here.", "Beta", "beta"),
+    ],
+)  # fmt: skip
+def test_what_the_text_calls_a_symbol(tmp_path, text, name, description):
+    assert read(tmp_path, text, {name})[name].description == description
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Free fall at any location has the average value\n\n$$g = 9.81 .$$",  # the value's words
+        "Let's use an average value of 9.8 m/s2 for it; then $g = 9.8$.",
+        "The ball rises to the apex $g = 0.41$ and falls.",  # a place, not a name
+    ],
+)
+def test_words_that_do_not_name_a_symbol(tmp_path, text):
+    assert read(tmp_path, text, {"g"}).get("g") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "bounds"),
+    [
+        ("Here $K$ is the carrying capacity. Carrying capacities for the island bird "
+         "populations discussed\nbelow usually lie between 100 and 10000 individuals.", "K",
+         (100, 10000)),
+        ("Here $V$ is the voltage. In this experiment, the voltage applied across the resistor "
+         "varies from −10.00 to +10.00 V, by increments of 1.00 V.", "V", (-10, 10)),
+        ("Here $s$ is the decay period in steps. In practice, decay periods usually lie between "
+         "100 and 10000 steps.", "s", (100, 10000)),
+    ],
+)  # fmt: skip
+def test_ranges_stated_in_a_sentence_of_their_own(tmp_path, text, name, bounds):
+    quantity = read(tmp_path, text, {name})[name]
+    assert (quantity.low, quantity.high) == bounds
+    assert "range" not in quantity.assumed
+
+
+def test_spelled_out_greek_letters_are_not_words():
+    assert word_name("omega") is None
+    assert word_name("lamda") is None
+    assert word_name("Beta") == "beta"
+    assert word_name("Annual_Distribution") == "annual distribution"
