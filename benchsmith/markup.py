@@ -415,22 +415,44 @@ def html_markdown(text: str, name: str = "document") -> str:
     for dropped in soup(["script", "style", "head", "nav", "footer", "table", "figure"]):
         dropped.decompose()
     out: list[str] = []
-    for node in soup.find_all(["h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "div"]):
-        if node.name == "div" and node.find(["p", "div", "li", "h1", "h2", "h3"]):
-            continue  # a container: its blocks are read one by one
-        words = " ".join(node.get_text(" ").split())
-        if not words:
-            continue
-        if node.name.startswith("h"):
-            out.append(f"{'#' * int(node.name[1])} {words}")
-        elif node.name == "li":
-            out.append(f"- {words}")
-        else:
-            out.append(words)
+    _html_blocks(soup, out)
     body = "\n\n".join(out) + "\n"
     body = re.sub(r"MATHPLACEHOLDER(\d+)", lambda m: maths[int(m.group(1))], body)
     body = re.sub(r"\\\[(.+?)\\\]", lambda m: f"\n\n$${m.group(1)}$$\n\n", body, flags=re.S)
     return re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1).strip()}$", body, flags=re.S)
+
+
+_HTML_BLOCKS = frozenset("h1 h2 h3 h4 h5 h6 p li div dd dt blockquote figcaption".split())
+
+
+def _html_blocks(node: object, out: list[str]) -> None:
+    """Blocks in document order: headings, paragraphs, list items, and loose text.
+
+    Loose text stands between blocks (a display formula set between two paragraphs).
+    """
+    from bs4 import NavigableString, Tag
+
+    for child in getattr(node, "children", []):
+        if type(child) is NavigableString:  # not a comment, doctype or declaration
+            words = " ".join(str(child).split())
+            if words:
+                out.append(words)
+            continue
+        if not isinstance(child, Tag):
+            continue
+        nested = child.find(list(_HTML_BLOCKS))
+        if child.name not in _HTML_BLOCKS or (child.name in ("div", "blockquote") and nested):
+            _html_blocks(child, out)  # a container: its blocks are read one by one
+            continue
+        words = " ".join(child.get_text(" ").split())
+        if not words:
+            continue
+        if child.name.startswith("h") and child.name[1:].isdigit():
+            out.append(f"{'#' * int(child.name[1])} {words}")
+        elif child.name == "li":
+            out.append(f"- {words}")
+        else:
+            out.append(words)
 
 
 # --------------------------------------------------------------------------- LaTeX

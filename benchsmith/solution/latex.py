@@ -117,7 +117,8 @@ def _convert(src: str) -> str:
             out.append(f"**({_convert(body)})")
         elif ch == "_":
             body, i = _group(src, i + 1)
-            out.append("_" + re.sub(r"[^A-Za-z0-9_]", "", _convert(body)))
+            # the subscript ends the name: "N_{A}k_{B}" is N_A times k_B
+            out.append("_" + re.sub(r"[^A-Za-z0-9_]", "", _convert(body)) + " ")
         elif ch == "'":
             # Primes name another quantity: w' -> w_prime, w'' -> w_pprime.
             primes = len(src[i:]) - len(src[i:].lstrip("'"))

@@ -72,19 +72,19 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"ohms|Ω", "Ω"),
     # Written after a value only ("101.3 kPa", "298 K", "0.50 mol/L").
     (r"kilopascals|kPa", "kPa"),
-    (r"pascals|(?<=\d )Pa", "Pa"),
-    (r"kelvins?|(?<=\d )K", "K"),
+    (r"pascals|(?<=\d )Pa|(?<=\bin )Pa", "Pa"),
+    (r"kelvins?|(?<=\d )K|(?<=\bin )K", "K"),
     (r"°C|degrees Celsius", "°C"),
     (r"mol/L|moles per lit(?:re|er)", "mol/L"),
     (r"g/mol|grams per mole", "g/mol"),
-    (r"moles|(?<=\d )mol", "mol"),
-    (r"millilit(?:re|er)s|(?<=\d )mL", "mL"),
-    (r"lit(?:re|er)s|(?<=\d )L", "L"),
-    (r"grams|(?<=\d )g", "g"),
+    (r"moles|(?<=\d )mol|(?<=\bin )mol", "mol"),
+    (r"millilit(?:re|er)s|(?<=\d )mL|(?<=\bin )mL", "mL"),
+    (r"lit(?:re|er)s|(?<=\d )L|(?<=\bin )L", "L"),
+    (r"grams|(?<=\d )g|(?<=\bin )g", "g"),
     (r"farads|(?<=\d )(?:μF|F)", "F"),
-    (r"coulombs|(?<=\d )C", "C"),
-    (r"hertz|(?<=\d )Hz", "Hz"),
-    (r"radians|(?<=\d )rad", "rad"),
+    (r"coulombs|(?<=\d )C|(?<=\bin )C", "C"),
+    (r"hertz|(?<=\d )Hz|(?<=\bin )Hz", "Hz"),
+    (r"radians|(?<=\d )rad|(?<=\bin )rad", "rad"),
 ]
 _UNIT_WORDS: list[tuple[str, str]] = [
     (r"\bin (?:us )?dollars\b|\bin euros\b|\bcurrency\b", "currency"),
@@ -511,6 +511,15 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         rf"(?:\b(?i:where|let|and|here|with)|,)\s+{bare}\s+{_VERB}",
         rf"(?:\b(?:with|where)|,)\s+{math}\s+(?=(?:the|a|an)\s)",
     ]
+    # Plain text: "where\n    c = molar concentration of the solute, in mol/L" (a line that
+    # sets the symbol equal to words) and "the molar mass M (in g/mol)".
+    listed = rf"(?m)^[ \t]*(?:where\s+)?{bare}[ \t]*=[ \t]*(?=[a-z]+[ ,][a-z])"
+    for match in re.finditer(listed, text):
+        found.append((match.end(), text.find("\n", match.end()) % (len(text) + 1), None))
+    for match in re.finditer(rf"{bare}\s*\(\s*(?:in|measured in)\s+[^)]{{1,20}}\)", text):
+        words = noun_before(text[max(0, match.start() - 120) : match.start()])
+        if words:
+            found.append((match.start(), match.end(), words))
     # A notation line: "$$r = \mathrm{Interest_Rate}$$" names r in words.
     alias = rf"\$\$?\s*{core}\s*=\s*\\mathrm\{{([A-Za-z][A-Za-z_]*)\}}\s*\$"
     for match in re.finditer(alias, text):
@@ -534,6 +543,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
             r"\b(?:the|a|an)\s+([A-Za-z][^.;:$`,]{2,60}?)\s+(?:is|are|was)\s*$", head, re.I
         )
         words = copula.group(1) if copula else noun_before(head)
+        due = re.match(r"\s+(due\s+to\s+[a-z]+)\b", text[match.end() :])
+        if words and due and not copula:
+            words = f"{words} {due.group(1)}"  # "an acceleration $g$ due to gravity"
         if words:
             # the words after it give its unit up to the next symbol ("$m$ and ... $v$")
             end = min(run_to_end(match.end()), text.find("$", match.end()) % (len(text) + 1))
@@ -657,10 +669,14 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
         return None
     words = re.findall(r"[A-Za-z][A-Za-z'-]*|,", tail.replace("’", "'"))
     kept: list[str] = []
-    for word in reversed(words):
+    for index in range(len(words) - 1, -1, -1):
+        word = words[index]
         low = word.lower()
         if word == ",":
             break
+        if low == "the" and kept and index and words[index - 1].lower() == "of":
+            kept.insert(0, word)  # "mass of the sample", "value of the bond"
+            continue
         if low in NP_INNER and kept and kept[0].lower() not in NP_INNER:
             kept.insert(0, word)
             continue
@@ -671,8 +687,14 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
         kept.insert(0, word)
         if len(kept) >= 6:
             break
+    while len(kept) > 2 and kept[0].lower() in OPERATION_NOUNS and kept[1].lower() == "of":
+        kept = kept[2:]  # "the product of the particle's mass": the mass
+        if kept and kept[0].lower() == "the":
+            kept.pop(0)
     while kept and kept[0].lower() in NP_INNER:
         kept.pop(0)
+    if len(kept) > 2 and [w.lower() for w in kept[-2:]] in (["of", "magnitude"], ["of", "size"]):
+        kept = kept[:-2]  # "an acceleration of magnitude $g$": the acceleration
     if kept and kept[-1].lower() in NP_INNER:
         return None  # "the value of $g$": the symbol is the phrase's object, not its name
     if kept and VERB_END.search(kept[-1].lower()):
@@ -692,6 +714,11 @@ GENERIC_NOUNS = frozenset(
     "unknown unknowns known knowns data input output figure table step steps point".split()
 )
 """Nouns that do not name a quantity on their own ("the symbol $y$", "the value $v$")."""
+OPERATION_NOUNS = frozenset(
+    "product sum square squares ratio difference quotient half twice root cube reciprocal "
+    "inverse function logarithm average mean".split()
+)
+"""Nouns of an operation on a quantity ("the square of its speed $v$" names the speed)."""
 GENERIC_MODIFIERS = frozenset(
     "average typical initial final measured new same given known numerical approximate exact "
     "other first second third last next previous following corresponding actual resulting "

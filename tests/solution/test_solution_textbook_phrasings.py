@@ -43,6 +43,9 @@ CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
             r"P = C \times \frac{\left[1 - \frac{1}{(1+r)^{n}}\right]}{r}",
             ["P", "C*(1 - 1/(r + 1)**n)/r"],
         ),
+        (r"f_{s}(\max ) = \mu_{s} N", ["f_s_max", "N_*mu_s"]),
+        (r"R = N_{A}k_{B}", ["R", "N_A*k_B"]),  # a subscript ends the name
+        (r"\frac{p_{1}V_{1}}{T_{1}} = 1", ["V_1*p_1/T_1", "1"]),
     ],
 )
 def test_latex_names_real_texts_use(latex, expected):
@@ -242,3 +245,26 @@ def test_spelled_out_greek_letters_are_not_words():
     assert word_name("lamda") is None
     assert word_name("Beta") == "beta"
     assert word_name("Annual_Distribution") == "annual distribution"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "description", "unit"),
+    [
+        # plain text: a "where" list that sets the symbol equal to words, with its unit
+        ("The molarity is\n\n    c = n / V\n\nwhere\n    c = molar concentration of the solute, "
+         "in mol/L\n    n = amount of solute, in mol\n", "n", "amount of solute", "mol"),
+        # plain text: the symbol after its words, its unit in parentheses
+        ("It is found from the mass of the sample m (in grams) and the molar mass M (in g/mol).",
+         "m", "mass of the sample", "g"),
+        # an operation on the quantity is not its name
+        ("The kinetic energy is one-half the product of the particle's mass $m$ and the square "
+         "of its speed $v$.", "m", "particle's mass", ""),
+        ("All free-falling objects have an acceleration $g$ due to gravity.", "g",
+         "acceleration due to gravity", ""),
+        ("The motion has constant acceleration of magnitude $g$.", "g", "constant acceleration",
+         ""),
+    ],
+)  # fmt: skip
+def test_plain_text_and_physics_phrasings(tmp_path, text, name, description, unit):
+    quantity = read(tmp_path, text, {name})[name]
+    assert (quantity.description, quantity.symbol) == (description, unit)

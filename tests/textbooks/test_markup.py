@@ -54,7 +54,7 @@ def test_mathml_words_upright_letters_subscripts_and_units():
     # Italic letters side by side are a product; a unit after a number is not a quantity.
     product = tex("<math><mi>v</mi><mo>=</mo><msub><mi>v</mi><mn>0</mn></msub><mo>−</mo>"
                   "<mi>g</mi><mi>t</mi></math>")  # fmt: skip
-    assert latex_to_plain(product) == "v = v_0- g t"
+    assert latex_to_plain(product) == "v = v_0 - g t"
     unit = tex("<math><mi>g</mi><mo>=</mo><mn>9.81</mn><mspace/><mtext>m/s</mtext></math>")
     assert "m" not in latex_to_plain(unit).replace("g", "")
     greek = tex("<math><msub><mi>μ</mi><mtext>k</mtext></msub><mi>N</mi></math>")
@@ -147,3 +147,18 @@ def test_unreadable_markup_is_named(tmp_path):
     odd.write_bytes(b"PK")
     with pytest.raises(SolutionError, match=r"must be .md, .txt, .pdf, .tex, .html, .cnxml"):
         read_document(odd)
+
+
+def test_html_display_math_between_paragraphs_is_kept():
+    page = (
+        "<!DOCTYPE html><html><body><section><h2>Rates</h2><p>The prevalence \\(P\\) is</p>"
+        '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block"><mi>P</mi><mo>=</mo>'
+        "<mfrac><mi>C</mi><mi>N</mi></mfrac></math><p>The incidence rate is</p>"
+        "\\[ \\mathrm{IR} = \\frac{A}{T} \\]<!-- a note --><p>where it ends.</p></section>"
+        "</body></html>"
+    )
+    markdown = html_markdown(page)
+    assert "$$P = \\frac{ C }{ N }$$" in markdown
+    assert "$$ \\mathrm{IR} = \\frac{A}{T} $$" in markdown
+    assert markdown.index("is") < markdown.index("$$P") < markdown.index("incidence")
+    assert "html" not in markdown.split()[0] and "a note" not in markdown
