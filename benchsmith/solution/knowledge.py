@@ -150,6 +150,12 @@ def build_knowledge(
     return Knowledge(documents, graph, found, rejected + refused, duplicates)
 
 
+UNIT_CONSTANTS = frozenset(
+    float(n) for n in (0, 1, 2, 3, 4, 10, 12, 24, 52, 60, 100, 360, 365, 1000, 3600, 1000000)
+)
+"""Whole numbers a formula may carry (periods per year, percent, units); others are values."""
+
+
 def worked_numbers(expr: sp.Expr) -> str:
     """The numbers that make an expression a worked example's, not a formula ('' if none).
 
@@ -157,7 +163,13 @@ def worked_numbers(expr: sp.Expr) -> str:
     value plugged in.
     """
     numbers = [a for a in expr.atoms(sp.Number) if a not in (sp.S.Half, sp.S.NegativeOne)]
-    odd = [a for a in numbers if isinstance(a, sp.Float) and not float(a).is_integer()]
+    odd = [
+        a
+        for a in numbers
+        if isinstance(a, sp.Float)
+        # "= 196" at the end of a worked line is a result, not a constant of a formula
+        and (not float(a).is_integer() or abs(float(a)) not in UNIT_CONSTANTS)
+    ]
     return ", ".join(str(a) for a in odd[:3])
 
 

@@ -132,6 +132,9 @@ _PHYSICAL_KINDS: list[tuple[str, str]] = [
 
 def _physical_kind(description: str, document: str) -> str:
     """The unit symbol a physical description implies, when the document uses that unit."""
+    if re.match(r"(?:coefficient|ratio|factor|index|fraction|number|percentage|share)\b",
+                description, flags=re.I):  # fmt: skip
+        return ""  # "coefficient of kinetic friction" is a pure number
     for pattern, symbol in _PHYSICAL_KINDS:
         if re.search(pattern, description, flags=re.I):
             written = next(p for p, s in PHYSICAL_UNITS if s == symbol)
@@ -818,9 +821,15 @@ def _subjects(subject: str) -> list[str]:
         words.pop(0)
     leading: list[str] = []
     for word in words:
-        if word.lower() in NP_STOP or word.lower() in NP_INNER or VERB_END.search(word.lower()):
+        low = word.lower()
+        if low in NP_INNER and leading and leading[-1].lower() not in NP_INNER:
+            leading.append(word)  # "coefficient of friction"
+            continue
+        if low in NP_STOP or low in NP_INNER or VERB_END.search(low):
             break
         leading.append(word)
+    while leading and leading[-1].lower() in NP_INNER:
+        leading.pop()
     found.append(" ".join(leading))
     return [f for f in found if f]
 

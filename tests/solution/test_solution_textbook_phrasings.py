@@ -268,3 +268,27 @@ def test_spelled_out_greek_letters_are_not_words():
 def test_plain_text_and_physics_phrasings(tmp_path, text, name, description, unit):
     quantity = read(tmp_path, text, {name})[name]
     assert (quantity.description, quantity.symbol) == (description, unit)
+
+
+def test_a_coefficient_is_a_pure_number_and_takes_the_range_stated_for_its_kind(tmp_path):
+    text = (
+        "The magnitude of kinetic friction is $$f_{k} = \\mu_{k} N ,$$ where $\\mu_{k}$ is the "
+        "coefficient of kinetic friction and $N$ is the magnitude of the normal force. A crate "
+        "of 20.0 kg pushes with 196 N. Coefficient of friction is a unitless quantity with a "
+        "magnitude usually between 0 and 1.0."
+    )
+    quantity = read(tmp_path, text, {"mu_k"})["mu_k"]
+    assert quantity.symbol == ""  # not newtons, although "friction" is a force
+    assert (quantity.low, quantity.high) == (0, 1.0)
+
+
+def test_a_worked_line_ending_in_a_whole_number_is_not_a_formula(tmp_path):
+    path = tmp_path / "friction.md"
+    path.write_text(
+        "# Friction\n\nHere $\\mu_{s}$ is the coefficient of static friction and $N$ is the "
+        "normal force.\n\n$$\\mu_{s} N = ( 0.400 )( 490 ) = 196$$\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    assert not knowledge.graph.formulas
+    assert any("worked example" in r.reason for r in knowledge.rejected)
