@@ -158,6 +158,8 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
     try:
         if candidate.syntax == "latex":
             lhs, rhs = latex_to_plain(lhs), latex_to_plain(rhs)
+        if re.search(r"\bconst(?:ant)?\b", f"{lhs} {rhs}"):
+            return "says that a quantity is constant (pV = constant), not a formula to compute"
         if not is_name(lhs):
             return solve_relation(candidate.lhs, lhs, rhs)
         expr = parse_expression(rhs)

@@ -484,7 +484,10 @@ _END = (
     r"|,\s+and\s+(?=(?:the|a|an)\s+(?:[\w'-]+\s+){0,5}\$)"
     r"|,?\s+(?:and\s+)?(?:[A-Z]\w{0,3}|[a-z])\s+(?:is|denotes|stands for)\s+"
 )
-_VERB = r"(?:(?:is|be)\s+(?=(?:the|a|an|its)\s)|denotes\s+|stands\s+for\s+|represents\s+|means\s+)"
+_VERB = (
+    r"(?:(?:is|be)\s+(?=(?:the|a|an|its)\s)|(?:is\s+)?(?:called|known\s+as)\s+|denotes\s+"
+    r"|stands\s+for\s+|represents\s+|means\s+)"
+)
 
 
 def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
@@ -569,8 +572,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     # A phrase that names the symbol with a verb: "we represent vertical displacement with
     # the symbol $y$", "the interest rate, denoted $r$", "the rate is denoted by $r$".
     naming = (
-        rf"\b(?:represent|denote|write|call)s?\s+(?:the\s+|a\s+|an\s+)?([a-z][a-z' -]{{2,50}}?)\s+"
-        rf"(?:with|by|as)\s+(?:the\s+)?(?:symbol\s+|letter\s+)?{math}",
+        rf"\b(?:represent|denote|write|call|define)s?\s+(?:the\s+|a\s+|an\s+)?"
+        rf"([a-z][a-z' -]{{2,50}}?)"
+        rf"\s+(?:with|by|as)\s+(?:the\s+)?(?:symbol\s+|letter\s+)?(?:{math}|\$\s*{core}\s*=)",
         rf"\b(?:the\s+|a\s+|an\s+)?([a-z][a-z' -]{{2,50}}?),?\s+(?:is\s+|are\s+)?"
         rf"(?:denoted|represented|written|symbolized)\s+(?:by\s+|as\s+)?(?:the\s+)?(?:symbol\s+|letter\s+)?{math}",
     )
@@ -651,7 +655,8 @@ NP_STOP = frozenset(
     "pays paid pay gives give has have had grows grow earns earn equals called named "
     "denote denoted denotes write written call also only just it they we you one although "
     "because since however thus therefore hence here there now use using note notice see "
-    "not no averages after before during until".split()
+    "not no averages after before during until letting setting taking calling writing "
+    "denoting define defines defining".split()
 )
 """Words a noun phrase before a symbol does not reach past (its left edge)."""
 NP_INNER = frozenset("of to".split())
@@ -714,7 +719,8 @@ GENERIC_NOUNS = frozenset(
     "symbol symbols letter letters value values root roots number numbers quantity quantities "
     "variable variables result results answer answers equation equations formula formulas "
     "expression expressions term terms solution solutions magnitude amount case example "
-    "unknown unknowns known knowns data input output figure table step steps point".split()
+    "unknown unknowns known knowns data input output figure table step steps point constant "
+    "constants".split()
 )
 """Nouns that do not name a quantity on their own ("the symbol $y$", "the value $v$")."""
 OPERATION_NOUNS = frozenset(

@@ -292,3 +292,30 @@ def test_a_worked_line_ending_in_a_whole_number_is_not_a_formula(tmp_path):
     knowledge = build_knowledge([path])
     assert not knowledge.graph.formulas
     assert any("worked example" in r.reason for r in knowledge.rejected)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "description"),
+    [
+        ("The constant $k_{B}$ is called the Boltzmann constant in honor of Ludwig Boltzmann.",
+         "k_B", "Boltzmann constant"),
+        ("Note that $n = N/N_{A}$. We define the universal gas constant as $R = N_{A}k_{B}$.",
+         "R", "universal gas constant"),
+        ("Letting $m_{s}$ be the mass of a sample, we have $m_{s} = n M$.", "m_s",
+         "mass of a sample"),
+    ],
+)  # fmt: skip
+def test_called_known_as_and_defined_as(tmp_path, text, name, description):
+    assert read(tmp_path, text, {name})[name].description == description
+
+
+def test_a_statement_that_something_is_constant_is_not_a_formula(tmp_path):
+    path = tmp_path / "boyle.md"
+    path.write_text(
+        "# Gases\n\nHere $p$ is the pressure and $V$ is the volume. At fixed temperature\n\n"
+        "$$p V = \\mathrm{constant}$$\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    assert not knowledge.graph.formulas
+    assert any("constant" in r.reason for r in knowledge.rejected)
