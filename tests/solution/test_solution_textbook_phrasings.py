@@ -45,6 +45,7 @@ CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
         ),
         (r"f_{s}(\max ) = \mu_{s} N", ["f_s_max", "N_*mu_s"]),
         (r"R = N_{A}k_{B}", ["R", "N_A*k_B"]),  # a subscript ends the name
+        (r"N / V = p / k_{B} T", ["N_/V", "p/(T*k_B)"]),  # a product after a slash divides
         (r"\frac{p_{1}V_{1}}{T_{1}} = 1", ["V_1*p_1/T_1", "1"]),
     ],
 )
