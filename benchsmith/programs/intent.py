@@ -611,7 +611,7 @@ def _k(intent: str, default: int) -> int:
     return default
 
 
-def _shown(table: Table, wanted: int) -> int:
+def shown_rows(table: Table, wanted: int) -> int:
     """Rows an open-book prompt shows: as asked, but fewer than the table has.
 
     Fewer rows than the table has let the rows shown vary from item to item.
@@ -1000,7 +1000,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 spec = ProgramSpec(
                     kind="classify",
                     book=_book(intent, "closed"),  # type: ignore[arg-type]
-                    rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
+                    rows_shown=shown_rows(table, min(10, max(4, _k(intent, 6)))),
                     table=main,
                     answer_field=label.path,
                     features=features,
@@ -1022,7 +1022,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 book="open",
                 table=main,
                 conditions=conditions[:2],
-                rows_shown=_shown(table, min(10, max(5, _k(intent, 8)))),
+                rows_shown=shown_rows(table, min(10, max(5, _k(intent, 8)))),
                 answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
             )
             add(
@@ -1047,7 +1047,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             field=years[0].path,
             aggregate=agg,  # type: ignore[arg-type]
             conditions=[c for c in conditions if c.field != years[0].path][:2],
-            rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
+            rows_shown=shown_rows(table, min(10, max(4, _k(intent, 6)))),
             answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
         )
         add(spec, 3.3, f"{agg} of {years[0].path} over the rows shown")
@@ -1064,7 +1064,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                     field=m.column.path,
                     aggregate=agg,  # type: ignore[arg-type]
                     conditions=[c for c in conditions if c.field != m.column.path][:2],
-                    rows_shown=_shown(table, min(10, max(4, _k(intent, 6)))),
+                    rows_shown=shown_rows(table, min(10, max(4, _k(intent, 6)))),
                     answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
                 )
                 bonus = 0.6 if m is quantity else 0.0
@@ -1192,7 +1192,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 key_field=key_field,
                 answer_field=m.column.path,
                 conditions=conditions,
-                rows_shown=_shown(table, min(8, max(3, _k(intent, 5)))),
+                rows_shown=shown_rows(table, min(8, max(3, _k(intent, 5)))),
                 answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
             )
             score = 1.0 + m.strength + (2.2 if asked_number and m is quantity else 0.0)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from benchsmith.catalog.cards import value_text
-from benchsmith.programs.intent import joins
+from benchsmith.programs.intent import joins, shown_rows
 from benchsmith.programs.run import probe
 from benchsmith.programs.spec import Aggregate, Book, Condition, Hop, Kind, Op, ProgramSpec
 from benchsmith.programs.table import Column, Table
@@ -127,8 +127,8 @@ def _key(table: Table, path: str | None) -> str:
 
 
 def _shown(table: Table, wanted: int, default: int) -> int:
-    """Rows an open-book prompt shows: as asked, fewer than the table has."""
-    return max(2, min(wanted or default, 10, len(table.records) - 2))
+    """Rows an open-book prompt shows: as the model asked (at most 10), or ``default``."""
+    return shown_rows(table, min(wanted or default, 10))
 
 
 def to_spec(proposal: Any, tables: Mapping[str, Table]) -> ProgramSpec:

@@ -97,18 +97,18 @@ def build_knowledge(
             for name in formula.names:
                 near.setdefault(name, section)
     # A worked example's numbers ("N_2 = 58.8 P") are not a relation the text teaches.
-    worked = [f for f in found if worked_numbers(f.expr)]
+    plugged = {f.id: worked_numbers(f.expr) for f in found}
     rejected += [
         RejectedFormula(
             f.text,
             f.syntax,
             f.source,
-            f"a worked example's numbers ({worked_numbers(f.expr)}), not a relation between "
-            "quantities",
+            f"a worked example's numbers ({plugged[f.id]}), not a relation between quantities",
         )
-        for f in worked
+        for f in found
+        if plugged[f.id]
     ]
-    found = [f for f in found if not worked_numbers(f.expr)]
+    found = [f for f in found if not plugged[f.id]]
     # Renumber after merging so ids are dense and stable.
     found = [
         Formula(f"f{i}", f.output, f.expr, f.text, f.syntax, f.source, f.concept)
