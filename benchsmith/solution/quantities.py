@@ -54,6 +54,8 @@ _NUMBER = r"[-−+]?\$?\d[\d,]*(?:\.\d+)?%?"
 # Physical units as written in prose -> the symbol printed after a value. Longest first.
 PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"met(?:re|er)s? per second squared|m/s²|m/s\^2|m/s2\b|m\s*s\^\{?-2\}?", "m/s²"),
+    (r"cubic met(?:re|er)s|m³|m\^3|(?<=\d )m3\b|\\mathrm\{m\}\s*\}\^\{\s*3\s*\}", "m³"),
+    (r"radians? per second|rad/s", "rad/s"),
     (r"kilomet(?:re|er)s? per hour|km/h", "km/h"),
     (r"met(?:re|er)s? per second|m/s", "m/s"),
     (r"kilomet(?:re|er)s|km", "km"),
@@ -104,14 +106,19 @@ _KIND_WORDS: list[tuple[str, str]] = [
     (
         r"\bprice\b|\bvalue\b|\bpayment\b|\bcoupon\b|\bprincipal\b|\bcost\b|\bbalance\b"
         r"|\bamount\b|\bsalary\b|\brevenue\b|\bprofit\b|\bdividends?\b|\bearnings\b"
-        r"|\bcash flows?\b|\bincome\b|\bwages?\b|\bfees?\b|\brent\b",
+        r"|\bcash flows?\b|\bincome\b|\bwages?\b|\bfees?\b|\brent\b"
+        r"|\bassets?\b|\bliabilit(?:y|ies)\b|\bcash\b|\binvestments?\b|\breceivables?\b"
+        r"|\bequivalents\b|\bdebt\b|\bdistributions?\b|\bgift\b|\bdeposit\b|\bloan\b"
+        r"|\bsales\b|\bexpenses?\b|\binventor(?:y|ies)\b",
         "currency",
     ),
 ]
 # The SI unit a physical quantity's name implies ("initial velocity" is in m/s); used only
 # when the document writes values in that unit, so a finance "time" stays in years.
 _PHYSICAL_KINDS: list[tuple[str, str]] = [
+    (r"\bangular (?:frequency|velocity|speed)\b", "rad/s"),
     (r"\bacceleration\b", "m/s²"),
+    (r"\bvolume\b", "m³"),
     (r"\b(?:velocity|speed)\b", "m/s"),
     (r"\b(?:mass)\b", "kg"),
     (r"\b(?:time|duration|period of (?:motion|oscillation|the pendulum|revolution))\b", "s"),
@@ -139,7 +146,7 @@ def _physical_kind(description: str, document: str) -> str:
         if re.search(pattern, description, flags=re.I):
             written = next(p for p, s in PHYSICAL_UNITS if s == symbol)
             unit = rf"(?:\\mathrm\{{)?\s*(?:{written}|{re.escape(symbol)})(?![\w/²^])"
-            shown = rf"(?:\d|\}})(?:\s*|-){unit}"
+            shown = rf"(?:\d|\}})(?:\s*|-)\{{?\s*{unit}"  # "80-kg", "10^{-4} { \mathrm{m} }^{3}"
             return symbol if re.search(shown, document) else ""
     return ""
 
@@ -931,6 +938,13 @@ def find_definitions(
             if own and "description" not in found[name].assumed:
                 # "Gift", "Annual_Distribution": a name set in words is what the text calls it
                 found[name] = replace(found[name], description=own)
+                kind = next((k for p, k in _KIND_WORDS if re.search(p, own, flags=re.I)), "")
+                if kind and not found[name].symbol and "unit" in found[name].assumed:
+                    found[name] = with_stated_range(
+                        parse_definition(name, own, found[name].source, description=own,
+                                         document=document),
+                        document or near.text,
+                    )  # fmt: skip
             continue
         # "PV_Coupon": the abbreviation's words, of the subscript's ("present value of the
         # coupon"); "Par_Value": a name set in words describes itself.

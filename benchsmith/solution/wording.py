@@ -26,9 +26,18 @@ _GIVEN_PHRASES = (
 _QUESTIONS = ("What is {td}?", "How large is {td}?", "What {d} results?")
 
 
+TIME_OWNERS = r"\b(?:year|month|week|day|quarter|today|yesterday|tomorrow|period)$"
+"""Owners that are times ("next year's dividend"): no article before them."""
+
+
 def with_the(description: str) -> str:
     """``the`` + a description, except before a possessive ("next year's dividend")."""
-    return description if re.match(r"^\S+(?:\s+\S+)?'s\b", description) else f"the {description}"
+    # "next year's dividend", "today's price", "Boltzmann's constant" take no article;
+    # "the particle's mass" does (a common noun owns it)
+    owner = re.match(r"^(\S+(?:\s+\S+)?)'s\b", description)
+    if owner and (owner.group(1)[0].isupper() or re.search(TIME_OWNERS, owner.group(1))):
+        return description
+    return f"the {description}"
 
 
 class StructuredModel(Protocol):

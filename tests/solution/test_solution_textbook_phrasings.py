@@ -19,6 +19,7 @@ from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
 from benchsmith.solution.quantities import find_definitions, noun_before, word_name
+from benchsmith.solution.wording import with_the
 
 CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
 
@@ -320,3 +321,34 @@ def test_a_statement_that_something_is_constant_is_not_a_formula(tmp_path):
     knowledge = build_knowledge([path])
     assert not knowledge.graph.formulas
     assert any("constant" in r.reason for r in knowledge.rejected)
+
+
+@pytest.mark.parametrize(
+    ("description", "worded"),
+    [
+        ("particle's mass", "the particle's mass"),  # a common noun owns it
+        ("next year's dividend", "next year's dividend"),  # a time owns it
+        ("Boltzmann's constant", "Boltzmann's constant"),  # a name owns it
+        ("face value", "the face value"),
+    ],
+)
+def test_the_article_before_a_possessive(description, worded):
+    assert with_the(description) == worded
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "unit", "symbol"),
+    [
+        # a balance-sheet quantity named in words is money
+        (r"The ratio is $$\mathrm{Current_Ratio} = \frac{\mathrm{Current_Assets}}{"
+         r"\mathrm{Current_Liabilities}}$$", "Current_Assets", "currency", ""),
+        # a volume in a text that writes values in cubic metres (MathML's way)
+        ("A gas has volume $V$ and pressure $p$. It fills $5 \\times { 10 }^{ -4 } "
+         "{ \\mathrm{m} }^{ 3 }$ of space.", "V", "number", "m³"),
+        ("The angular frequency $\\omega$ of the motion is 2.0 rad/s here.", "omega", "number",
+         "rad/s"),
+    ],
+)  # fmt: skip
+def test_units_from_the_kind_of_a_quantity(tmp_path, text, name, unit, symbol):
+    quantity = read(tmp_path, text, {name})[name]
+    assert (quantity.unit, quantity.symbol) == (unit, symbol)

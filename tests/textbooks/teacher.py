@@ -7,6 +7,8 @@ sympy equations) and the item, and shares no code with the generator. A problem 
 - every given and the asked quantity is described with the text's words for that symbol
   (one of the key's ``words``, in the sentence that states the value or asks for it);
 - every given lies in the range the text states for it;
+- every given and the answer are in the text's unit (dollars for money, the physical unit
+  the key gives, no unit for a pure number; a fraction may be shown as a percentage);
 - nothing asked is given;
 - the answer recomputes from the givens by the recorded steps (Python's ``ast`` and
   ``math``, not sympy's lambdify), and each step holds as one of the key's formulas at the
@@ -120,6 +122,79 @@ def _states(sentence: str, value: float) -> bool:
     return False
 
 
+COUNT_UNITS = frozenset(
+    "steps step individuals people persons years periods payments molecules cases days "
+    "months trials items units shares".split()
+)
+
+
+def _unit_of_key(unit: str | None) -> str:
+    """The key's unit as a teacher compares it: money, percent, none, count or a symbol."""
+    unit = (unit or "").strip()
+    if unit == "$":
+        return "money"
+    if unit == "%":
+        return "percent"
+    if not unit:
+        return "none"
+    if unit.lower() in COUNT_UNITS or unit.lower().rstrip("s") + "s" in COUNT_UNITS:
+        return "count"
+    return _symbol(unit)
+
+
+def _symbol(unit: str) -> str:
+    unit = unit.replace("²", "^2").replace("³", "^3").replace("·", "*").replace("⋅", "*")
+    unit = re.sub(r"\s+|[()]", "", unit).replace("degrees", "°").replace("degree", "°")
+    unit = re.sub(r"^ohms?$", "Ω", unit)
+    return unit.replace("^1", "")
+
+
+def _shown_unit(sentence: str, value: float) -> str:
+    """The unit the item prints with ``value`` in ``sentence``."""
+    for match in re.finditer(
+        r"(\$)?(-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?)\s*(%|[^\s.,;?]+)?", sentence
+    ):
+        try:
+            shown = float(match.group(2).replace(",", ""))
+        except ValueError:
+            continue
+        if not any(math.isclose(shown, c, rel_tol=0.006) for c in (value, value * 100)):
+            continue
+        if match.group(1):
+            return "money"
+        after = match.group(3) or ""
+        if after == "%":
+            return "percent"
+        if not after or after.lower() in ("and", "or", "per", "of", "for", "in"):
+            return "none"
+        return _symbol(after)
+    return "none"
+
+
+def _asked_unit(question: str) -> str:
+    if re.search(r"\bin dollars\b", question):
+        return "money"
+    if re.search(r"\bas a percent(?:age)?\b", question):
+        return "percent"
+    unit = re.search(r"\bGive the answer in (.+?),", question)
+    return _symbol(unit.group(1)) if unit else "none"
+
+
+def _unit_problem(name: str, key_unit: str, shown: str) -> str | None:
+    """Why a teacher rejects the unit an item uses for a quantity of the text (None: fine)."""
+    want = _unit_of_key(key_unit)
+    if want == "count" or shown == want:
+        return None
+    if (want == "none" or want.startswith("1/")) and shown == "percent":
+        return None  # a rate the text gives as a fraction (or per year), shown as a percentage
+    if want == "none" and shown.lower() in COUNT_UNITS:
+        return None  # "33 periods": a count named by its noun
+    if want == "percent" and shown == "none":
+        return None
+    said = {"money": "dollars", "percent": "a percentage", "none": "no unit"}.get(shown, shown)
+    return f"{name} is in {key_unit or 'no unit'} in the text; the item uses {said}"
+
+
 def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
     """Why a teacher rejects the item (empty: accepted)."""
     meta = item["metadata"]
@@ -150,6 +225,11 @@ def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
         if not any(_words_in(s, words) for s in where):
             problems.append(f"given {key_name} = {value:g} is not described as the text does "
                             f"({' / '.join(words)})")  # fmt: skip
+        unit = "unit" in symbol and _unit_problem(
+            key_name, symbol["unit"], _shown_unit(" ".join(where), value)
+        )
+        if where and unit:
+            problems.append(unit)
         low_high = symbol.get("range")
         if low_high and not (low_high[0] - 1e-9 <= value <= low_high[1] + 1e-9):
             problems.append(f"given {key_name} = {value:g} is outside the stated range {low_high}")
@@ -159,6 +239,11 @@ def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
         if not any(_words_in(s, words) for s in question):
             problems.append(f"the question does not ask for {target[0]} in the text's words "
                             f"({' / '.join(words)})")  # fmt: skip
+        unit = "unit" in target[1] and _unit_problem(
+            target[0], target[1]["unit"], _asked_unit(text)
+        )
+        if unit:
+            problems.append(unit)
     values = dict(graph["givens"])
     try:
         for step in graph["steps"]:

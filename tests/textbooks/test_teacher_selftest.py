@@ -10,11 +10,11 @@ from teacher import review
 KEY = {
     "formulas": [{"sympy": "C = c*F"}, {"sympy": "CY = C/P"}],
     "symbols": {
-        "C": {"words": ["annual coupon payment", "coupon payment"], "range": None},
-        "c": {"words": ["coupon rate"], "range": [0.01, 0.12]},
-        "F": {"words": ["face value", "par value"], "range": [100, 10000]},
-        "P": {"words": ["price of the bond", "bond price"], "range": None},
-        "CY": {"words": ["current yield"], "range": None},
+        "C": {"words": ["annual coupon payment", "coupon payment"], "unit": "$", "range": None},
+        "c": {"words": ["coupon rate"], "unit": "", "range": [0.01, 0.12]},
+        "F": {"words": ["face value", "par value"], "unit": "$", "range": [100, 10000]},
+        "P": {"words": ["price of the bond", "bond price"], "unit": "$", "range": None},
+        "CY": {"words": ["current yield"], "unit": "", "range": None},
     },
 }
 GOOD = {
@@ -56,6 +56,11 @@ def test_a_sound_problem_is_accepted():
         (bad(steps=[{"output": "C", "expression": "c+F"}, {"output": "CY", "expression": "C/P"}]),
          "none of the text's formulas"),
         (bad(target="Q"), "not one of the text's"),
+        (bad(input=GOOD["input"].replace("$1,000.00", "1,000.00")),
+         "F is in $ in the text; the item uses no unit"),
+        (bad(input=GOOD["input"].replace("$950.00", "950.00 kg")), "the item uses kg"),
+        (bad(input=GOOD["input"].replace("as a percentage", "in dollars, to the nearest cent")),
+         "CY is in no unit in the text; the item uses dollars"),
     ],
 )  # fmt: skip
 def test_each_fault_is_named(item, why):
