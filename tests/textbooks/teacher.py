@@ -195,6 +195,25 @@ def _unit_problem(name: str, key_unit: str, shown: str) -> str | None:
     return f"{name} is in {key_unit or 'no unit'} in the text; the item uses {said}"
 
 
+def _named_by_words(
+    sentences: list[str], symbols: Mapping[str, Any], taken: set[str]
+) -> tuple[str, Any] | None:
+    """The one key symbol whose words the sentences use (the longest phrase wins)."""
+    best: list[tuple[int, str]] = []
+    for name, symbol in symbols.items():
+        if name in taken:
+            continue
+        for phrase in symbol.get("words") or []:
+            if any(_words_in(s, [phrase]) for s in sentences):
+                best.append((len(phrase), name))
+    if not best:
+        return None
+    best.sort(reverse=True)
+    if len(best) > 1 and best[0][0] == best[1][0] and best[0][1] != best[1][1]:
+        return None  # two quantities fit equally: the item does not say which
+    return best[0][1], symbols[best[0][1]]
+
+
 def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
     """Why a teacher rejects the item (empty: accepted)."""
     meta = item["metadata"]
@@ -208,6 +227,12 @@ def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
     named = {}
     for name in [*graph["givens"], graph["target"]]:
         found = symbols.get(norm(name))
+        if found is None:  # a teacher reads words, not symbols: the key's quantity so named
+            if name == graph["target"]:
+                said = question
+            else:
+                said = [s for s in statements if _states(s, graph["givens"][name])]
+            found = _named_by_words(said, key["symbols"], {n for n, _ in named.values()})
         if found is None:
             problems.append(
                 f"symbol {name!r} is not one of the text's ({', '.join(key['symbols'])})"
@@ -256,10 +281,12 @@ def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
     if not math.isclose(answer, float(meta["answer_value"]), rel_tol=1e-6, abs_tol=1e-12):
         problems.append(f"recomputed {answer!r}, the item says {meta['answer_value']!r}")
     residuals = _key_formulas(tuple(f["sympy"] for f in key["formulas"]), tuple(key["symbols"]))
-    normed = {norm(k): v for k, v in values.items()}
+    renamed = {norm(item_name): norm(key_name) for item_name, (key_name, _) in named.items()}
+    normed = {renamed.get(norm(k), norm(k)): v for k, v in values.items()}
     for step in graph["steps"]:
         used = {norm(n) for n in re.findall(r"[A-Za-z_]\w*", step["expression"])} - set(FUNCTIONS)
         used |= {norm(step["output"])}
+        used = {renamed.get(n, n) for n in used}
         used.discard("pi")
         point = {n: normed[n] for n in used if n in normed}
         matching = [r for r in residuals if {str(s) for s in r.free_symbols} == set(point)]

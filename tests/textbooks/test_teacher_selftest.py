@@ -55,7 +55,8 @@ def test_a_sound_problem_is_accepted():
         (bad(givens={"F": 1000.0, "c": 0.05, "P": 950.0, "CY": 0.05}), "which it gives"),
         (bad(steps=[{"output": "C", "expression": "c+F"}, {"output": "CY", "expression": "C/P"}]),
          "none of the text's formulas"),
-        (bad(target="Q"), "not one of the text's"),
+        (bad(target="Q", input=GOOD["input"].replace("current yield", "book-to-market ratio")),
+         "not one of the text's"),
         (bad(input=GOOD["input"].replace("$1,000.00", "1,000.00")),
          "F is in $ in the text; the item uses no unit"),
         (bad(input=GOOD["input"].replace("$950.00", "950.00 kg")), "the item uses kg"),
@@ -72,3 +73,12 @@ def test_a_wrong_recorded_answer_is_a_mismatch():
     item = copy.deepcopy(GOOD)
     item["metadata"]["answer_value"] = 0.06
     assert any("recomputed" in p for p in review(item, KEY))
+
+
+def test_a_quantity_is_known_by_the_text_s_words_whatever_its_symbol():
+    """A teacher reads words: the item's own name for the current yield is fine."""
+    item = copy.deepcopy(GOOD)
+    graph = item["metadata"]["solution_graph"]
+    graph["target"] = "Current_Yield"
+    graph["steps"][1]["output"] = "Current_Yield"
+    assert review(item, KEY) == []
