@@ -53,6 +53,10 @@ MIRRORS = {
     "github:openstax/osbooks-introductory-statistics-bundle": Path(
         "/work/.mirror/openstax+osbooks-introductory-statistics-bundle/repo"
     ),
+    "github:openstax/osbooks-astronomy": Path("/work/.mirror/openstax+osbooks-astronomy/repo"),
+    "github:openstax/osbooks-principles-economics-bundle": Path(
+        "/work/.mirror/openstax+osbooks-principles-economics-bundle/repo"
+    ),
 }
 GREEK = {
     "alpha": "α",
