@@ -61,6 +61,7 @@ def _is_word(node: ET.Element) -> bool:
         _local(node.tag) == "mi"
         and len(text) > 1
         and text.replace("-", "").isalpha()
+        and not any(letter in GREEK for letter in text)
         and text.lower() not in FUNCTION_NAMES
     )
 
@@ -78,6 +79,9 @@ def _token(node: ET.Element) -> str:
             return f"\\{GREEK[text]} "
         if text.lower() in FUNCTION_NAMES and len(text) > 1:
             return f"\\{text.lower()} "
+        if len(text) > 1 and any(letter in GREEK for letter in text):
+            # "αL" set as one <mi> is alpha times L (the Greek letter is never a word)
+            return " ".join(f"\\{GREEK[c]}" if c in GREEK else c for c in text) + " "
         return f" {text} " if len(text) == 1 else f"\\mathrm{{{text}}}"
     if tag == "mn":
         number = text.replace(",", "").replace("−", "-").replace("%", r"\%")
@@ -205,6 +209,11 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     if token.strip():
         return token  # an operator, a Greek letter or a function
     text = _text(node).strip("\u200b ")
+    number = re.fullmatch(r"([-−]?\d[\d,]*(?:\.\d+)?)(?:\s*[^\d\s].{0,12})?", text)
+    if number:  # "55", "18,140 J": the value (its unit, as after any number, dropped)
+        return f" {number.group(1).replace(',', '').replace('−', '-')} "
+    if re.fullmatch(r"[A-Za-z]", text) and not _after_number(before):
+        return f" {text} "  # an italic letter set as text ("<mtext>T</mtext>") is a symbol
     after_number = _after_number(before)
     if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
         return " "
@@ -217,7 +226,12 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
 def _after_number(before: list[ET.Element]) -> bool:
     previous = next((b for b in reversed(before) if _local(b.tag) != "mspace"), None)
     return previous is not None and (
-        _local(previous.tag) == "mn" or (list(previous) and _local(previous[-1].tag) == "mn")
+        _local(previous.tag) == "mn"
+        or (list(previous) and _local(previous[-1].tag) == "mn")
+        or (
+            _local(previous.tag) == "mtext"
+            and bool(re.fullmatch(r"[-−]?\d[\d,.]*", _text(previous)))
+        )
     )
 
 
@@ -252,6 +266,8 @@ def _tex(node: ET.Element) -> str:
     if tag == "mfrac" and len(kids) == 2:
         return f"\\frac{{{_tex(kids[0])}}}{{{_tex(kids[1])}}}"
     if tag == "msup" and len(kids) == 2:
+        if _text(kids[1]) in ("*", "∗", "⋆"):  # P_A^* (the pure solvent's pressure)
+            return f"{{{_tex(kids[0])}}}^{{*}}"
         return f"{{{_tex(kids[0])}}}^{{{_tex(kids[1])}}}"
     if tag == "msub" and len(kids) == 2:
         return f"{_tex(kids[0]).strip()}_{{{_subscript(kids[1])}}}"
@@ -291,7 +307,21 @@ def mathml_to_tex(math: ET.Element) -> str:
     return "\n".join(line.strip() for line in tex.splitlines() if line.strip())
 
 
+def _value_only(math: ET.Element) -> str | None:
+    """The text of inline math that is only a value and its unit ("55 °C"), else None."""
+    if any(_local(n.tag) in ("mi", "mfrac", "msqrt", "mroot") for n in math.iter()):
+        return None
+    text = "".join((n.text or "").strip() for n in math.iter()).replace("º", "°")
+    if not re.fullmatch(r"[-−]?\d[\d,]*(?:\.\d+)?\s*[^\d=<>]{0,12}", text):
+        return None
+    return re.sub(r"(?<=\d)(?=[^\d\s.,])", " ", text, count=1)
+
+
 def _math_markdown(math: ET.Element, block: bool) -> str:
+    if not block and math.get("display") != "block":
+        value = _value_only(math)
+        if value is not None:
+            return value
     tex = mathml_to_tex(math)
     if not tex:
         return ""
@@ -329,6 +359,10 @@ def _cnxml_inline(node: ET.Element) -> str:
             if after is not None and _local(after.tag) == "sub" and not (kid.tail or "").strip():
                 symbol += f"_{{{_text(after)}}}"
                 after.set("benchsmith-read", "1")
+            change = re.search(r"([ΔδΣ])\s?$", parts[-1])
+            if change:  # "Δ<emphasis>T</emphasis>": the change in T, one symbol
+                parts[-1] = parts[-1][: change.start()]
+                symbol = f"\\{GREEK[change.group(1)]} {symbol}"
             parts.append(f"${symbol}$")
         elif kid.get("benchsmith-read"):
             pass
@@ -509,6 +543,8 @@ def to_markdown(path: Path) -> str:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise MarkupError(f"{path}: not valid UTF-8 (byte {exc.start}); re-save it") from exc
+    # "º" (an ordinal indicator) is how some sources type the degree sign: "55 ºC" is °C
+    text = text.replace("º", "°")
     suffix = path.suffix.lower()
     if suffix == ".tex":
         return tex_markdown(text)

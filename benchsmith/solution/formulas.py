@@ -170,10 +170,17 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
     output = safe_name(lhs.strip())
     if output in names_of(expr):
         return f"defines {output} in terms of itself"
-    if isinstance(-expr if expr.could_extract_minus_sign() else expr, sp.Symbol):
+    lone = -expr if expr.could_extract_minus_sign() else expr
+    if isinstance(lone, sp.Symbol) and not re.fullmatch(r"[A-Za-z]{2,4}", str(lone)):
         # "a = g", "f_s = P": one quantity named twice; a problem would only rename it
-        return f"{output} is another name for {expr} (nothing to compute)"
+        # ("P = IV" may be a product of letters: the knowledge step decides)
+        return alias_reason(output, expr)
     return output, expr
+
+
+def alias_reason(output: str, expr: sp.Expr) -> str:
+    """Why ``output = expr`` is refused when ``expr`` is one other quantity."""
+    return f"{output} is another name for {expr} (nothing to compute)"
 
 
 def solve_relation(written: str, lhs: str, rhs: str) -> tuple[str, sp.Expr] | str | None:

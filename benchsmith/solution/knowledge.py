@@ -20,7 +20,13 @@ import sympy as sp
 from benchsmith.solution.admission import admit
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.expressions import safe_name
-from benchsmith.solution.formulas import Formula, RejectedFormula, extract_explicit, same_formula
+from benchsmith.solution.formulas import (
+    Formula,
+    RejectedFormula,
+    alias_reason,
+    extract_explicit,
+    same_formula,
+)
 from benchsmith.solution.graph import SolutionGraph
 from benchsmith.solution.prose import extract_prose
 from benchsmith.solution.quantities import (
@@ -109,13 +115,20 @@ def build_knowledge(
         if plugged[f.id]
     ]
     found = [f for f in found if not plugged[f.id]]
+    texts = {d.path.as_posix(): d.text for d in documents}
+    found = _letter_products(found, near, sections, texts)
+    # "P = PV" left whole is one quantity named twice (as "a = g" is refused when read)
+    aliases = [f for f in found if isinstance(f.expr, sp.Symbol)]
+    rejected += [
+        RejectedFormula(f.text, f.syntax, f.source, alias_reason(f.output, f.expr)) for f in aliases
+    ]
+    found = [f for f in found if f not in aliases]
     # Renumber after merging so ids are dense and stable.
     found = [
         Formula(f"f{i}", f.output, f.expr, f.text, f.syntax, f.source, f.concept)
         for i, f in enumerate(found)
     ]
     quantities: dict[str, Quantity] = {}
-    texts = {d.path.as_posix(): d.text for d in documents}
     for name, section in near.items():
         document = texts.get(section.file, "") or "\n".join(d.text for d in documents)
         defined = find_definitions({name}, sections, section, document).get(name)
@@ -148,6 +161,43 @@ def build_knowledge(
     admitted, refused = admit(found, quantities, seed)
     graph = SolutionGraph(quantities, admitted)
     return Knowledge(documents, graph, found, rejected + refused, duplicates)
+
+
+def _letter_products(
+    found: list[Formula], near: dict[str, Section], sections: list[Section], texts: dict[str, str]
+) -> list[Formula]:
+    r"""Upright letters side by side that the text never names are a product of its symbols.
+
+    "$P = \mathrm{IV}$" where the text defines $I$ (the current) and $V$ (the voltage) but
+    never "IV" is P = I V; "PV" that a finance text defines ("present value (PV)") stays one
+    quantity. ``near`` is updated with the letters.
+    """
+    known: dict[str, bool] = {}
+
+    def defined(name: str, section: Section) -> bool:
+        if name not in known:
+            read = find_definitions({name}, sections, section, texts.get(section.file, ""))
+            known[name] = name in read and "description" not in read[name].assumed
+        return known[name]
+
+    out: list[Formula] = []
+    for formula in found:
+        swap: dict[sp.Symbol, sp.Expr] = {}
+        for symbol in formula.expr.free_symbols:
+            name = str(symbol)
+            section = near.get(name)
+            if (
+                section is None
+                or not re.fullmatch(r"[A-Za-z]{2,4}", name)
+                or defined(name, section)
+                or not all(defined(safe_name(letter), section) for letter in name)
+            ):
+                continue
+            swap[symbol] = sp.Mul(*(sp.Symbol(safe_name(letter)) for letter in name))
+            for letter in name:
+                near.setdefault(safe_name(letter), section)
+        out.append(replace(formula, expr=formula.expr.xreplace(swap)) if swap else formula)
+    return out
 
 
 UNIT_CONSTANTS = frozenset(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from benchsmith.markup import GREEK
 from benchsmith.solution.errors import FormulaSyntaxError
 
 _DROP = re.compile(r"\\(left|right|displaystyle|quad|qquad|,|;|!|:|big|Big|bigg|Bigg)(?![A-Za-z])")
@@ -103,7 +104,9 @@ def _convert(src: str) -> str:
                     if sub:
                         arg, i = arg + sub.group(0), i + len(sub.group(0))
                     out.append(f" {_SIMPLE.get(cmd, cmd).strip()}({_convert(arg)})")
-            elif cmd in ("Delta", "delta") and re.match(r"\s*[A-Za-z]", src[i:]):
+            elif cmd in ("Delta", "delta") and re.match(
+                r"\s*(?:[A-Za-z]|\\math(?:rm|it)\{\s*[A-Za-z])", src[i:]
+            ):
                 # "\Delta x" is one quantity, the change in x.
                 out.append(f" {cmd}_")
                 i = len(src) - len(src[i:].lstrip())
@@ -141,6 +144,11 @@ def latex_to_plain(src: str) -> str:
     """
     # A display ends its sentence: "r = b - d ." (the period is not math).
     src = re.sub(r"(?:\s|\\[,;!: ]|\\text\{[.,;]\})*[.,;]?\s*$", "", src)
+    # Greek letters typed as characters ("αL") are the commands' names
+    src = re.sub("[" + "".join(GREEK) + "]", lambda m: f"\\{GREEK[m.group(0)]} ", src)
+    # "P_A^*" (the pure solvent's vapour pressure) is another quantity, P_A_star
+    src = re.sub(r"\^\s*(?:\{\s*(?:\*|\\ast|\\star)\s*\}|\*)", "_{star}", src)
+    src = re.sub(r"\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}(?=_\{star\})", r"\1", src)
     text = _DROP.sub(" ", src.replace("\\%", "%"))
     # "f_{s}(\max)": the maximum of f_s is one quantity, f_s_max (not f_s times max).
     text = re.sub(r"(?<=[}\w])\s*\(\s*\\?(max|min)\s*\)", r"_{\1}", text)

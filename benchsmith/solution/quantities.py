@@ -59,6 +59,9 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"kilomet(?:re|er)s? per hour|km/h", "km/h"),
     (r"met(?:re|er)s? per second|m/s", "m/s"),
     (r"kilomet(?:re|er)s|km", "km"),
+    (r"square met(?:re|er)s|m²|m\^2", "m²"),
+    (r"centimet(?:re|er)s|(?<=\d )cm", "cm"),
+    (r"millimet(?:re|er)s|(?<=\d )mm", "mm"),
     (r"met(?:re|er)s|\(m\)|(?<=\d )m", "m"),
     (r"seconds|\(s\)|(?<=\d )s", "s"),
     (r"minutes|\(min\)", "min"),
@@ -67,6 +70,7 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"hours|\(h\)", "h"),
     (r"kilograms|kg", "kg"),
     (r"newtons|\(N\)|(?<=\d )N", "N"),
+    (r"kilojoules|(?<=\d )kJ", "kJ"),
     (r"joules|\(J\)|(?<=\d )J", "J"),
     (r"watts|\(W\)|(?<=\d )W", "W"),
     (r"volts|\(V\)|(?<=\d )V", "V"),
@@ -82,7 +86,9 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"moles|(?<=\d )mol|(?<=\bin )mol", "mol"),
     (r"millilit(?:re|er)s|(?<=\d )mL|(?<=\bin )mL", "mL"),
     (r"lit(?:re|er)s|(?<=\d )L|(?<=\bin )L", "L"),
+    (r"milligrams|(?<=\d )mg(?!/)", "mg"),
     (r"grams|(?<=\d )g|(?<=\bin )g", "g"),
+    (r"atmospheres|(?<=\d )atm", "atm"),
     (r"farads|(?<=\d )(?:μF|F)", "F"),
     (r"coulombs|(?<=\d )C|(?<=\bin )C", "C"),
     (r"hertz|(?<=\d )Hz|(?<=\bin )Hz", "Hz"),
@@ -118,37 +124,162 @@ _KIND_WORDS: list[tuple[str, str]] = [
 _PHYSICAL_KINDS: list[tuple[str, str]] = [
     (r"\bangular (?:frequency|velocity|speed)\b", "rad/s"),
     (r"\bacceleration\b", "m/s²"),
-    (r"\bvolume\b", "m³"),
-    (r"\b(?:velocity|speed)\b", "m/s"),
-    (r"\b(?:mass)\b", "kg"),
-    (r"\b(?:time|duration|period of (?:motion|oscillation|the pendulum|revolution))\b", "s"),
-    (r"\b(?:height|distance|displacement|radius|length|position|range|diameter|width)\b", "m"),
+    (r"\bvolume\b", "m³ L mL"),
+    (r"\barea\b", "m²"),
+    (r"\bmolality\b|\bmolal concentration\b", "mol/kg"),
+    (r"\bdose\b", "mg g"),
+    (r"\b(?:velocity|speed)\b", "m/s km/h"),
+    (r"\b(?:mass)\b", "kg g mg"),
+    (
+        r"\b(?:time|duration|interval"
+        r"|period(?: of (?:motion|oscillation|the pendulum|revolution))?)\b",
+        "s min h",
+    ),
+    (
+        r"\b(?:height|distance|displacement|radius|length|position|range|diameter|width)\b",
+        "m cm mm km",
+    ),
     (r"\b(?:force|weight|tension|friction)\b", "N"),
-    (r"\b(?:energy|work|heat)\b", "J"),
+    (r"\bspecific heat\b|\bheat capacity\b", ""),  # J/(g·°C): the text's own unit
+    (r"\b(?:energy|work|heat)\b", "J kJ"),
     (r"\bpower\b", "W"),
     (r"\b(?:voltage|potential difference|emf)\b", "V"),
     (r"\bcurrent\b", "A"),
     (r"\bresistance\b", "Ω"),
     (r"\bcapacitance\b", "F"),
     (r"\bcharge\b", "C"),
-    (r"\bpressure\b", "Pa"),
-    (r"\btemperature\b", "K"),
+    (r"\bpressure\b", "Pa kPa atm"),
+    (r"\babsolute temperature\b", "K"),
+    (r"\btemperature\b", "K °C"),
+    (r"\bconcentration\b|\bmolarity\b", "mol/L mg/L g/L"),
     (r"\bfrequency\b", "Hz"),
 ]
 
 
+def _unit_pattern(symbol: str) -> str:
+    """How the text writes a unit: its words and forms (``metres per second``) or itself."""
+    return next((p for p, s in PHYSICAL_UNITS if s == symbol), re.escape(symbol))
+
+
+_UNIT_CELL = re.compile(r"(?:1/)?[A-Za-zμΩ°Å][A-Za-z0-9μΩ°Å²³⁻¹/·⋅*^()\- ]{0,14}")
+
+
+def _unit_cell(text: str) -> str | None:
+    """The unit a notation table's last column gives (``W``, ``m²``, ``J/(g·°C)``).
+
+    None when the row has no such column or it holds words ("dimensionless" is a pure
+    number: ``""``).
+    """
+    cell = re.search(r"\|([^|\n]*)\|?\s*$", text)
+    if cell is None:
+        return None
+    value = cell.group(1).strip().strip("$").strip()
+    if re.fullmatch(r"(?i)dimensionless|none|pure number|unitless|[-–—]|1", value):
+        return ""
+    if _UNIT_CELL.fullmatch(value) and not re.search(r"[a-z]{4,}", value):
+        return value
+    return None
+
+
+def _kind_units(description: str) -> list[str] | None:
+    """The units a physical description's kind allows (None: no kind; []: a pure number)."""
+    if re.match(
+        r"(?:coefficient|ratio|factor|index|fraction|number|percentage|share|probability)\b",
+        description,
+        flags=re.I,
+    ):
+        return []
+    for pattern, symbols in _PHYSICAL_KINDS:
+        if re.search(pattern, description, flags=re.I):
+            return symbols.split() or None
+    return None
+
+
 def _physical_kind(description: str, document: str) -> str:
     """The unit symbol a physical description implies, when the document uses that unit."""
-    if re.match(r"(?:coefficient|ratio|factor|index|fraction|number|percentage|share)\b",
-                description, flags=re.I):  # fmt: skip
-        return ""  # "coefficient of kinetic friction" is a pure number
-    for pattern, symbol in _PHYSICAL_KINDS:
-        if re.search(pattern, description, flags=re.I):
-            written = next(p for p, s in PHYSICAL_UNITS if s == symbol)
-            unit = rf"(?:\\mathrm\{{)?\s*(?:{written}|{re.escape(symbol)})(?![\w/²^])"
-            shown = rf"(?:\d|\}})(?:\s*|-)\{{?\s*{unit}"  # "80-kg", "10^{-4} { \mathrm{m} }^{3}"
-            return symbol if re.search(shown, document) else ""
-    return ""
+    # "coefficient of kinetic friction" is a pure number; of a kind, the unit the text
+    # writes values in most often (°C or K, g or kg)
+    counts = []
+    for symbol in _kind_units(description) or []:
+        unit = rf"(?:\\mathrm\{{)?\s*(?:{_unit_pattern(symbol)}|{re.escape(symbol)})(?![\w/²^])"
+        # "80-kg", "10^{-4} { \mathrm{m} }^{3}", "10$~mg/L"
+        shown = rf"(?:\d|\}})\$?(?:\s*|-|~)\{{?\s*{unit}"
+        counts.append((len(re.findall(shown, document)), symbol))
+    best = max(counts, default=(0, ""), key=lambda c: c[0])
+    return best[1] if best[0] else ""
+
+
+_NOT_UNITS = frozenset("in of to is at on as or and the by for per from than it be are was".split())
+_UNIT_TOKEN = (
+    r"((?:1/)?[A-Za-zμ°Ω][A-Za-z0-9μ°Ω²³·⋅/()^*-]{0,13}"
+    r"(?: (?:°C|K|[a-z]{1,2})(?![\w/]))?)"  # "J/g °C" is J/(g·°C)
+)
+_VALUE = r"[-−]?\d[\d,]*(?:\.\d+)?"
+_GAP = r"(?:\s|~|\\[,;]|\$)*"
+
+
+def _unit_token(token: str, document: str) -> str:
+    """``token`` when it reads as a unit ("mg/L", "m²·K/W", "h"), else ''."""
+    token = token.rstrip(".,;:-")
+    if " " in token:  # "J/g °C": the second unit is the denominator's, if there is a slash
+        first, second = token.split(" ", 1)
+        if "/" not in first or "(" in first or second.lower() in _NOT_UNITS:
+            token = first
+        else:
+            top, bottom = first.split("/", 1)
+            token = f"{top}/({bottom}·{second})"
+    if token.count(")") > token.count("("):
+        token = token[: token.rindex(")")]
+    if token.lower() in NP_STOP or token.lower() in _NOT_UNITS or not _UNIT_CELL.fullmatch(token):
+        return ""
+    known = next((s for p, s in PHYSICAL_UNITS if re.fullmatch(p, token)), "")
+    if known or token in {s for _, s in PHYSICAL_UNITS}:
+        return known or token
+    if re.search(rf"\$\s*{re.escape(token)}\s*\$", document):
+        return ""  # a symbol of the text ("$P$"), not a unit
+    # a word ("times", "persons") or a ticker ("DAL") is not a unit symbol; "mg/dL" is
+    word = re.search(r"[a-z]{4,}", token) or re.fullmatch(r"[A-Z][a-z]+|[A-Z]{3,}", token)
+    return "" if word else token
+
+
+def _unit_beside(name: str, description: str, document: str) -> str:
+    """The unit the text writes after this quantity's values, outside math, or ''.
+
+    "$C_{ss} = 10$~mg/L", "$R_T$ = 0.13 + 0.04 = 3.76 m²·K/W" (the first value with a
+    unit), "a half-life of 6 h" (after the quantity's words). A letter
+    inside the math ("$K = 1/2 m v^2$") is a symbol, not a unit: the value and its unit
+    must be in prose, or the math must close between them.
+    """
+
+    def units(span: str, in_math: bool) -> str:
+        # to the end of the sentence or the next clause ("..., and U = 0.27 W/(m²·K)")
+        span = re.split(r"\.\s|\n\s*\n|;|\?|,\s|\sand\s", span)[0]
+        hits = []
+        for match in re.finditer(rf"(?<![\w.]){_VALUE}({_GAP}){_UNIT_TOKEN}", span):
+            closes = "$" in match.group(1) or "~" in match.group(1)
+            opened = span[: match.start()].replace("$$", "").count("$") % 2 == 1
+            if in_math != opened and not closes:
+                continue  # the value and the letter after it are in math: a product
+            hits.append(_unit_token(match.group(2), document))
+        hits = [u for u in hits if u]
+        return hits[0] if hits else ""  # a worked line's sums carry no unit till the end
+
+    found: list[str] = []
+    for match in re.finditer(rf"(?<![\w\\])(\$?){_symbol_core(name)}\s*(\$?)\s*=", document):
+        in_math = bool(match.group(1)) and not match.group(2)
+        found.append(units(document[match.end() : match.end() + 120], in_math))
+    words = re.escape(description).replace(r"\ ", r"\s+")
+    if len(description) >= 4 and description != name:
+        for match in re.finditer(rf"\b{words}\s+(?:of|is|was|=|:|equals|at)\s+", document, re.I):
+            span = document[match.end() : match.end() + 40]
+            if re.match(rf"{_VALUE}", span):
+                found.append(units(span, False))
+    # "$R$ has units of m²·K/W", "which may have units of 1/°C or 1/K"
+    said = rf"(?:(?<![\w\\]){_symbol_core(name)}\$?|\b{words})"
+    for match in re.finditer(rf"{said}[^.]{{0,60}}?\bunits?\s+of\s+{_UNIT_TOKEN}", document):
+        found.append(_unit_token(match.group(1), document))
+    found = [u for u in found if u]
+    return max(found, key=found.count) if found else ""
 
 
 # Sane bounds of derived values by kind (percent as fractions): no negative prices, no rates
@@ -255,6 +386,8 @@ _CUT = (
 def clean_description(text: str, name: str) -> str:
     """A short noun phrase from defining words (``the final velocity in m/s``)."""
     description = re.split(_CUT, " " + text.strip(), maxsplit=1, flags=re.I)[0]
+    # "the change in length $L$": the symbol after the words is not part of them
+    description = re.sub(r"\s*\$[^$]{1,30}\$\s*$", "", description.strip(" ,.;:"))
     description = re.sub(r"[$`*]", "", description)
     description = re.sub(r"^\s*(?:the|a|an|its)\s+", "", description.strip(" ,.;:"), flags=re.I)
     description = re.sub(r"\s+", " ", description).strip()
@@ -282,8 +415,7 @@ def _example_values(
     returned, with True; otherwise every value in the unit, with False.
     """
     if symbol:
-        unit_pattern = next(p for p, s in PHYSICAL_UNITS if s == symbol)
-        written = rf"{unit_pattern}|{re.escape(symbol)}"
+        written = rf"{_unit_pattern(symbol)}|{re.escape(symbol)}"
         pattern = rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?:\s*|-)(?:{written})(?![\w/²^])"  # 80-kg
     elif unit == "currency":
         pattern = r"(?<!\$)\$\s?(\d[\d,]*(?:\.\d+)?)(?![\d%])(?!\s*[-+*/=(])"
@@ -356,7 +488,26 @@ def parse_definition(
     origins: list[tuple[str, str]] = [("description", "definition")]
     # money per physical unit ("dollars per kilowatt-hour") is money, printed with its "per"
     symbol = "" if re.search(r"\bdollars?\s+per\b", text, flags=re.I) else physical_unit(text)
-    if not symbol and document:
+    value = re.search(rf"(?<![\w.]){_VALUE}[ ~]?{_UNIT_TOKEN}", text)
+    if symbol and value and symbol in value.group(1) and symbol != value.group(1):
+        symbol = _unit_token(value.group(1), document) or symbol  # "4.184 J/g °C", not °C
+    cell = _unit_cell(text) if "|" in text else None
+    if cell is not None:
+        symbol = cell
+    said = clean_description(description or text, name)
+    allowed = _kind_units(said)
+    coefficient = re.match(r"coefficient\b", said, flags=re.I)  # 1/°C is read, N is not
+    if cell is None and not symbol and document and (allowed != [] or coefficient):
+        if not re.search(r"\bdollars?\b|\bpercent|%", text, flags=re.I):
+            beside = _unit_beside(name, said, document)
+            # a value's unit of another kind ("36.4 L" for a length) is not this quantity's
+            # a value's unit of another kind ("36 L" for a length) is not this quantity's,
+            # when the text writes values in a unit of the kind at all
+            shown = _physical_kind(said, document) if allowed else ""
+            symbol = shown if shown and beside not in (allowed or []) else beside
+    if coefficient and cell is None and not re.match(r"1/|.*⁻¹$", symbol):
+        symbol = ""  # a coefficient is a pure number or per a unit (1/°C), never in newtons
+    if cell is None and not symbol and document:
         symbol = _physical_kind(description, document)
     unit = ""
     for pattern, found in _UNIT_WORDS:
@@ -472,6 +623,12 @@ def _symbol_core(name: str) -> str:
     plain = {"lamda": "lambda", "Lamda": "Lambda"}.get(plain, plain)  # sympy's spelling
     if plain.endswith("_prime"):  # r_prime is written r'
         return rf"{_symbol_core(plain.removesuffix('_prime'))}'"
+    if re.match(r"[Dd]elta_.", plain):  # Delta_T is written \Delta T, Δ T or \Delta_{T}
+        rest = _symbol_core(plain[6:])
+        head = plain[:5]
+        letter = "Δ" if head == "Delta" else "δ"
+        written = rf"(?:\\{head}|{letter})\s*(?:{rest}|\{{{rest}\}})"
+        return rf"(?:{written}|\\?{head}_\{{?{re.escape(plain[6:])}\}}?)"
     if "_" in plain:
         head, tail = plain.split("_", 1)
         return rf"{_upright(head)}_\{{?{re.escape(tail)}\}}?"  # \mu_{k}, v_0
@@ -536,8 +693,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     # A notation line: "$$r = \mathrm{Interest_Rate}$$" names r in words.
     alias = rf"\$\$?\s*{core}\s*=\s*\\mathrm\{{([A-Za-z][A-Za-z_]*)\}}\s*\$"
     for match in re.finditer(alias, text):
-        words = match.group(1).replace("_", " ")
-        found.append((match.end(), match.end(), words if words.isupper() else words.lower()))
+        words = word_name(match.group(1))  # "Interest_Rate"; "IV" is letters (I times V)
+        if words:
+            found.append((match.end(), match.end(), words))
     for number, pattern in enumerate(verb):
         for match in re.finditer(pattern, text):
             # "The precision $P$ is the fraction ...": the name before the symbol, not the
@@ -602,9 +760,26 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     found.extend(_named_by_value(core, text))
     # The subject of a displayed formula: "its price is $$P = ...$$", "the effective annual
     # rate $$EAR = ...$$", "next year's dividend is $$D_1 = ...$$".
+    # inline, the subject of a clause: "Recognizing that current is $I = q / t$"
+    clause = (
+        rf"(?:^|[.!?,;:]\s+|\bthat\s+)(?:the\s+)?([A-Za-z][A-Za-z' -]{{2,40}}?)"
+        rf"\s+is\s+\${core}\s*="
+    )
+    for match in re.finditer(clause, text, flags=re.M):
+        subject = match.group(1).strip()
+        words = noun_before(subject, allow_end=True)
+        before = subject[: len(subject) - len(words or "")].strip()
+        lead = re.fullmatch(r"(?:.*\bthat\s*)?(?:the)?", before, flags=re.I | re.S)
+        if words and subject.endswith(words) and lead:
+            found.append((match.end(), match.end(), words))
     for match in re.finditer(rf"\$\$\s*{core}\s*=", text):
         before = re.sub(r"[\s:,]*$", "", text[max(0, match.start() - 160) : match.start()])
-        before = re.sub(r"\s+(?:is|are|was|equals|becomes|gives|reads|by)$", "", before)
+        before = re.sub(
+            r"(?:\s+(?:is|are|was|equals|becomes|gives|reads|by|then|thus|therefore|simply"
+            r"|now|given|written|defined|expressed|calculated|found))+$",
+            "",
+            before,
+        )
         words = acronym_phrase(before, name) or noun_before(before, allow_end=True)
         object_of = (
             rf"\b(?:of|to|for|in|on|at|from|into)\s+(?:all\s+)?(?:the\s+)?{re.escape(words or '')}$"
@@ -657,6 +832,7 @@ def _named_by_value(core: str, text: str) -> list[tuple[int, int, str | None]]:
 
 NP_STOP = frozenset(
     "a an the its their his her our this that these those with and or is are was were be "
+    "proportional equal related similar identical inversely directly "
     "been being as if when while where which who whose whom than then so such each every "
     "consider let suppose given assume if at by for from into on onto per via under over "
     "pays paid pay gives give has have had grows grow earns earn equals called named "
@@ -717,11 +893,18 @@ def noun_before(text: str, allow_end: bool = False) -> str | None:
     if not kept or all(w.lower() in NP_INNER for w in kept):
         return None
     phrase = " ".join(kept)
+    if len(kept) == 1 and kept[0].lower().endswith("ing") and kept[0].lower() not in ING_NOUNS:
+        return None  # "..., obtaining $$I = ...$$": a verb, not a name
     if kept[-1].lower() in GENERIC_NOUNS and all(w.lower() in GENERIC_MODIFIERS for w in kept[:-1]):
         return None  # "the symbol $y$", "an average value of 9.8": no name
     return phrase if re.search(r"[a-z]{3,}", phrase) else None
 
 
+ING_NOUNS = frozenset(
+    "spring string ring thing ceiling building lining heating cooling spacing opening "
+    "setting reading earnings holding funding pricing rating ranking".split()
+)
+"""Nouns in -ing that name things ("the spring"), unlike "obtaining" or "using"."""
 GENERIC_NOUNS = frozenset(
     "symbol symbols letter letters value values root roots number numbers quantity quantities "
     "variable variables result results answer answers equation equations formula formulas "

@@ -352,3 +352,61 @@ def test_the_article_before_a_possessive(description, worded):
 def test_units_from_the_kind_of_a_quantity(tmp_path, text, name, unit, symbol):
     quantity = read(tmp_path, text, {name})[name]
     assert (quantity.unit, quantity.symbol) == (unit, symbol)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "description", "symbol"),
+    [
+        # a change written \Delta T in a where-list, a temperature in the °C the text uses
+        ("The equation is $$\\Delta L = \\alpha L \\Delta T$$ where $\\Delta T$ is the change in "
+         "temperature. It warmed by 30 °C, then by 20 °C.", "Delta_T", "change in temperature",
+         "°C"),
+        # a notation table's unit column
+        ("| Symbol | Quantity | Unit |\n|---|---|---|\n| $Q$ | rate of heat loss through the "
+         "wall | W |\n", "Q_", "rate of heat loss through the wall", "W"),
+        # the unit written after a worked value of the symbol, outside the math
+        ("The target level $C_{ss}$ is set by the prescriber. For $C_{ss} = 10$~mg/L the "
+         "maintenance dose is $D = 336$~mg.", "C_ss", "target level", "mg/L"),
+        # the last value of a worked line, and a unit with a denominator of two units
+        ("$R_T$ is the total resistance. Here $R_T$ = 0.13 + 3.43 = 3.56 m²·K/W, and "
+         "$U$ = 0.28 W/(m²·K).", "R_T", "total resistance", "m²·K/W"),
+        ("The specific heat $c$ of water is 4.184 J/g °C.", "c", "specific heat", "J/(g·°C)"),
+        # "units of" after the words; a coefficient takes only a per-unit
+        ("The coefficient of linear expansion $\\alpha$ may have units of 1/°C or 1/K.",
+         "alpha", "coefficient of linear expansion", "1/°C"),
+        ("Here $\\mu_k$ is the coefficient of kinetic friction; $f = \\mu_k N = 0.3 N$.",
+         "mu_k", "coefficient of kinetic friction", ""),
+        # a value's unit of another kind is not the quantity's ("36 L" for a length)
+        ("The length $L$ of the rod is 2.0 m. It holds $L = 36$ L of water.", "L", None, "m"),
+    ],
+)  # fmt: skip
+def test_units_the_text_writes_for_a_symbol(tmp_path, text, name, description, symbol):
+    quantity = read(tmp_path, text, {name})[name]
+    if description is not None:
+        assert quantity.description == description
+    assert quantity.symbol == symbol
+
+
+def test_a_subject_clause_names_an_inline_formula_and_a_gerund_names_nothing(tmp_path):
+    text = (
+        "Recognizing that current is $I = q / t$, we go on. Entering the values, obtaining\n\n"
+        "$$V = 12$$\n\nbetween the board and the snow is $k = 0.1$."
+    )
+    found = read(tmp_path, text, {"I_", "V", "k"})
+    assert found["I_"].description == "current"
+    assert "V" not in found or found["V"].description != "obtaining"
+    assert "k" not in found or found["k"].description != "snow"
+
+
+def test_upright_letters_the_text_never_names_are_a_product_of_its_symbols(tmp_path):
+    chapter = tmp_path / "power.md"
+    chapter.write_text(
+        "# Power\n\nThe current $I$ flows through a resistor. The voltage $V$ is across it.\n\n"
+        "The electric power is $$P = \\mathrm{IV}$$\n\n"
+        "The present value (PV) of a payment $C$ is $$\\mathrm{PV} = \\mathrm{FV}$$ where FV is "
+        "the future value.\n"
+    )
+    knowledge = build_knowledge([chapter])
+    formulas = {f.output: str(f.expr) for f in knowledge.graph.formulas}
+    assert formulas.get("P") == "I_*V"
+    assert any("PV is another name for FV" in r.reason for r in knowledge.rejected)

@@ -162,3 +162,29 @@ def test_html_display_math_between_paragraphs_is_kept():
     assert "$$ \\mathrm{IR} = \\frac{A}{T} $$" in markdown
     assert markdown.index("is") < markdown.index("$$P") < markdown.index("incidence")
     assert "html" not in markdown.split()[0] and "a note" not in markdown
+
+
+def test_mathml_greek_runs_numbers_set_as_text_and_starred_names():
+    # "αL" set as one <mi> is alpha times L; "Δ" then an italic letter is one change.
+    assert equation(tex("<math><mi>ΔL</mi><mo>=</mo><mi>αL</mi><mtext>Δ</mtext>"
+                        "<mstyle><mtext>T</mtext></mstyle></math>")) == (
+        "Delta_L", "Delta_T*L*alpha")  # fmt: skip
+    # A number set as text is a value and the unit after it is dropped ("55 ºC").
+    assert latex_to_plain(tex("<math><mi>T</mi><mo>=</mo><mtext>55</mtext><mtext>°C</mtext>"
+                              "</math>")) == "T = 55"  # fmt: skip
+    # P_A^* (the pure solvent's vapour pressure) is its own quantity.
+    starred = tex(
+        "<math><msub><mi>P</mi><mi>A</mi></msub><mo>=</mo><msub><mi>X</mi><mi>A</mi>"
+        "</msub><msup><msub><mi>P</mi><mi>A</mi></msub><mo>*</mo></msup></math>"
+    )
+    assert equation(starred) == ("P_A", "P_A_star*X_A")
+
+
+def test_cnxml_prose_values_keep_their_units_and_changes_are_one_symbol():
+    module = f"""<document xmlns="http://cnx.rice.edu/cnxml"><title>Heat</title>
+    <content><para>Here Δ<emphasis effect="italics">T</emphasis> is the temperature change.
+    The change in temperature is <math {M}><mrow><mtext>55</mtext><mtext>º</mtext>
+    <mtext>C</mtext></mrow></math>.</para></content></document>"""
+    text = cnxml_markdown(module)
+    assert "Here $\\Delta T$ is the temperature change" in text
+    assert "The change in temperature is 55 °C." in " ".join(text.split())
