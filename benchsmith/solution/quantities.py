@@ -654,6 +654,12 @@ _VERB = (
 )
 
 
+def _next(text: str, mark: str, start: int) -> int:
+    """Where ``mark`` next occurs in ``text`` from ``start`` (the end of the text if never)."""
+    at = text.find(mark, start)
+    return len(text) if at < 0 else at
+
+
 def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     """``(start, end, description)`` of each definition of ``name`` in ``text``, best first.
 
@@ -685,7 +691,7 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     # sets the symbol equal to words) and "the molar mass M (in g/mol)".
     listed = rf"(?m)^[ \t]*(?:where\s+)?{bare}[ \t]*=[ \t]*(?=[a-z]+[ ,][a-z])"
     for match in re.finditer(listed, text):
-        found.append((match.end(), text.find("\n", match.end()) % (len(text) + 1), None))
+        found.append((match.end(), _next(text, "\n", match.end()), None))
     for match in re.finditer(rf"{bare}\s*\(\s*(?:in|measured in)\s+[^)]{{1,20}}\)", text):
         words = noun_before(text[max(0, match.start() - 120) : match.start()])
         if words:
@@ -719,7 +725,7 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
             words = f"{words} {due.group(1)}"  # "an acceleration $g$ due to gravity"
         if words:
             # the words after it give its unit up to the next symbol ("$m$ and ... $v$")
-            end = min(run_to_end(match.end()), text.find("$", match.end()) % (len(text) + 1))
+            end = min(run_to_end(match.end()), _next(text, "$", match.end()))
             found.append((match.end(), end, owned(words, text, match.start())))
     # An abbreviation after its words: "maximum sustainable yield (MSY)", "present value ($PV$)".
     for match in re.finditer(rf"(?<=[A-Za-z] )\(\s*{sym}\s*\)", text):
@@ -1098,22 +1104,23 @@ def find_definitions(
         for section in ordered:
             spans = definitions_of(name, section.text)
             if spans:
-                read: Quantity | None = None
                 # The first definition names it; later ones may give what it left out
                 # ("time $t = 0$ ..." then "the time $t = -5.0$ s": the unit).
-                for start, end, description in spans[:4]:
-                    words = re.sub(r"\s+", " ", section.text[start:end])
-                    quantity = parse_definition(
+                readings = (
+                    parse_definition(
                         name,
-                        words,
+                        re.sub(r"\s+", " ", section.text[start:end]),
                         section.source(start, end),
                         description=description,
                         document=document,
                     )
-                    read = merge(read, quantity) if read is not None else quantity
+                    for start, end, description in spans[:4]
+                )
+                read = next(readings)
+                for quantity in readings:
                     if not {"unit", "range"} & set(read.assumed):
                         break
-                assert read is not None
+                    read = merge(read, quantity)
                 found[name] = with_stated_range(read, document or section.text)
                 break
         if name in found:
