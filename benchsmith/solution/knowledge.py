@@ -134,7 +134,14 @@ def build_knowledge(
         defined = find_definitions({name}, sections, section, document).get(name)
         quantity = defined or default_quantity(name)
         if name in hints:
-            quantity = merge(quantity, hints[name])
+            # the model's reading, where the text bears it out, beats the patterns' reading;
+            # the patterns fill what it does not (and it fills what they assumed)
+            hint = hints[name]
+            quantity = (
+                merge(hint, quantity)
+                if "description" not in hint.assumed
+                else merge(quantity, replace(hint, assumed=(*hint.assumed, "description")))
+            )
         quantities[name] = quantity
     # Relations stated in words join when their noun phrases name defined quantities
     # (symbols the text defines, whether or not a written formula uses them); otherwise

@@ -8,6 +8,7 @@ Its quantity hints fill what the text did not define (read definitions win).
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -40,8 +41,15 @@ class QuantityHint(BaseModel):
     """What one quantity is, its unit and a plausible range."""
 
     name: str = Field(max_length=40, description="The symbol.")
-    description: str = Field(max_length=120, description="What it is, a few words.")
+    description: str = Field(
+        max_length=80, description="The text's own words for it, copied exactly (a noun phrase)."
+    )
     unit: Unit = Field(description="The unit family.")
+    unit_written: str = Field(
+        default="",
+        max_length=16,
+        description="Its unit exactly as the text writes it after a value (m/s, mg/L); '' if none.",
+    )
     low: float = Field(description="Smallest plausible value (percent as a fraction).")
     high: float = Field(description="Largest plausible value (percent as a fraction).")
 
@@ -53,20 +61,52 @@ class ProseExtraction(BaseModel):
     quantities: list[QuantityHint] = Field(default_factory=list, max_length=30)
 
 
-def hint_quantity(hint: QuantityHint) -> Quantity | None:
-    """A quantity from a model hint (None when its range is unusable)."""
+def hint_quantity(hint: QuantityHint, document: str = "") -> Quantity | None:
+    """A quantity from a model hint, each part marked read only when the text bears it out.
+
+    The model reads definitions better than patterns do, but it may invent: its words count
+    as the text's only when they are in ``document`` (case and spacing aside), its unit only
+    when the text writes it after a value (or in "units of ..."), its range only when the
+    text writes both ends. A part the text does not bear out is *assumed*, so the reading of
+    the text's own patterns fills it (:func:`~benchsmith.solution.quantities.merge`).
+    None when the hint names no symbol or its unit family is unknown.
+    """
     if not is_name(hint.name) or hint.unit not in UNITS:
         return None
+    flat = " ".join(document.split()).lower()
+    words = " ".join(hint.description.split()).strip(" .,;:")
+    words = re.sub(r"^(?:the|a|an)\s+", "", words, flags=re.I)
+    assumed = []
+    if len(words) < 3 or words.lower() not in flat or not re.search(r"[a-z]{3,}", words):
+        assumed.append("description")
+    written = hint.unit_written.strip()
+    seen = written and re.search(
+        rf"(?:\d[\s~$]*|\bunits?\s+of\s+){re.escape(written)}(?![\w/])", document
+    )
+    family = {"currency": r"\$\s?\d", "percent": r"\d\s?%"}.get(hint.unit)
+    if not seen and not (family and re.search(family, document)):
+        assumed.append("unit")
     low, high = (hint.low, hint.high) if hint.low < hint.high else DEFAULT_RANGES[hint.unit]
+    scale = 100 if hint.unit == "percent" else 1
+    if not all(_number_in(v * scale, document) for v in (low, high)):
+        assumed.append("range")
     return Quantity(
         safe_name(hint.name),
-        hint.description.strip().removeprefix("the ").strip() or hint.name,
-        hint.unit,
+        words or hint.name,
+        hint.unit if not seen else "number" if hint.unit not in ("years", "periods") else hint.unit,
         low,
         high,
         hint.unit in ("years", "periods"),
-        assumed=("model",),
+        assumed=tuple(assumed),
+        symbol=written if seen else "",
+        origins=(("description", "model, checked against the text"),),
     )
+
+
+def _number_in(value: float, document: str) -> bool:
+    """Whether the text writes ``value`` (1000, 1,000, 0.05, 5)."""
+    shown = {f"{value:g}", f"{value:,.0f}" if value == int(value) else f"{value:g}"}
+    return any(re.search(rf"(?<![\d.]){re.escape(s)}(?![\d])", document) for s in shown)
 
 
 def extract_prose(
@@ -112,5 +152,5 @@ def extract_prose(
                 section.concept,
             )
         )
-    hints = [q for q in (hint_quantity(h) for h in reply.quantities) if q is not None]
+    hints = [q for q in (hint_quantity(h, section.text) for h in reply.quantities) if q]
     return formulas, rejected, hints
