@@ -50,13 +50,47 @@ def is_name(text: str) -> bool:
     return bool(_IDENT.fullmatch(text.strip())) and text.strip() not in FUNCTIONS
 
 
+_POWERS = {"²": "**2", "³": "**3", "⁴": "**4", "½": "(1/2)"}
+_OPERATORS = {"·": "*", "⋅": "*", "×": "*", "∙": "*", "−": "-", "–": "-", "÷": "/"}
+
+
+def unicode_math(text: str) -> str:
+    """Math typed with Unicode signs as plain syntax: ``(P − 0.2·S)²`` -> ``(P - 0.2*S)**2``.
+
+    A root sign takes the name, number or bracketed group after it (``√S``, ``√(2gh)``).
+    """
+    for sign, plain in (_OPERATORS | _POWERS).items():
+        text = text.replace(sign, plain)
+    out, i = [], 0
+    while i < len(text):
+        if text[i] != "√":
+            out.append(text[i])
+            i += 1
+            continue
+        j = i + 1
+        if j < len(text) and text[j] == "(":
+            depth = 0
+            for k in range(j, len(text)):
+                depth += {"(": 1, ")": -1}.get(text[k], 0)
+                if depth == 0:
+                    break
+            out.append(f"sqrt{text[j : k + 1]}")
+            i = k + 1
+        else:
+            match = re.match(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?", text[j:])
+            arg = match.group(0) if match else ""
+            out.append(f"sqrt({arg})")
+            i = j + len(arg)
+    return "".join(out)
+
+
 def parse_expression(text: str) -> sp.Expr:
     """Parse a right-hand side into a sympy expression over plain symbols.
 
     Raises:
         FormulaSyntaxError: Too long, unexpected characters, or not a valid expression.
     """
-    source = text.strip()
+    source = unicode_math(text.strip())
     if not source:
         raise FormulaSyntaxError("empty expression")
     if len(source) > MAX_FORMULA_CHARS:

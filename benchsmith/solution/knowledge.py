@@ -220,12 +220,17 @@ def worked_numbers(expr: sp.Expr) -> str:
     value plugged in.
     """
     numbers = [a for a in expr.atoms(sp.Number) if a not in (sp.S.Half, sp.S.NegativeOne)]
+    # A relation between two or more quantities may carry a short coefficient of its own
+    # ("(P - 0.2 S)^2 / (P + 0.8 S)", "0.693 V_d / CL"); a worked line has one quantity
+    # left ("58.8 P") or values of several digits.
+    related = len(expr.free_symbols) >= 2
     odd = [
         a
         for a in numbers
         if isinstance(a, sp.Float)
         # "= 196" at the end of a worked line is a result, not a constant of a formula
         and (not float(a).is_integer() or abs(float(a)) not in UNIT_CONSTANTS)
+        and not (related and abs(float(a)) < 10 and len(f"{abs(float(a)):g}".strip("0.")) <= 3)
     ]
     return ", ".join(str(a) for a in odd[:3])
 

@@ -59,6 +59,8 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"kilomet(?:re|er)s? per hour|km/h", "km/h"),
     (r"met(?:re|er)s? per second|m/s", "m/s"),
     (r"kilomet(?:re|er)s|km", "km"),
+    (r"hectares|(?<=\d )ha\b|(?<=\bin )ha\b", "ha"),
+    (r"millimet(?:re|er)s per hour|mm/h", "mm/h"),
     (r"square met(?:re|er)s|m²|m\^2", "m²"),
     (r"centimet(?:re|er)s|(?<=\d )cm", "cm"),
     (r"millimet(?:re|er)s|(?<=\d )mm", "mm"),
@@ -375,7 +377,8 @@ def _number(text: str) -> tuple[float, bool]:
 _CUT = (
     r",|;|\(|\s+(?:in|measured in|expressed in|quoted in|given in)\s+(?:[a-z/]+\s+)?"
     r"(?:dollars|euros|percent|years|periods|months|met|kilomet|seconds|minutes|hours|m/s|"
-    r"km|kilograms|kg|newtons|joules|watt|kilowatt|hours|volts|amperes|ohms|[a-zA-Z]{1,3}\b)"
+    r"km|kilograms|kg|newtons|joules|watt|kilowatt|hours|volts|amperes|ohms|hectares|"
+    r"millimet|cubic|square|[a-zA-Zμ°]{1,3}[²³]?(?:/[a-zA-Z]{1,3}[²³]?)?(?![\w/]))"
     r"|\s+(?:through|across|on|in|of|for)\s+(?:it|them)\b"
     r"|\s+as a (?:percentage|percent|fraction|decimal|pure number|whole number)"
     r"|\s+a pure number|\s+(?:typically|usually|often|between|from|measured|which|that|"
@@ -428,7 +431,7 @@ def _example_values(
     # or the symbol in math followed by "=".
     head = re.split(r"\s+(?:of|in|per|for|to)\s+", description)[0]
     words = [w[: max(4, len(w) - 3)] for w in re.findall(r"[A-Za-z]+", head) if len(w) >= 3]
-    if name:
+    if name and words:
         words_or_symbol = [*words[:-1], rf"(?:{words[-1]}\w*|\${_symbol_core(name)}\s*=)"]
     else:
         words_or_symbol = words
@@ -509,6 +512,9 @@ def parse_definition(
         symbol = ""  # a coefficient is a pure number or per a unit (1/°C), never in newtons
     if cell is None and not symbol and document:
         symbol = _physical_kind(description, document)
+        genus = re.match(r"\s*(?:the|a|an)\s+(mass|volume|length|time|temperature)\b", text)
+        if not symbol and genus:  # "the actual yield m is the mass of product recovered"
+            symbol = _physical_kind(genus.group(1), document)
     unit = ""
     for pattern, found in _UNIT_WORDS:
         if re.search(pattern, f"{description} {text}", flags=re.I):
@@ -660,17 +666,25 @@ def _next(text: str, mark: str, start: int) -> int:
     return len(text) if at < 0 else at
 
 
-def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
+def definitions_of(
+    name: str, text: str, plain_text: bool = False
+) -> list[tuple[int, int, str | None]]:
     """``(start, end, description)`` of each definition of ``name`` in ``text``, best first.
 
     Phrasings: a list entry (``- `EAR` — the effective annual rate``), a notation table row
     (``| $v$ | final velocity | m/s |``), ``X is the ...`` / ``X denotes ...`` / ``X stands
     for ...`` (after ``where``, ``let``, ``and``, a comma, or with ``X`` in math), ``with X
     the ...``, and a description just before the symbol in math (``the coupon rate $c$``).
+    With ``plain_text`` (a plain-text document that marks no math), a symbol written bare counts
+    as one in math.
     """
     core = _symbol_core(name)
     bare = rf"(?<![\w\\$`]){core}(?![\w{{])"
     math = rf"(?:\$\s*{core}\s*\$|`{core}`)"
+    if plain_text:
+        # a plain-text document sets its symbols bare: "Here Q_p is the peak runoff rate",
+        # "the curve number CN, which ..."
+        math = rf"(?<![\w\\$`']){core}(?![\w{{'(])"
     sym = rf"(?:{math}|{bare})"
     found: list[tuple[int, int, str | None]] = []
 
@@ -715,6 +729,12 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
     # $c$", "a bond with face value $F$" (the phrase, not the bond), "inflation $h$".
     for match in re.finditer(rf"{math}", text):
         head = text[max(0, match.start() - 120) : match.start()]
+        if plain_text:
+            # a bare symbol's words are on its own line, and a symbol starting "x = ..."
+            # is a formula, not a mention ("Future value of a single sum\nFV = PV ...")
+            head = head.rsplit("\n", 1)[-1]
+            if re.match(r"\s*=", text[match.end() :]):
+                continue
         # "The dividend just paid is $D_0$": the subject of "is" names the symbol.
         copula = re.search(
             r"\b(?:the|a|an)\s+([A-Za-z][^.;:$`,]{2,60}?)\s+(?:is|are|was)\s*$", head, re.I
@@ -778,7 +798,9 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         lead = re.fullmatch(r"(?:.*\bthat\s*)?(?:the)?", before, flags=re.I | re.S)
         if words and subject.endswith(words) and lead:
             found.append((match.end(), match.end(), words))
-    for match in re.finditer(rf"\$\$\s*{core}\s*=", text):
+    # In plain text a formula set on its own indented line is displayed.
+    display = rf"(?m:^[ \t]+){core}\s*=" if plain_text else rf"\$\$\s*{core}\s*="
+    for match in re.finditer(display, text):
         before = re.sub(r"[\s:,]*$", "", text[max(0, match.start() - 160) : match.start()])
         before = re.sub(
             r"(?:\s+(?:is|are|was|equals|becomes|gives|reads|by|then|thus|therefore|simply"
@@ -790,7 +812,7 @@ def definitions_of(name: str, text: str) -> list[tuple[int, int, str | None]]:
         object_of = (
             rf"\b(?:of|to|for|in|on|at|from|into)\s+(?:all\s+)?(?:the\s+)?{re.escape(words or '')}$"
         )
-        close = text.find("$$", match.end())
+        close = text.find("\n" if plain_text else "$$", match.end())
         constant = not re.search(r"[A-Za-z]", text[match.end() : close if close > 0 else None])
         # "... of all the particles: $$K =": not the subject; "the average value $$g = 9.81$$":
         # the words name the value, not the quantity
@@ -1100,9 +1122,11 @@ def find_definitions(
     """
     found: dict[str, Quantity] = {}
     ordered = [near, *[s for s in sections if s is not near]]
+    whole = document or "".join(s.text for s in sections)
+    plain = "$" not in whole and "`" not in whole  # no math marked anywhere: symbols are bare
     for name in sorted(names):
         for section in ordered:
-            spans = definitions_of(name, section.text)
+            spans = definitions_of(name, section.text, plain_text=plain)
             if spans:
                 # The first definition names it; later ones may give what it left out
                 # ("time $t = 0$ ..." then "the time $t = -5.0$ s": the unit).

@@ -18,7 +18,12 @@ from benchsmith.solution.documents import read_document
 from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
-from benchsmith.solution.quantities import find_definitions, noun_before, word_name
+from benchsmith.solution.quantities import (
+    find_definitions,
+    noun_before,
+    parse_definition,
+    word_name,
+)
 from benchsmith.solution.wording import with_the
 
 CHAPTER = Path(__file__).resolve().parent / "chapters" / "valuation.md"
@@ -171,6 +176,11 @@ def test_physical_units_from_the_name_only_where_the_text_uses_them(tmp_path):
     assert (found["physics"]["m"].symbol, found["physics"]["v"].symbol) == ("kg", "m/s")
     assert found["physics"]["v"].description == "speed of the particle"  # not "of the square"
     assert found["finance"]["t"].symbol == ""
+
+
+def _sections(path: Path):
+    sections = read_document(path).sections
+    return sections, sections[0], path.read_text(encoding="utf-8")
 
 
 def read(tmp_path, text: str, names: set[str]):
@@ -396,3 +406,54 @@ def test_upright_letters_the_text_never_names_are_a_product_of_its_symbols(tmp_p
     formulas = {f.output: str(f.expr) for f in knowledge.graph.formulas}
     assert formulas.get("P") == "I_*V"
     assert any("PV is another name for FV" in r.reason for r in knowledge.rejected)
+
+
+@pytest.mark.parametrize(
+    ("written", "plain"),
+    [
+        ("(P − 0.2·S_r)² / (P + 0.8·S_r)", "(P - 0.2*S_r)**2/(P + 0.8*S_r)"),
+        ("(1/n) × R_h**(2/3) · √S", "R_h**(2/3)*sqrt(S_)/n"),
+        ("√(2*g*h)", "sqrt(2)*sqrt(g*h)"),
+    ],
+)
+def test_formulas_typed_with_unicode_signs(written, plain):
+    assert str(parse_expression(written)) == plain
+
+
+def test_a_plain_text_chapter_sets_its_symbols_bare(tmp_path):
+    chapter = tmp_path / "runoff.txt"
+    chapter.write_text(
+        "6.1 Peak Runoff\n---------------\n\nThe peak flow is found with the rational method::\n\n"
+        "    Q_p = C * i * A / 360\n\nHere Q_p is the peak runoff rate at the outlet in m³/s, "
+        "i is the rainfall intensity in mm/h, and A is the catchment area in hectares.\n\n"
+        "The runoff coefficient C is the fraction of the rainfall that becomes runoff. The "
+        "runoff coefficient is "
+        "typically between 0.05 and 0.95.\n\nThe runoff depth is\n\n"
+        "    Q_d = (P − 0.2·S_r)² / (P + 0.8·S_r)\n\nwhere P is the total rainfall depth and S_r "
+        "is the potential maximum retention.\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([chapter])
+    quantities = knowledge.graph.quantities
+    assert {f.output for f in knowledge.graph.formulas} == {"Q_p", "Q_d"}
+    described = {n: quantities[n].description for n in ("Q_p", "i", "A", "C", "P", "S_r")}
+    assert described == {
+        "Q_p": "peak runoff rate at the outlet",
+        "i": "rainfall intensity",
+        "A": "catchment area",
+        "C": "runoff coefficient",
+        "P": "total rainfall depth",
+        "S_r": "potential maximum retention",
+    }
+    assert (quantities["C"].low, quantities["C"].high) == (0.05, 0.95)
+    assert (quantities["i"].symbol, quantities["A"].symbol) == ("mm/h", "ha")
+    # a Markdown chapter marks its math: a bare letter there is a word, not the symbol
+    markdown = tmp_path / "runoff.md"
+    markdown.write_text("# Runoff\n\nThe flow is $$Q_p = C i$$ and C is large.\n", "utf-8")
+    assert "C" not in find_definitions({"C"}, *_sections(markdown))
+
+
+def test_a_description_without_a_word_still_reads_the_values_of_its_unit():
+    # "ab" has no word of three letters to look for: the values in metres are used as they are
+    quantity = parse_definition("L", "ab in metres", description="ab", document="5 m, 7 m.")
+    assert (quantity.symbol, quantity.low, quantity.high) == ("m", 5.0, 7.0)
