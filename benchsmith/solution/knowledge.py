@@ -18,6 +18,7 @@ from pathlib import Path
 import sympy as sp
 
 from benchsmith.solution.admission import admit
+from benchsmith.solution.dimensions import unit_disagreement
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.expressions import safe_name
 from benchsmith.solution.formulas import (
@@ -165,7 +166,13 @@ def build_knowledge(
         )
         if not _merged(formula, found, duplicates):
             found.append(formula)
-    admitted, refused = admit(found, quantities, seed)
+    # The text's units must agree with the formula computed on plain numbers (Q = C V in
+    # μC, F and V would give answers a million times off).
+    clash = {f.id: unit_disagreement(f.output, f.expr, quantities) for f in found}
+    rejected += [
+        RejectedFormula(f.text, f.syntax, f.source, clash[f.id]) for f in found if clash[f.id]
+    ]
+    admitted, refused = admit([f for f in found if not clash[f.id]], quantities, seed)
     graph = SolutionGraph(quantities, admitted)
     return Knowledge(documents, graph, found, rejected + refused, duplicates)
 
