@@ -195,6 +195,8 @@ def _children(node: ET.Element) -> str:
     return "".join(parts)
 
 
+NUMBER = r"[-−]?\d[\d,]*(?:\.\d+)?"
+"""A number as texts write it: a sign, thousands commas, a decimal part ("−18,140.5")."""
 UNIT_TEXT = re.compile(r"(?:[a-zA-Zμ°ΩÅ]{1,3}(?:[/·⋅][a-zA-Z]{1,3})?\d?|°[CF]?|%)")
 PROSE_WORDS = frozenset("or and where with for if when then is are of in at to so".split())
 
@@ -209,12 +211,12 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     if token.strip():
         return token  # an operator, a Greek letter or a function
     text = _text(node).strip("\u200b ")
-    number = re.fullmatch(r"([-−]?\d[\d,]*(?:\.\d+)?)(?:\s*[^\d\s].{0,12})?", text)
+    number = re.fullmatch(rf"({NUMBER})(?:\s*[^\d\s].{{0,12}})?", text)
     if number:  # "55", "18,140 J": the value (its unit, as after any number, dropped)
         return f" {number.group(1).replace(',', '').replace('−', '-')} "
-    if re.fullmatch(r"[A-Za-z]", text) and not _after_number(before):
-        return f" {text} "  # an italic letter set as text ("<mtext>T</mtext>") is a symbol
     after_number = _after_number(before)
+    if re.fullmatch(r"[A-Za-z]", text) and not after_number:
+        return f" {text} "  # an italic letter set as text ("<mtext>T</mtext>") is a symbol
     if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
         return " "
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9 &'-]*", text):  # "S&P 500 Avg Return", "T-Bill"
@@ -229,8 +231,7 @@ def _after_number(before: list[ET.Element]) -> bool:
         _local(previous.tag) == "mn"
         or (list(previous) and _local(previous[-1].tag) == "mn")
         or (
-            _local(previous.tag) == "mtext"
-            and bool(re.fullmatch(r"[-−]?\d[\d,.]*", _text(previous)))
+            _local(previous.tag) == "mtext" and bool(re.fullmatch(rf"{NUMBER}\.?", _text(previous)))
         )
     )
 
@@ -312,7 +313,7 @@ def _value_only(math: ET.Element) -> str | None:
     if any(_local(n.tag) in ("mi", "mfrac", "msqrt", "mroot") for n in math.iter()):
         return None
     text = "".join((n.text or "").strip() for n in math.iter()).replace("º", "°")
-    if not re.fullmatch(r"[-−]?\d[\d,]*(?:\.\d+)?\s*[^\d=<>]{0,12}", text):
+    if not re.fullmatch(rf"{NUMBER}\s*[^\d=<>]{{0,12}}", text):
         return None
     return re.sub(r"(?<=\d)(?=[^\d\s.,])", " ", text, count=1)
 

@@ -11,7 +11,7 @@ by execution on sampled values.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -117,7 +117,18 @@ def build_knowledge(
     ]
     found = [f for f in found if not plugged[f.id]]
     texts = {d.path.as_posix(): d.text for d in documents}
-    found = _letter_products(found, near, sections, texts)
+    whole = "\n".join(d.text for d in documents)
+    readings: dict[tuple[str, str, int], Quantity | None] = {}
+
+    def read(name: str, section: Section) -> Quantity | None:
+        """The text's definition of ``name`` near ``section``, read once per build."""
+        key = (name, section.file, section.start)
+        if key not in readings:
+            document = texts.get(section.file, "") or whole
+            readings[key] = find_definitions({name}, sections, section, document).get(name)
+        return readings[key]
+
+    found = _letter_products(found, near, read)
     # "P = PV" left whole is one quantity named twice (as "a = g" is refused when read)
     aliases = [f for f in found if isinstance(f.expr, sp.Symbol)]
     rejected += [
@@ -131,9 +142,7 @@ def build_knowledge(
     ]
     quantities: dict[str, Quantity] = {}
     for name, section in near.items():
-        document = texts.get(section.file, "") or "\n".join(d.text for d in documents)
-        defined = find_definitions({name}, sections, section, document).get(name)
-        quantity = defined or default_quantity(name)
+        quantity = read(name, section) or default_quantity(name)
         if name in hints:
             # the model's reading, where the text bears it out, beats the patterns' reading;
             # the patterns fill what it does not (and it fills what they assumed)
@@ -178,20 +187,23 @@ def build_knowledge(
 
 
 def _letter_products(
-    found: list[Formula], near: dict[str, Section], sections: list[Section], texts: dict[str, str]
+    found: list[Formula],
+    near: dict[str, Section],
+    read: Callable[[str, Section], Quantity | None],
 ) -> list[Formula]:
     r"""Upright letters side by side that the text never names are a product of its symbols.
 
     "$P = \mathrm{IV}$" where the text defines $I$ (the current) and $V$ (the voltage) but
     never "IV" is P = I V; "PV" that a finance text defines ("present value (PV)") stays one
-    quantity. ``near`` is updated with the letters.
+    quantity. ``near`` is updated with the letters; ``read`` gives the text's definition of
+    a symbol near a section (or None).
     """
     known: dict[str, bool] = {}
 
     def defined(name: str, section: Section) -> bool:
         if name not in known:
-            read = find_definitions({name}, sections, section, texts.get(section.file, ""))
-            known[name] = name in read and "description" not in read[name].assumed
+            quantity = read(name, section)
+            known[name] = quantity is not None and "description" not in quantity.assumed
         return known[name]
 
     out: list[Formula] = []

@@ -93,7 +93,7 @@ def hint_quantity(hint: QuantityHint, document: str = "") -> Quantity | None:
     return Quantity(
         safe_name(hint.name),
         words or hint.name,
-        hint.unit if not seen else "number" if hint.unit not in ("years", "periods") else hint.unit,
+        "number" if seen and hint.unit not in ("years", "periods") else hint.unit,
         low,
         high,
         hint.unit in ("years", "periods"),

@@ -26,7 +26,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 
-from benchsmith.markup import GREEK
+from benchsmith.markup import GREEK, NUMBER
 from benchsmith.solution.documents import Section, Source
 
 UNITS = ("currency", "percent", "years", "periods", "count", "number")
@@ -216,7 +216,7 @@ _UNIT_TOKEN = (
     r"((?:1/)?[A-Za-zμ°Ω][A-Za-z0-9μ°Ω²³·⋅/()^*-]{0,13}"
     r"(?: (?:°C|K|[a-z]{1,2})(?![\w/]))?)"  # "J/g °C" is J/(g·°C)
 )
-_VALUE = r"[-−]?\d[\d,]*(?:\.\d+)?"
+_VALUE = NUMBER
 _GAP = r"(?:\s|~|\\[,;]|\$)*"
 
 
