@@ -28,12 +28,28 @@
   ``(p_o - p_e) / (1 - p_e)``; 1.0 when both always agree and agreement by chance is 1.
 - **Latency**: median and 95th percentile (numpy's linear interpolation) of the seconds
   each call took.
+- **Bootstrap intervals of several models' accuracies** (:func:`bootstrap_intervals`): the
+  items are resampled with replacement, one resample shared by every model (paired, so a
+  hard draw of items is hard for all of them), ``rounds`` times with
+  ``numpy.random.default_rng(seed)``; each model's interval is the percentile interval of
+  its mean score over the resamples (NaN scores left out of the mean). Used for comparing
+  models on one benchmark, not for a single accuracy near 0 or 1 (Wilson's, above).
+- **Separability** (:func:`separability`, Arena-Hard's measure, Li et al. 2024): the share
+  of model pairs whose intervals do not overlap (touching intervals overlap). A benchmark
+  that separates models has a share near 1.
+- **Contamination gap** (:func:`paired_gap_test`): one model's scores on published items and
+  on fresh instances of them (same program, new seed), paired. The gap is
+  ``accuracy(published) - accuracy(fresh)``; its p-value is the exact McNemar test above
+  (two-sided by default; ``alternative="greater"`` tests "published easier than fresh" with
+  ``P(X >= b)``, ``X ~ Binomial(b + c, 1/2)``, ``b`` the pairs right only when published),
+  its interval Newcombe's paired interval above (95 %, two-sided).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -307,3 +323,218 @@ def latency_summary(seconds: Sequence[float]) -> dict[str, float | int] | None:
     values = np.asarray(seconds, dtype=float)
     median, p95 = np.percentile(values, [50.0, 95.0])
     return {"median": round(float(median), 3), "p95": round(float(p95), 3), "n": len(values)}
+
+
+def _validated_scores(matrix: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+    """A (models, items) float matrix of scores in [0, 1] or NaN.
+
+    Raises:
+        ValueError: Not two-dimensional, empty, or a score outside [0, 1].
+    """
+    data = np.asarray(matrix, dtype=float)
+    if data.ndim != 2:
+        raise ValueError(f"need a (models, items) matrix of scores, got shape {data.shape}")
+    if data.shape[0] == 0 or data.shape[1] == 0:
+        raise ValueError(f"the score matrix is empty (shape {data.shape})")
+    present = data[~np.isnan(data)]
+    if np.any((present < 0) | (present > 1)):
+        raise ValueError("scores must lie in [0, 1] (NaN where a model did not score an item)")
+    return data
+
+
+def bootstrap_intervals(
+    matrix: np.ndarray | Sequence[Sequence[float]],
+    *,
+    rounds: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict[str, object]:
+    """Paired percentile-bootstrap intervals of several models' accuracies on shared items.
+
+    Each round draws ``n_items`` items with replacement (as multinomial counts, one draw
+    for every model); a model's score in that round is its mean over the drawn items it
+    scored, counted with multiplicity. The interval is the ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` quantiles (numpy's linear interpolation) of those scores, over the
+    rounds in which the model scored at least one drawn item.
+
+    Args:
+        matrix: (models, items) scores in [0, 1]; NaN where a model did not score an item.
+        rounds: Bootstrap resamples (at least 1).
+        seed: Seed of ``numpy.random.default_rng``.
+        level: Coverage of each interval, between 0 and 1.
+
+    Returns:
+        ``intervals`` (per model ``(low, high)``, None for a model without a score),
+        ``accuracy`` (per model, its mean score; None without a score), ``rounds``,
+        ``level``, ``seed``, ``n_items``.
+
+    Raises:
+        ValueError: An invalid matrix (see above), ``rounds < 1`` or ``level`` outside (0, 1).
+    """
+    data = _validated_scores(matrix)
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie strictly between 0 and 1, got {level}")
+    n_models, n_items = data.shape
+    scored = ~np.isnan(data)
+    filled = np.where(scored, data, 0.0)
+    rng = np.random.default_rng(seed)
+    # counts[r, i]: how often round r drew item i (the same draw for every model).
+    counts = rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=rounds)
+    totals = counts @ filled.T
+    drawn = counts @ scored.T.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(drawn > 0, totals / np.where(drawn > 0, drawn, 1.0), np.nan)
+    tail = (1.0 - level) / 2.0
+    intervals: list[tuple[float, float] | None] = []
+    point: list[float | None] = []
+    for m in range(n_models):
+        if not scored[m].any():
+            intervals.append(None)
+            point.append(None)
+            continue
+        point.append(float(data[m, scored[m]].mean()))
+        sample = means[~np.isnan(means[:, m]), m]
+        low, high = np.quantile(sample, [tail, 1.0 - tail])
+        intervals.append((float(low), float(high)))
+    return {
+        "intervals": intervals,
+        "accuracy": point,
+        "rounds": rounds,
+        "level": level,
+        "seed": seed,
+        "n_items": n_items,
+    }
+
+
+def separability(
+    intervals: Sequence[tuple[float, float] | None], names: Sequence[str] | None = None
+) -> dict[str, object]:
+    """The share of model pairs whose intervals do not overlap (Arena-Hard's separability).
+
+    Args:
+        intervals: Per model ``(low, high)``; None for a model without an interval (left
+            out of every pair).
+        names: Per model its name; the indices as strings by default.
+
+    Returns:
+        ``pairs`` (pairs of models with intervals), ``separated`` (pairs whose intervals
+        are disjoint: one's high below the other's low), ``share`` (``separated / pairs``,
+        None without a pair) and ``separated_pairs`` (``(name, name)`` in input order).
+
+    Raises:
+        ValueError: ``names`` differs in length from ``intervals``, or an interval has its
+            low above its high.
+    """
+    labels = [str(i) for i in range(len(intervals))] if names is None else list(names)
+    if len(labels) != len(intervals):
+        raise ValueError(f"{len(labels)} names for {len(intervals)} intervals")
+    present = [(label, iv) for label, iv in zip(labels, intervals, strict=True) if iv is not None]
+    for label, (low, high) in present:
+        if low > high:
+            raise ValueError(f"the interval of {label} has its low {low} above its high {high}")
+    separated_pairs = []
+    pairs = 0
+    for i, (first, (low1, high1)) in enumerate(present):
+        for second, (low2, high2) in present[i + 1 :]:
+            pairs += 1
+            if high1 < low2 or high2 < low1:
+                separated_pairs.append((first, second))
+    return {
+        "pairs": pairs,
+        "separated": len(separated_pairs),
+        "share": len(separated_pairs) / pairs if pairs else None,
+        "separated_pairs": separated_pairs,
+    }
+
+
+def _binary_or_missing(value: object) -> bool | None:
+    """A score as True/False, or None when it is missing (None or NaN)."""
+    if value is None:
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        number = -1.0
+    if isinstance(value, str) or not (math.isnan(number) or number in (0.0, 1.0)):
+        raise ValueError(f"paired scores must be 0/1 (or None/NaN for missing), got {value!r}")
+    return None if math.isnan(number) else number == 1.0
+
+
+def paired_gap_test(
+    published: Sequence[bool | int | float | None],
+    fresh: Sequence[bool | int | float | None],
+    *,
+    alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+) -> dict[str, object]:
+    """Test whether a model does better on published items than on their fresh instances.
+
+    ``published[i]`` and ``fresh[i]`` are one model's 0/1 scores on an item and on a fresh
+    instance of it (same program, new seed). Pairs where either score is missing (None or
+    NaN) are left out. The test and the interval are described in the module docstring.
+
+    Args:
+        published: Scores on the published items.
+        fresh: Scores on their fresh instances, in the same order.
+        alternative: ``"two-sided"`` (the default: any difference), ``"greater"``
+            (published easier than fresh, what memorisation predicts) or ``"less"``.
+
+    Returns:
+        ``gap`` (``published_accuracy - fresh_accuracy``), ``p_value``, ``alternative``,
+        ``n`` (pairs used), ``dropped`` (pairs with a missing score), ``published_accuracy``,
+        ``fresh_accuracy``, ``counts`` (``both``, ``published_only``, ``fresh_only``,
+        ``neither``) and ``interval`` (Newcombe's 95 % interval of the gap).
+
+    Raises:
+        ValueError: The sequences differ in length, a score is not 0/1 or missing, no pair
+            is complete, or ``alternative`` is unknown.
+    """
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(
+            f"alternative must be 'two-sided', 'greater' or 'less', got {alternative!r}"
+        )
+    if len(published) != len(fresh):
+        raise ValueError(
+            f"published and fresh scores differ in length: {len(published)} and {len(fresh)}"
+        )
+    pairs = [
+        (x, y)
+        for x, y in (
+            (_binary_or_missing(p), _binary_or_missing(f))
+            for p, f in zip(published, fresh, strict=True)
+        )
+        if x is not None and y is not None
+    ]
+    if not pairs:
+        raise ValueError("no complete pair: every published or fresh score is missing")
+    first = [x for x, _ in pairs]
+    second = [y for _, y in pairs]
+    test = mcnemar_exact(first, second)
+    b, c = int(test["first_only"]), int(test["second_only"])
+    if alternative == "two-sided":
+        p_value = float(test["p_value"])
+    else:
+        # One-sided exact: P(X >= b) for "greater", P(X <= b) for "less", X ~ Bin(b + c, 1/2).
+        tail_count = c if alternative == "greater" else b
+        discordant = b + c
+        p_value = (
+            1.0
+            if discordant == 0
+            else sum(math.comb(discordant, k) for k in range(tail_count + 1)) / 2.0**discordant
+        )
+    n = len(pairs)
+    both = sum(1 for x, y in pairs if x and y)
+    published_accuracy = (both + b) / n
+    fresh_accuracy = (both + c) / n
+    return {
+        "gap": published_accuracy - fresh_accuracy,
+        "p_value": min(1.0, p_value),
+        "alternative": alternative,
+        "n": n,
+        "dropped": len(published) - n,
+        "published_accuracy": published_accuracy,
+        "fresh_accuracy": fresh_accuracy,
+        "counts": {"both": both, "published_only": b, "fresh_only": c, "neither": n - both - b - c},
+        "interval": paired_difference_interval(first, second),
+    }
