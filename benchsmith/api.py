@@ -290,6 +290,8 @@ def _settings(config: RunConfig, intent: str, size: int) -> dict[str, Any]:
         "modalities": list(config.modalities),
         "answer_formats": list(config.answer_formats),
         "judge": config.judge,
+        # Only when asked for, so a build without a mix writes what it always wrote.
+        **({"difficulty_mix": dict(config.difficulty_mix)} if config.difficulty_mix else {}),
     }
 
 
@@ -367,8 +369,12 @@ def build_benchmark(
         if "seed" not in config.model_fields_set:
             # No seed was given: the build goes on with the one it was started with.
             config = config.model_copy(update={"seed": saved["seed"]})
+        if "difficulty_mix" not in config.model_fields_set and saved.get("difficulty_mix"):
+            # No mix was given: the build goes on with the one it was started with.
+            config = config.model_copy(update={"difficulty_mix": saved["difficulty_mix"]})
         now = _settings(config, intent or "", size)
-        changed = [k for k in now if saved.get(k) != now[k]]
+        keys = [*now, *(["difficulty_mix"] if "difficulty_mix" not in now else [])]
+        changed = [k for k in keys if saved.get(k) != now.get(k)]
         if changed:
             raise BuildError(
                 f"cannot resume {str(out_dir)!r}: it was started with other settings "

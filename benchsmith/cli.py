@@ -16,6 +16,7 @@ import click
 
 from benchsmith.catalog.commands import catalog
 from benchsmith.cli_build import build
+from benchsmith.cli_calibrate import calibrate_command, perturb_command
 from benchsmith.cli_eval import eval_command, judge_command
 from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
@@ -339,6 +340,8 @@ cli.add_command(catalog)
 cli.add_command(build)
 cli.add_command(eval_command)
 cli.add_command(judge_command)
+cli.add_command(calibrate_command)
+cli.add_command(perturb_command)
 cli.add_command(review_command)
 
 

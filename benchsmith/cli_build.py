@@ -26,6 +26,7 @@ from benchsmith.cli_options import (
     size_option,
 )
 from benchsmith.cli_progress import Ticker, refresh_seconds
+from benchsmith.difficulty_mix import DifficultyMixError, parse_mix
 from benchsmith.naming import slugify
 from benchsmith.stopping import graceful_signals
 
@@ -143,6 +144,22 @@ def next_steps(out: str, report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def difficulty_option(
+    _ctx: click.Context, _param: click.Parameter, value: str | None
+) -> dict[str, float] | None:
+    """``--difficulty MIX`` as label to share (None when not given).
+
+    Raises:
+        click.BadParameter: The mix names an unknown label or its shares do not sum to 1.
+    """
+    if value is None:
+        return None
+    try:
+        return parse_mix(value, option="")
+    except DifficultyMixError as exc:
+        raise click.BadParameter(str(exc), param_hint="--difficulty") from exc
+
+
 def _default_out(intent: str | None, spec: str | None) -> str:
     base = intent or os.path.splitext(os.path.basename(spec or "benchmark"))[0]
     return os.path.join("out", slugify(base, default="benchmark"))
@@ -175,6 +192,39 @@ def _default_out(intent: str | None, spec: str | None) -> str:
 @config_option("judge")
 @config_option("reword")
 @config_option("tail_backups")
+@click.option(
+    "--difficulty",
+    "difficulty_mix",
+    metavar="MIX",
+    default=None,
+    callback=difficulty_option,
+    help="Target mix of predicted difficulty in each subtask, e.g. "
+    "easy=0.3,medium=0.4,hard=0.3 (or easy:30%,...; shares sum to 1). Computed items are "
+    "chosen among generated candidates to follow it; report.md says where it fell short.",
+)
+@click.option(
+    "--panel",
+    "panel",
+    multiple=True,
+    metavar="SPEC",
+    help="Calibrate on this panel (repeatable, at least 3 models; baselines count): the panel "
+    "answers the built items, items that separate nothing or exceed --difficulty's share "
+    "(measured by the panel) are taken out and refilled, round after round.",
+)
+@click.option(
+    "--min-discrimination",
+    type=click.FloatRange(0),
+    default=0.3,
+    show_default=True,
+    help="With --panel: the fitted IRT discrimination an item needs to stay.",
+)
+@click.option(
+    "--panel-rounds",
+    type=click.IntRange(1, 50),
+    default=6,
+    show_default=True,
+    help="With --panel: calibrations before the build stops refilling.",
+)
 @click.option("--resume", is_flag=True, help="Continue the build in --out after a crash or kill.")
 @config_option(
     "replay",
@@ -193,6 +243,9 @@ def build(
     datasets: tuple[str, ...],
     references: tuple[str, ...],
     review: bool,
+    panel: tuple[str, ...],
+    min_discrimination: float,
+    panel_rounds: int,
     resume: bool,
     replay: bool,
     quiet: bool,
@@ -216,6 +269,7 @@ def build(
       benchsmith build "spoken questions about world capitals" --size 50 --language en,fr
       benchsmith build --spec out/capitals/spec.json --seed 7 --out out/capitals-v2
       benchsmith build --dataset cars.csv --out out/cars -- "- keep cars with 6 cylinders"
+      benchsmith build --spec spec.json --panel local --panel baseline:random --panel baseline:first
     """
     from benchsmith.api import build_benchmark
 
@@ -243,23 +297,82 @@ def build(
     # build_benchmark starts the language-ID worker before it imports the graph.
     progress = BuildProgress(enabled=not quiet, show_plan=not quiet)
     # Ctrl-C / SIGTERM: stop starting work, write what is finished, say how to resume.
+    arguments = {
+        "size": size or 100,
+        "out": out_dir,
+        "config": config,
+        "datasets": datasets,
+        "references": references,
+        "spec": spec_path,
+        "resume": resume,
+        "reviewer": review_interactively if review else None,
+        "progress": progress,
+    }
     with graceful_signals(on_first=_say_stopping, on_second=_stop_children):
         try:
-            result = build_benchmark(
-                intent,
-                size=size or 100,
-                out=out_dir,
-                config=config,
-                datasets=datasets,
-                references=references,
-                spec=spec_path,
-                resume=resume,
-                reviewer=review_interactively if review else None,
-                progress=progress,
-            )
+            if panel:
+                calibrated = _calibrated(
+                    intent, panel, min_discrimination, panel_rounds, config, arguments
+                )
+                result = calibrated.build
+            else:
+                result = build_benchmark(intent, **arguments)
         finally:
             progress.close()
     _summary(result)
+    if panel:
+        _panel_summary(calibrated)
+
+
+def _calibrated(
+    intent: str | None,
+    panel: tuple[str, ...],
+    min_discrimination: float,
+    rounds: int,
+    config: Any,
+    arguments: dict[str, Any],
+) -> Any:
+    """A build calibrated on ``panel`` (see :mod:`benchsmith.evaluate.calibrated_build`)."""
+    from benchsmith.evaluate.api import check_models
+    from benchsmith.evaluate.calibrate import MIN_PANEL
+    from benchsmith.evaluate.calibrated_build import calibrated_build
+
+    specs = check_models(panel)
+    if len(specs) < MIN_PANEL:
+        raise click.UsageError(
+            f"--panel needs at least {MIN_PANEL} models (baselines count), got {len(specs)}"
+        )
+
+    def said(summary: dict[str, Any]) -> None:
+        click.echo(
+            f"panel round {summary['round']}: {summary['items']} items, "
+            f"{summary['taken_out']} taken out",
+            err=True,
+        )
+
+    return calibrated_build(
+        intent=intent,
+        panel=specs,
+        mix=config.difficulty_mix,
+        min_discrimination=min_discrimination,
+        max_rounds=rounds,
+        on_round=said,
+        **arguments,
+    )
+
+
+def _panel_summary(calibrated: Any) -> None:
+    sep = calibrated.calibration.get("separability") or {}
+    if calibrated.wanted:
+        cells = ", ".join(
+            f"{k} {calibrated.kept.get(k, 0)}/{n}" for k, n in calibrated.wanted.items()
+        )
+        click.echo(f"  difficulty measured by the panel (got/wanted): {cells}")
+    if sep.get("share") is not None:
+        click.echo(
+            f"  separability: {sep['separated']}/{sep['pairs']} panel pairs apart; "
+            f"{len(calibrated.rounds)} calibration round(s); see calibration.json"
+        )
 
 
 def _say_stopping(signal_name: str) -> None:

@@ -129,6 +129,12 @@ def eval_command(
         f"significant pairs: {significant}/{len(data['pairs'])}; split-half Kendall tau: "
         + ("—" if tau is None else f"{tau:.2f}")
     )
+    sep = data.get("separability") or {}
+    if sep.get("share") is not None:
+        click.echo(
+            f"separability: {sep['separated']}/{sep['pairs']} pairs "
+            f"({100 * sep['share']:.0f}%) with non-overlapping 95% bootstrap intervals"
+        )
     for warning in data["warnings"]:
         click.echo(f"warning: {warning}")
     click.echo(f"new model calls: {result.new_calls}")

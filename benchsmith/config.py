@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from benchsmith.difficulty import Label
 from benchsmith.errors import ConfigError, describe_validation_error
 from benchsmith.llm.specs import ROLES, STRUCTURED_METHODS, Role, StructuredMethod
 from benchsmith.spec import AnswerFormat, Modality
@@ -311,9 +312,26 @@ class RunConfig(BaseModel):
         "when the verification role is the embedded 135M model (too small to judge; use "
         "advisory to record its verdicts anyway).",
     )
+    difficulty_mix: dict[Label, float] | None = Field(
+        default=None,
+        description="Target share of easy, medium and hard items in each subtask (from "
+        "--difficulty easy=0.3,medium=0.4,hard=0.3): items computed by a generator are "
+        "chosen among its candidates by their predicted difficulty, further candidates "
+        "are generated for a short label, and the report gives the mix reached; None "
+        "keeps the generators' own order.",
+    )
     paths: RunPaths = Field(
         default_factory=RunPaths, description="The run's folders (output, records, catalogs)."
     )
+
+    @field_validator("difficulty_mix")
+    @classmethod
+    def _mix_sums_to_one(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is None:
+            return None
+        if any(v < 0 for v in value.values()) or abs(sum(value.values()) - 1) > 0.01:
+            raise ValueError(f"the shares {value} must be >= 0 and sum to 1 within 0.01")
+        return value
 
     def __init__(self, **data: Any) -> None:
         """Validate; a bad value raises :class:`ConfigError` naming the field and the rule."""

@@ -7,12 +7,11 @@ whose every candidate is rejected exits 3.
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
 import pytest
-from test_programs_library import COLUMNS, GADGETS
+from test_programs_library import COLUMNS, GADGETS, write_gadgets
 
 from benchsmith.cli import main
 
@@ -23,12 +22,7 @@ HEADER = COLUMNS
 @pytest.fixture
 def gadgets(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("BENCHSMITH_HOME", str(tmp_path / "home"))
-    path = tmp_path / "gadgets.csv"
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(HEADER)
-        writer.writerows(ROWS)
-    return path
+    return write_gadgets(tmp_path / "gadgets.csv", HEADER, ROWS)
 
 
 def items(out: Path) -> list[dict]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -53,6 +55,15 @@ def iris_table(intent: str = ""):
         field("species", "category"),
     ]
     return build_table("iris", IRIS, fields, intent=intent)
+
+
+def write_gadgets(path: Path, header=None, rows=None) -> Path:
+    """The gadgets table as a CSV file at ``path``."""
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(header or COLUMNS)
+        writer.writerows(rows or GADGETS)
+    return path
 
 
 def gadgets(intent: str = ""):

@@ -10,6 +10,11 @@ shortfall is reported with the reason. Rounds are capped by ``max_refill_rounds`
 A round also keeps, per grounding, a :class:`Reserve` of the records its attempt cap still
 allows: a slot that ends rejected replaces itself with the next of them and goes on, so
 most rejections are refilled within the round (the next round takes what is left).
+
+With a difficulty mix (``--difficulty``), a computed grounding's candidates carry their
+predicted labels: a round draws, per label, the candidates its shortfall still needs
+(:func:`benchsmith.difficulty_mix.choose`), and a rejected slot is replaced by the next
+candidate of the same label.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import collections
 import math
 import random
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,7 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.slot_queue import SlotQueue
 from benchsmith.config import RunConfig
+from benchsmith.difficulty_mix import apportion, choose, shortfall
 from benchsmith.graph.state import BuildState, Slot
 from benchsmith.ledger import Ledger
 from benchsmith.spec import COMPUTED, BenchmarkSpec, Grounding
@@ -92,21 +99,48 @@ class Reserve:
         free: ``(position, record index)`` pairs in draw order.
         languages: The languages its items rotate through.
         round_: The round the slots belong to.
+        labels: With a difficulty mix, the predicted label of each record index: a
+            replacement is the next record of the replaced one's label when any is left.
+        limit: Most records taken (default: all of ``free``).
     """
 
     def __init__(
-        self, grounding: Grounding, free: list[tuple[int, int]], languages: list[str], round_: int
+        self,
+        grounding: Grounding,
+        free: list[tuple[int, int]],
+        languages: list[str],
+        round_: int,
+        *,
+        labels: Sequence[str | None] | None = None,
+        limit: int | None = None,
     ) -> None:
         """Hold ``free`` (pairs of ints, not slots: a large round stays small)."""
         self.grounding = grounding
         self.languages = languages
         self.round = round_
         self._free = collections.deque(free)
+        self._labels = labels
+        self._left = len(free) if limit is None else max(0, min(limit, len(free)))
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         """Records left."""
-        return len(self._free)
+        return self._left
+
+    def _label(self, index: int) -> str | None:
+        labels = self._labels or ()
+        return labels[index] if index < len(labels) else None
+
+    def _pop(self, like: Slot | None) -> tuple[int, int]:
+        """The next pair; with labels, the first of ``like``'s label if any (lock held)."""
+        if self._labels and like is not None:
+            wanted = self._label(like.record_index)
+            for at, (_pos, idx) in enumerate(self._free):
+                if wanted is not None and self._label(idx) == wanted:
+                    pair = self._free[at]
+                    del self._free[at]
+                    return pair
+        return self._free.popleft()
 
     def take(self, like: Slot | None = None) -> Slot | None:
         """The next record's slot, or None when none is left.
@@ -118,9 +152,10 @@ class Reserve:
                 Without it, the record's own position in the order gives the language.
         """
         with self._lock:
-            if not self._free:
+            if not self._free or self._left <= 0:
                 return None
-            pos, idx = self._free.popleft()
+            self._left -= 1
+            pos, idx = self._pop(like)
         slot = make_slot(self.grounding, pos, idx, self.languages, self.round)
         if like is not None and like.language != slot.language:
             slot = slot.model_copy(update={"language": like.language})
@@ -154,6 +189,9 @@ def plan_slots(
     max_rounds: int,
     max_slots_factor: float,
     languages: list[str] | None = None,
+    mix: Mapping[str, float] | None = None,
+    labels: Mapping[str, Sequence[str | None]] | None = None,
+    accepted_labels: Mapping[str, Mapping[str, int]] | None = None,
 ) -> SlotPlan:
     """Plan the next round of slots.
 
@@ -166,6 +204,10 @@ def plan_slots(
         max_rounds: Refill rounds allowed after the first.
         max_slots_factor: Most slots a grounding may use, as a multiple of its target.
         languages: Languages of the run, for subtasks that name none.
+        mix: The difficulty mix asked for (None: draw in order).
+        labels: With ``mix``, per computed grounding the predicted label of each record
+            index; the round draws what each label still lacks of its share of the target.
+        accepted_labels: With ``mix``, per grounding its accepted items per label.
 
     Returns:
         The slots to send, the updated targets and, when nothing more can be sent, the
@@ -230,9 +272,23 @@ def plan_slots(
         room = max(0, cap - ledger.slots_used(gid))
         langs = slot_languages(spec, g.subtask_id, list(languages or []))
         planned = min(need, room)
-        for pos, idx in free[gid][:planned]:
+        known = labels.get(gid) if mix and labels else None
+        if known is None:
+            for pos, idx in free[gid][:planned]:
+                plan.slots.append(make_slot(g, pos, idx, langs, round_))
+            plan.reserve[gid] = Reserve(g, free[gid][planned:room], langs, round_)
+            continue
+        assert mix is not None
+        short = shortfall(apportion(target, mix), (accepted_labels or {}).get(gid, {}))
+        chosen, rest = choose(
+            free[gid],
+            lambda pair, known=known: known[pair[1]] if pair[1] < len(known) else None,
+            short,
+            planned,
+        )
+        for pos, idx in chosen:
             plan.slots.append(make_slot(g, pos, idx, langs, round_))
-        plan.reserve[gid] = Reserve(g, free[gid][planned:room], langs, round_)
+        plan.reserve[gid] = Reserve(g, rest, langs, round_, labels=known, limit=room - len(chosen))
     if plan.done:
         plan.shortfalls = shortfalls(spec, ledger, plan.targets, blocked)
     return plan
@@ -271,6 +327,15 @@ def _subtask_of(spec: BenchmarkSpec, grounding_id: str) -> str | None:
     return None
 
 
+def accepted_labels(ledger: Ledger) -> dict[str, dict[str, int]]:
+    """Per grounding, its accepted items per difficulty label (``metadata.difficulty``)."""
+    out: dict[str, collections.Counter[str]] = {}
+    for item in ledger.accepted_items():
+        grounding = str((item.metadata.get("source") or {}).get("grounding") or "")
+        out.setdefault(grounding, collections.Counter())[str(item.metadata.get("difficulty"))] += 1
+    return {g: dict(c) for g, c in out.items()}
+
+
 def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node, the quota monitor: plan the next round of slots (none: package).
 
@@ -304,6 +369,7 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     ws = open_workspace(config)
     # No slot of an earlier round is running (a step ends when all its slots have).
     ws.reserve = {}
+    mix = config.difficulty_mix
     plan = plan_slots(
         ws.spec,
         ws.ledger,
@@ -313,6 +379,9 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         max_rounds=config.max_refill_rounds,
         max_slots_factor=config.max_slots_factor,
         languages=list(config.languages),
+        mix=mix,
+        labels=ws.candidate_labels() if mix else None,
+        accepted_labels=accepted_labels(ws.ledger) if mix else None,
     )
     ws.reserve = plan.reserve
     log = list(plan.notes)

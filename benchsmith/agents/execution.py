@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from benchsmith import difficulty as predicted
 from benchsmith.agents.orchestration import (
     SYNTHESIS_TOOLS,
     SampleDecision,
@@ -149,6 +150,27 @@ def source_entry(path: Path, ctx: ToolContext) -> dict[str, Any]:
         "outputs": [{"sha256": record.sha256, "bytes": record.bytes}],
         "measured": measured,
     }
+
+
+def template_difficulty(
+    design_label: str, answer: str, choices: list[str] | None
+) -> dict[str, Any]:
+    """The ``difficulty_model`` of a template item (:mod:`benchsmith.difficulty`).
+
+    What is known of a record's item is its number of options and, when the answer and
+    the choices are numbers, how close the nearest wrong one is: then both are scored.
+    Otherwise the subtask's design label is kept (``source: "design label"``), with the
+    number of options recorded.
+    """
+    params: dict[str, Any] = {"options": len(choices) if choices else 0}
+    value = predicted.number(answer)
+    if choices and value is not None:
+        wrong = [predicted.number(c) for c in choices if c.casefold() != answer.casefold()]
+        numbers = [w for w in wrong if w is not None]
+        if numbers and len(numbers) == len(wrong):
+            params["gap"] = predicted.relative_gap(value, numbers)
+            return predicted.model(params)
+    return predicted.from_design_label(design_label, params)
 
 
 def execute(
@@ -297,12 +319,13 @@ def execute(
     else:
         item_input = question
     modalities = ["text", *kinds]
+    difficulty = template_difficulty(subtask.difficulty, answer, choices)
     metadata = {
         "subtask": subtask.id,
         "subtask_name": subtask.name,
         "answer_format": subtask.answer_format,
         "modalities": modalities,
-        "difficulty": subtask.difficulty,
+        "difficulty": difficulty["label"],
         "skills": list(subtask.skills),
         # A slot without a language is worded from the English template (``template_for``).
         "language": slot.get("language") or "en",
@@ -325,6 +348,7 @@ def execute(
         },
         "trace": trace,
         "orchestration": {"source": decision.source, "note": decision.note[:300]},
+        predicted.KEY: difficulty,
     }
     if subtask.answer_format == "numeric":
         metadata["tolerance"] = NUMERIC_TOLERANCE

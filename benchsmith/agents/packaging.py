@@ -49,6 +49,34 @@ def judge_note(config: Any) -> str:
     return f"enforced, {who}"
 
 
+def difficulty_mix_report(config: RunConfig, ws: Any, targets: dict[str, int]) -> dict[str, Any]:
+    """The requested and achieved difficulty mix per subtask (report.json ``difficulty_mix``)."""
+    from collections import Counter
+
+    from benchsmith.difficulty_mix import mix_report
+    from benchsmith.spec import COMPUTED
+
+    subtask_of = {g.id: g.subtask_id for g in ws.spec.groundings}
+    quotas = targets or {a.grounding_id: a.quota for a in ws.spec.allocations}
+    per_subtask: Counter[str] = Counter()
+    for gid, target in quotas.items():
+        per_subtask[subtask_of[gid]] += target
+    accepted: dict[str, Counter[str]] = {}
+    for item in ws.ledger.accepted_items():
+        subtask = str(item.metadata.get("subtask"))
+        accepted.setdefault(subtask, Counter())[str(item.metadata.get("difficulty"))] += 1
+    pool: dict[str, Counter[str]] = {}
+    for gid, labels in ws.candidate_labels().items():
+        pool.setdefault(subtask_of[gid], Counter()).update(str(x) for x in labels)
+    steerable = {
+        s.id: any(g.strategy in COMPUTED for g in ws.spec.groundings if g.subtask_id == s.id)
+        for s in ws.spec.subtasks
+    }
+    return mix_report(
+        dict(config.difficulty_mix or {}), dict(per_subtask), accepted, pool, steerable
+    )
+
+
 def package_build(
     config: RunConfig,
     spec: BenchmarkSpec,
@@ -68,6 +96,7 @@ def package_build(
 
         atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
     ws = open_workspace(config)
+    mix = difficulty_mix_report(config, ws, targets) if config.difficulty_mix else None
     report = write_package(
         ws.bench_dir,
         ws.spec,
@@ -83,6 +112,7 @@ def package_build(
         judge_note=judge_note(config),
         notes=list(ws.template_notes) + list(ws.spec.notes or []),
         tail_backups=ws.backups.summary(),
+        difficulty_mix=mix,
     )
     close_workspace(config)
     return report

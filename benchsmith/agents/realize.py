@@ -16,6 +16,7 @@ import contextlib
 import math
 import shutil
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -283,14 +284,23 @@ class Workspace:
         solver = get_model(self.config, "solver")
         quota = sum(a.quota for a in self.spec.allocations if a.grounding_id == grounding.id)
         wanted = max(16, math.ceil(quota * self.config.max_slots_factor))
+        references = [self.reference_path(grounding.dataset_id)]
+        options: dict[str, Any] = {
+            "answer_formats": formats,
+            "model": None if wording.spec.provider == "local" else wording,
+            "solver": None if solver.spec.provider == "local" else solver,
+            "subtask_id": subtask.id,
+        }
+        if self.config.difficulty_mix:
+            # The graph is built once for the candidates of every label.
+            from benchsmith.solution.knowledge import build_knowledge
+
+            options["knowledge"] = build_knowledge(references, model=options["model"])
         result = generate_items(
-            [self.reference_path(grounding.dataset_id)],
+            references,
             min(grounding.available_records, wanted),
             seed=stable_seed(self.config.seed, grounding.id) % (2**31),
-            answer_formats=formats,
-            model=None if wording.spec.provider == "local" else wording,
-            solver=None if solver.spec.provider == "local" else solver,
-            subtask_id=subtask.id,
+            **options,
         )
         summary = {
             "grounding_id": grounding.id,
@@ -305,6 +315,10 @@ class Workspace:
         from benchsmith.files import atomic_write
 
         items = interleave_cells(result.items)
+        if self.config.difficulty_mix:
+            more = self._problems_for_mix(grounding, items, quota, references, options)
+            items += more
+            summary["difficulty_mix_candidates"] = len(more)
 
         atomic_write(
             self.run_dir / f"computed-{grounding.id}.json",
@@ -381,6 +395,10 @@ class Workspace:
         assert grounding.program is not None
         quota = sum(a.quota for a in self.spec.allocations if a.grounding_id == grounding.id)
         wanted = max(16, math.ceil(quota * self.config.max_slots_factor))
+        if self.config.difficulty_mix:
+            # More of the program's own candidates to choose from (the first ones are
+            # those a build without a mix draws: generation is prefix-stable).
+            wanted = max(wanted, 2 * quota)
         made = generate(
             grounding.program,
             self.program_tables(grounding),
@@ -388,8 +406,131 @@ class Workspace:
             seed=stable_seed(self.config.seed, grounding.id) % (2**31),
             language=language,
         )
+        if self.config.difficulty_mix:
+            # Only the first ``available_records`` candidates are ever drawn.
+            made += self._instances_for_mix(grounding, made, quota, language)
+            made = made[: grounding.available_records]
         with self._computed_lock:
             return self._computed.setdefault(key, made)
+
+    # -- a difficulty mix ------------------------------------------------------------------------
+    def _mix_goals(self, quota: int, have: Counter[str]) -> dict[str, int]:
+        """Candidates still wanted per label: twice its share of the quota, less those made.
+
+        Twice: the candidates of a label must also cover its rejections.
+        """
+        from benchsmith.difficulty_mix import apportion
+
+        wanted = apportion(quota, self.config.difficulty_mix or {})
+        return {k: max(0, 2 * n - have[k]) for k, n in wanted.items() if n}
+
+    def _problems_for_mix(
+        self,
+        grounding: Grounding,
+        items: list[Any],
+        quota: int,
+        references: list[Path],
+        options: dict[str, Any],
+    ) -> list[Any]:
+        """Further computed problems of the labels the first candidates lack.
+
+        A short label gets problems of chains that tend to it (:data:`MIX_STEPS`), drawn
+        with seeds of their own, kept only when their predicted label is the one wanted
+        and their solution graph is new; :data:`MIX_ATTEMPTS` draws per label at most.
+        """
+        import json
+
+        from benchsmith.solution import generate_items
+        from benchsmith.tools.context import stable_seed
+
+        have = Counter(str(i.metadata.get("difficulty")) for i in items)
+        seen = {json.dumps(i.metadata.get("solution_graph"), sort_keys=True) for i in items}
+        extra: list[Any] = []
+        for label, goal in self._mix_goals(quota, have).items():
+            for attempt in range(MIX_ATTEMPTS):
+                if goal <= 0:
+                    break
+                seed = stable_seed(self.config.seed, grounding.id, "mix", label, attempt)
+                result = generate_items(
+                    references,
+                    max(16, 3 * goal),
+                    seed=seed % (2**31),
+                    difficulties=MIX_STEPS[label],
+                    **options,
+                )
+                for item in result.items:
+                    key = json.dumps(item.metadata.get("solution_graph"), sort_keys=True)
+                    if goal > 0 and item.metadata.get("difficulty") == label and key not in seen:
+                        seen.add(key)
+                        extra.append(item)
+                        goal -= 1
+        return extra
+
+    def _instances_for_mix(
+        self, grounding: Grounding, made: list[Any], quota: int, language: str
+    ) -> list[Any]:
+        """Further program instances of the labels the first candidates lack.
+
+        Made with the program's variants (:func:`program_variants`: more or fewer records
+        ranked, rows shown or aggregated), kept only when their predicted label is one
+        still wanted and their prompt is new; each keeps its variant's parameters.
+        """
+        from benchsmith.programs import ProgramError, WordsMissing, generate
+        from benchsmith.tools.context import stable_seed
+
+        assert grounding.program is not None
+        tables = self.program_tables(grounding)
+        table = tables[grounding.program.table]
+        have = Counter(str(i.difficulty.get("label")) for i in made)
+        goals = self._mix_goals(quota, have)
+        seen = {i.prompt(language) for i in made}
+        extra: list[Any] = []
+        for number, variant in enumerate(program_variants(grounding.program, len(table.records))):
+            if not any(goals.values()):
+                break
+            spec = grounding.program.model_copy(update=variant)
+            try:
+                found = generate(
+                    spec,
+                    tables,
+                    n=max(16, 2 * quota),
+                    seed=stable_seed(self.config.seed, grounding.id, "mix", number) % (2**31),
+                    language=language,
+                )
+            except (ProgramError, WordsMissing):
+                continue
+            for instance in found:
+                label = str(instance.difficulty.get("label"))
+                prompt = instance.prompt(language)
+                if goals.get(label, 0) > 0 and prompt not in seen:
+                    seen.add(prompt)
+                    instance.variant = dict(variant)
+                    extra.append(instance)
+                    goals[label] -= 1
+        return extra
+
+    def candidate_labels(self) -> dict[str, list[str | None]]:
+        """Per computed grounding, the predicted label of each candidate, by record index.
+
+        A question program's candidates are those of its subtask's first language (the
+        same seed draws the same records in every language).
+        """
+        from benchsmith.programs import ProgramError, WordsMissing
+
+        out: dict[str, list[str | None]] = {}
+        for grounding in self.spec.groundings:
+            if grounding.strategy == "solution_graph":
+                items = self.computed_items(grounding)
+                out[grounding.id] = [i.metadata.get("difficulty") for i in items]
+            elif grounding.strategy == "question_program":
+                subtask = self.subtasks[grounding.subtask_id]
+                language = (subtask.languages or list(self.config.languages) or ["en"])[0]
+                try:
+                    made = self.program_instances(grounding, language)
+                except (ProgramError, WordsMissing):
+                    made = []
+                out[grounding.id] = [i.difficulty.get("label") for i in made]
+        return out
 
     def take_program(self, slot: Slot, grounding: Grounding) -> Draft | Failure:
         """A question-program slot's item, computed by executing the program."""
@@ -412,9 +553,11 @@ class Workspace:
             return Failure(reason=reason, check="source", counts=False)
         instance = instances[index]
         assert grounding.program is not None
+        # A candidate made for a difficulty mix carries its own parameters (rows, k).
+        program = grounding.program.model_copy(update=instance.variant)
         item = to_item(
             instance,
-            grounding.program,
+            program,
             item_id=slot.item_id,
             language=language,
             seed=stable_seed(self.config.seed, slot.id, "choices"),
@@ -659,6 +802,33 @@ class Workspace:
         """Remove a failed draft's media from the benchmark folder."""
         for _kind, path in draft.item.media_paths():
             (self.bench_dir / path).unlink(missing_ok=True)
+
+
+MIX_STEPS: dict[str, tuple[int, ...]] = {"easy": (1,), "medium": (1, 2, 3), "hard": (3, 4)}
+"""Chain lengths whose problems tend to each label, for the further candidates of a mix."""
+MIX_ATTEMPTS = 2
+"""Draws of further problems per short label (each with a seed of its own)."""
+
+
+def program_variants(spec: Any, n_records: int) -> list[dict[str, Any]]:
+    """Parameters of a program that make harder or easier candidates of the same question.
+
+    More or fewer records ranked (a superlative's ``k``), rows counted or aggregated, rows
+    shown in an open-book prompt; within the table's size and the parameters' bounds. A
+    comparison of two or a closed-book lookup has none (its candidates vary by themselves).
+    """
+    out: list[dict[str, Any]] = []
+    if spec.kind == "superlative":
+        for k in (3, 4, 5, 6, 8, 10):
+            if k != spec.k and k <= n_records:
+                same = spec.rows_shown == spec.k
+                out.append({"k": k, **({"rows_shown": k} if same else {})})
+    elif spec.kind in ("count", "aggregate") or (spec.book == "open" and spec.kind != "compare"):
+        for rows in (3, 4, 6, 8, 10, 12):
+            low = 4 if spec.kind in ("count", "aggregate") else 2
+            if rows != spec.rows_shown and low <= rows <= min(12, n_records):
+                out.append({"rows_shown": rows})
+    return out
 
 
 def interleave_cells(items: list[Any]) -> list[Any]:

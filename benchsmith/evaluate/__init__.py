@@ -7,7 +7,10 @@ Modules, one concern each: :mod:`~benchsmith.evaluate.folder` (reading a benchma
 functions), :mod:`~benchsmith.evaluate.analysis` (``eval.json``),
 :mod:`~benchsmith.evaluate.quality` (the LLM judge of item quality),
 :mod:`~benchsmith.evaluate.plots` and :mod:`~benchsmith.evaluate.html` (``report.html``),
-and :mod:`~benchsmith.evaluate.api`, the entry points re-exported here.
+and :mod:`~benchsmith.evaluate.api`, the entry points re-exported here. On a panel of models:
+:mod:`~benchsmith.evaluate.irt` (2PL fits, subsets), :mod:`~benchsmith.evaluate.calibrate`
+(``benchsmith calibrate``), :mod:`~benchsmith.evaluate.perturb` (the contamination check)
+and :mod:`~benchsmith.evaluate.calibrated_build` (``build --panel``).
 """
 
 from benchsmith.evaluate.api import (

@@ -26,6 +26,8 @@ from benchsmith.evaluate.baselines import is_baseline
 from benchsmith.item import Item
 
 SATURATION = 0.8
+BOOTSTRAP_ROUNDS = 1000
+"""Resamples of the separability intervals (Arena-Hard uses 1000 too)."""
 """Best-model accuracy above which the benchmark is called saturated."""
 FEW_ITEMS = 30
 
@@ -382,6 +384,34 @@ def warnings_for(
     return out
 
 
+def separability_of(
+    matrix: Mapping[str, Sequence[bool]], models: Sequence[str], *, seed: int = 0
+) -> dict[str, Any]:
+    """Per model a bootstrap interval on the shared items, and the share of separated pairs.
+
+    Args:
+        matrix: Each model's scores on the items every model answered (same order).
+        models: The models, in the order to report them.
+        seed: Seeds the resamples.
+    """
+    if not models or not matrix.get(models[0]):
+        return {"intervals": {}, "pairs": 0, "separated": 0, "share": None,
+                "separated_pairs": [], "rounds": BOOTSTRAP_ROUNDS, "n_items": 0}  # fmt: skip
+    scores = np.array([[float(x) for x in matrix[m]] for m in models])
+    boot = st.bootstrap_intervals(scores, rounds=BOOTSTRAP_ROUNDS, seed=seed)
+    intervals = boot["intervals"]
+    sep = st.separability(intervals, names=list(models))
+    return {
+        "intervals": {
+            m: None if iv is None else [round(iv[0], 4), round(iv[1], 4)]
+            for m, iv in zip(models, intervals, strict=True)
+        },
+        **sep,
+        "rounds": BOOTSTRAP_ROUNDS,
+        "n_items": scores.shape[1],
+    }
+
+
 def summarize(
     items: Sequence[Item],
     samples: Iterable[Mapping[str, Any]],
@@ -420,11 +450,13 @@ def summarize(
     )
     analysis = item_analysis(items, correct, models)
     versus = baseline_comparisons(items, correct, models)
+    separable = separability_of(matrix, active, seed=seed)
     return {
         "models": summaries,
         "pairs": pairs,
         "baseline_comparisons": versus,
         "ranking_stability": stability,
+        "separability": separable,
         "spread": spread(summaries),
         "items": analysis,
         "warnings": warnings_for(summaries, pairs, stability, analysis, len(items), versus),
@@ -443,6 +475,9 @@ def summarize(
             "served from the run records, the original call's facts",
             "ranking_stability": f"mean Kendall tau-b between the model rankings on two "
             f"random halves of the shared items, {st.SPLITS} seeded splits",
+            "separability": f"share of model pairs whose 95% percentile-bootstrap intervals "
+            f"do not overlap (Arena-Hard's measure): {BOOTSTRAP_ROUNDS} resamples of the "
+            f"shared items, the same for every model, seed {seed}",
             "saturation": f"warned when the best model exceeds {SATURATION:.0%}",
             **{k: analysis[k] for k in ("difficulty_method", "discrimination_method")},
         },

@@ -134,6 +134,37 @@ def _score_all(
         return list(pool.map(one, flat))
 
 
+def run_and_score(
+    items: Sequence[Item],
+    specs: Sequence[str],
+    *,
+    folder: Path,
+    runtime: LLMRuntime,
+    seed: int,
+    concurrency: int,
+    on_done: Callable[[Response], None] | None,
+    epoch: int = 0,
+) -> tuple[dict[str, list[Response]], list[dict[str, Any]], RoleModel | None]:
+    """Every model's answers to every item (one epoch), scored; and the judge that graded.
+
+    Open answers are graded by the judge role when one was configured on purpose, else by
+    an includes match (see :func:`judge_configured`).
+    """
+    responses = run_models(
+        items,
+        specs,
+        bench_dir=folder,
+        runtime=runtime,
+        seed=seed,
+        concurrency=concurrency,
+        on_done=on_done,
+        epoch=epoch,
+    )
+    needs_judge = any(answer_format(i) == "open" for i in items)
+    judge = runtime.for_role("judge") if needs_judge and judge_configured(runtime) else None
+    return responses, _score_all(items, responses, judge, concurrency), judge
+
+
 def evaluate_benchmark(
     bench_dir: str | Path,
     models: list[str],
@@ -176,23 +207,25 @@ def evaluate_benchmark(
     runtime = runtime_for(config)
     before = len(runtime.records)
     started = time.monotonic()
-    responses = run_models(
+    responses, samples, judge = run_and_score(
         items,
         specs,
-        bench_dir=folder,
+        folder=folder,
         runtime=runtime,
         seed=config.seed,
         concurrency=concurrency,
         on_done=on_done,
     )
-    needs_judge = any(answer_format(i) == "open" for i in items)
-    judge = runtime.for_role("judge") if needs_judge and judge_configured(runtime) else None
-    samples = _score_all(items, responses, judge, concurrency)
     data = summarize(items, samples, specs, seed=config.seed)
     spec = load_spec(folder)
+    # Paths as the folder records them: its name, and the run folder relative to it (or
+    # by its name), never the evaluating machine's absolute paths.
+    from benchsmith.package.portable import portable_path
+
+    run_dir = config.paths.run_dir
     data = {
         "benchmark": {
-            "path": str(folder.resolve()),
+            "path": folder.resolve().name,
             "intent": spec.intent if spec else None,
             "n_items": len(items),
             "limit": limit,
@@ -201,7 +234,7 @@ def evaluate_benchmark(
         "open_answers": "judge role " + judge.spec.text if judge else "includes match",
         **data,
         "run": {
-            "run_dir": config.paths.run_dir,
+            "run_dir": portable_path(run_dir, folder) if run_dir else None,
             "new_calls": len(runtime.records) - before,
             # Per model: calls this run made (the rest came from the run records).
             "new_calls_by_model": {
@@ -214,6 +247,8 @@ def evaluate_benchmark(
     eval_path = write_json(folder / EVAL_FILE, data)
     lines = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
     (folder / SAMPLES_FILE).write_text(lines, encoding="utf-8")
+    if report:
+        write_separability(folder, data)
     report_path = write_report(folder) if report else folder / REPORT_FILE
     return EvalResult(
         bench_dir=folder,
@@ -223,6 +258,64 @@ def evaluate_benchmark(
         samples=samples,
         new_calls=data["run"]["new_calls"],
     )
+
+
+def separability_section(data: dict[str, Any]) -> str:
+    """The separability section of ``report.md`` from ``eval.json``'s data (Markdown)."""
+    from benchsmith.package.calibration import SEPARABILITY_END, SEPARABILITY_START
+
+    sep = data.get("separability") or {}
+    lines = [SEPARABILITY_START, "## Separability (benchsmith eval)", ""]
+    if sep.get("share") is None:
+        lines.append("Not computable: fewer than two models answered the same items.")
+    else:
+        lines += [
+            f"{sep['separated']} of {sep['pairs']} model pairs ({100 * sep['share']:.1f}%) "
+            f"have 95% bootstrap intervals that do not overlap ({sep['rounds']} resamples of "
+            f"{sep['n_items']} shared items). Arena-Hard reports 87.4% for its benchmark and "
+            "22.6% for MT-Bench.",
+            "",
+            "| Model | Accuracy | 95% bootstrap interval |",
+            "|---|---|---|",
+        ]
+        for model, interval in sep["intervals"].items():
+            acc = data["models"][model]["accuracy"]
+            shown = (
+                "n/a" if interval is None else f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
+            )
+            lines.append(
+                f"| `{model}` | {'n/a' if acc is None else f'{100 * acc:.1f}%'} | {shown} |"
+            )
+    return "\n".join([*lines, SEPARABILITY_END]) + "\n"
+
+
+def write_separability(folder: Path, data: dict[str, Any]) -> None:
+    """Put an evaluation's separability into the folder's ``report.md`` and ``report.json``."""
+    from benchsmith.files import atomic_write
+    from benchsmith.package.calibration import (
+        SEPARABILITY_END,
+        SEPARABILITY_START,
+        replace_section,
+    )
+
+    report_md = folder / "report.md"
+    if report_md.is_file():
+        text = replace_section(
+            report_md.read_text(encoding="utf-8"),
+            separability_section(data),
+            SEPARABILITY_START,
+            SEPARABILITY_END,
+        )
+        atomic_write(report_md, text)
+    report_json = folder / "report.json"
+    existing = read_json(report_json)
+    if existing is not None:
+        existing["separability"] = {
+            "source": EVAL_FILE,
+            "models": list(data["models"]),
+            **(data.get("separability") or {}),
+        }
+        write_json(report_json, existing)
 
 
 def judge_benchmark(

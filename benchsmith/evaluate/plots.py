@@ -112,6 +112,37 @@ def subtask_scores(models: Mapping[str, Mapping[str, Any]]) -> Plot:
     return Plot(_png(fig))
 
 
+def separability_intervals(
+    separability: Mapping[str, Any], accuracy: Mapping[str, float | None]
+) -> Plot:
+    """Each model's accuracy with its 95% bootstrap interval, best at the top.
+
+    Intervals that do not overlap separate their models; the title gives the share of pairs
+    that do. Left out with fewer than two models with an interval.
+    """
+    intervals = {m: iv for m, iv in (separability.get("intervals") or {}).items() if iv}
+    if len(intervals) < 2:
+        return Plot(None, "fewer than two models with an interval")
+    order = sorted(intervals, key=lambda m: accuracy.get(m) or 0.0)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.0, 0.45 * len(order) + 1.2))
+    y = np.arange(len(order))
+    points = [accuracy.get(m) or 0.0 for m in order]
+    low = [p - intervals[m][0] for p, m in zip(points, order, strict=True)]
+    high = [intervals[m][1] - p for p, m in zip(points, order, strict=True)]
+    ax.errorbar(points, y, xerr=[low, high], fmt="o", capsize=4)
+    ax.set_yticks(y, order)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("accuracy (95% bootstrap interval)")
+    share = separability.get("share")
+    ax.set_title(
+        f"Separability: {separability.get('separated', 0)} of {separability.get('pairs', 0)} "
+        f"pairs ({'n/a' if share is None else f'{100 * share:.0f}%'}) do not overlap"
+    )
+    ax.grid(axis="x", alpha=0.3)
+    return Plot(_png(fig))
+
+
 def difficulty_histogram(per_item: Sequence[Mapping[str, Any]]) -> Plot:
     """Histogram of item difficulty: the share of models answering each item correctly.
 
@@ -147,7 +178,8 @@ def coverage_table(items: Sequence[Item]) -> tuple[str, str, list[str], list[str
         meta = item.metadata
         if computed:
             rows = [str(c) for c in meta.get("concepts") or ["(none)"]]
-            cols = [str(meta.get("difficulty", "(none)"))]
+            # the chain's steps (older folders kept them in ``difficulty``)
+            cols = [str(meta.get("steps", meta.get("difficulty", "(none)")))]
         else:
             rows = [str(meta.get("subtask") or "(none)")]
             cols = [str(s) for s in meta.get("skills") or ["(none)"]]

@@ -50,6 +50,8 @@ from benchsmith.llm.specs import parse_model_spec
 Status = Literal["answered", "skipped", "error"]
 
 EVAL_ROLE = "solver"
+SAMPLE_TEMPERATURE = 0.7
+"""Temperature of the extra samples of ``calibrate --epochs`` (a common sampling default)."""
 """The role under which models under evaluation are called (and counted in the ledger)."""
 
 
@@ -154,7 +156,15 @@ def refused_kinds(exc: ModelError, kinds: set[str]) -> set[str]:
 class ModelRunner:
     """Asks one model every item (thread-safe; shared by the pool's workers)."""
 
-    def __init__(self, spec: str, runtime: LLMRuntime | None, *, seed: int, bench_dir: Path):
+    def __init__(
+        self,
+        spec: str,
+        runtime: LLMRuntime | None,
+        *,
+        seed: int,
+        bench_dir: Path,
+        epoch: int = 0,
+    ):
         """Prepare a model.
 
         Args:
@@ -162,9 +172,13 @@ class ModelRunner:
             runtime: The run's model runtime (unused by baselines).
             seed: The run seed (baselines).
             bench_dir: The benchmark folder (media).
+            epoch: Which sample of each item this is: 0 is the reproducible answer
+                ``benchsmith eval`` asks for; each later epoch is one more sample, drawn at
+                :data:`SAMPLE_TEMPERATURE` (unless ``[llm] temperature`` is set) with the
+                request's ``seed`` set to the epoch, so that it is its own record.
         """
         self.spec = spec
-        self.seed = seed
+        self.seed = seed + epoch
         self.bench_dir = bench_dir
         self.model: RoleModel | None = None
         self._refused: dict[str, str] = {}
@@ -178,6 +192,11 @@ class ModelRunner:
             self.local = parsed.provider == "local"
             # Reproducible answers: greedy decoding unless [llm] temperature says otherwise.
             self.params = {"temperature": 0.0} if runtime.settings.temperature is None else {}
+            if epoch:
+                self.params = {
+                    **({"temperature": SAMPLE_TEMPERATURE} if self.params else {}),
+                    "seed": epoch,
+                }
 
     def answer(self, item: Item) -> Response:
         """The model's response to one item (never raises for a per-item failure)."""
@@ -234,6 +253,7 @@ def run_models(
     seed: int = 0,
     concurrency: int = 4,
     on_done: Callable[[Response], None] | None = None,
+    epoch: int = 0,
 ) -> dict[str, list[Response]]:
     """Run every model on every item.
 
@@ -245,6 +265,7 @@ def run_models(
         seed: The run seed (baselines).
         concurrency: Pairs in flight at once (the endpoint's own limit also applies).
         on_done: Called after each pair (progress bars).
+        epoch: Which sample of each item (see :class:`ModelRunner`); 0 is ``eval``'s.
 
     Returns:
         Model spec to its responses, in item order.
@@ -258,7 +279,7 @@ def run_models(
         ReplayMissError: Replaying and a call is not in the records.
     """
     folder = Path(bench_dir)
-    runners = {m: ModelRunner(m, runtime, seed=seed, bench_dir=folder) for m in models}
+    runners = {m: ModelRunner(m, runtime, seed=seed, bench_dir=folder, epoch=epoch) for m in models}
     out: dict[str, list[Response | None]] = {m: [None] * len(items) for m in models}
     stop = threading.Event()
 

@@ -6,9 +6,11 @@ Face split ``data/hf/test-DIGEST.parquet``; the ``inspect`` config is the items 
 ``data/test.jsonl`` in ``data/inspect/test-DIGEST.parquet``; see
 :mod:`benchsmith.package.hf_export`), ``dataset_info`` (the ``default`` config's features),
 ``pretty_name``, ``language``, ``size_categories``, ``task_categories``, ``license`` and
-``tags``. The body: the intent, a subtask table, counts, the source datasets with their
-licenses and provenance, the exports and how to run them (audio decoding included), and the
-columns and item format.
+``tags``. The body: the intent, a subtask table, counts, the acceptance rate with the
+checks that ran and those that did not (:mod:`benchsmith.package.checks`), human acceptance
+once the items are reviewed, the source datasets with their licenses and provenance (a local
+file by its name, never its path), the exports and how to run them (audio decoding
+included), and the columns and item format.
 
 Free text (the intent, subtask and source descriptions, licenses) comes from users, models
 and dataset files, so it is treated as untrusted: the front matter is written by
@@ -28,6 +30,7 @@ import yaml
 
 from benchsmith.catalog.cards import DatasetCard
 from benchsmith.item import NUMERIC_TOLERANCE, Item
+from benchsmith.package.checks import describe
 from benchsmith.package.hf_export import (
     HF_COLUMNS,
     HF_CONFIG,
@@ -37,6 +40,7 @@ from benchsmith.package.hf_export import (
     features_yaml,
 )
 from benchsmith.package.inspect_export import INSPECT_TASK_FILE, MAX_RETRIES
+from benchsmith.package.portable import portable_source
 from benchsmith.spec import BenchmarkSpec
 
 if TYPE_CHECKING:
@@ -96,6 +100,9 @@ class CardStats:
         bench_name: The folder's name, used in the how-to commands.
         title: A human title (``pretty_name``); None derives one from the intent.
         acceptance_rate: Share of candidates that passed verification, if known.
+        acceptance_checks: Which checks ran behind ``acceptance_rate`` and which did not
+            (:meth:`benchsmith.package.checks.CheckTally.summary`); None when unknown.
+        human_review: Items a human reviewer accepted and items reviewed, if reviewed.
         summary: Other figures worth a line each (``{"LLM calls": 412}``).
         extra_media: Items with more than one image or more than one audio clip (the
             Hugging Face split's columns hold the first of each kind).
@@ -114,6 +121,8 @@ class CardStats:
     bench_name: str = "BENCH"
     title: str | None = None
     acceptance_rate: float | None = None
+    acceptance_checks: dict[str, Any] | None = None
+    human_review: tuple[int, int] | None = None
     summary: dict[str, str | int | float] = field(default_factory=dict)
     extra_media: int = 0
     hf_files: dict[str, str] = field(default_factory=dict)
@@ -151,6 +160,8 @@ def card_stats(
     bench_name: str = "BENCH",
     title: str | None = None,
     acceptance_rate: float | None = None,
+    acceptance_checks: Mapping[str, Any] | None = None,
+    human_review: tuple[int, int] | None = None,
     summary: Mapping[str, str | int | float] | None = None,
     hf_files: Mapping[str, str] | None = None,
 ) -> CardStats:
@@ -166,6 +177,8 @@ def card_stats(
         bench_name: The benchmark folder's name.
         title: A human title.
         acceptance_rate: Share of candidates that passed verification.
+        acceptance_checks: The checks that ran behind it and those that did not.
+        human_review: ``(accepted, reviewed)`` items of a human review, if any.
         summary: Other figures to show.
         hf_files: The file of each Hugging Face config, as written.
 
@@ -190,6 +203,8 @@ def card_stats(
         bench_name=bench_name,
         title=title,
         acceptance_rate=acceptance_rate,
+        acceptance_checks=dict(acceptance_checks) if acceptance_checks is not None else None,
+        human_review=human_review,
         summary=dict(summary or {}),
         extra_media=counts.extra_media,
         hf_files=dict(hf_files or {}),
@@ -386,12 +401,40 @@ def _size_section(stats: CardStats) -> str:
         f"- By language: {_counts(stats.by_language)}",
     ]
     if stats.acceptance_rate is not None:
-        lines.append(
-            f"- Acceptance rate: {stats.acceptance_rate:.1%} of generated candidates passed "
-            "verification (the rest are in `rejects.jsonl`)"
-        )
+        lines.append(f"- {acceptance_line(stats)}")
+    if stats.human_review is not None:
+        lines.append(f"- {human_line(*stats.human_review)}")
     lines += [f"- {md_cell(k)}: {md_cell(v)}" for k, v in stats.summary.items()]
     return "## Size\n\n" + "\n".join(lines)
+
+
+def acceptance_line(stats: CardStats) -> str:
+    """The acceptance rate and the checks behind it: those that ran and those that did not.
+
+    ``Acceptance: 87.5% of generated candidates passed the checks that ran (structural,
+    ...); not run: LLM judge (no judge model configured), ...``.
+    """
+    rate = stats.acceptance_rate or 0.0
+    checks = md_text(one_line(describe(stats.acceptance_checks)))
+    return (
+        f"Acceptance: {rate:.1%} of generated candidates {checks}. The rejected ones are in "
+        "`rejects.jsonl`."
+    )
+
+
+def human_line(accepted: int, reviewed: int) -> str:
+    """Human acceptance of the reviewed items, with its 95 % Wilson interval."""
+    # Here, not at the top: importing benchsmith.evaluate loads its API (about 2 s), which
+    # a build without a review does not need.
+    from benchsmith.evaluate.statistics import wilson_interval
+
+    if not reviewed:
+        return "Human review: no item reviewed yet."
+    low, high = wilson_interval(accepted, reviewed)
+    return (
+        f"Human review: {accepted} of {reviewed} reviewed items accepted "
+        f"({accepted / reviewed:.1%}, Wilson 95% interval {low:.1%}-{high:.1%})"
+    )
 
 
 def _sources_section(spec: BenchmarkSpec, sources: Sequence[DatasetCard]) -> str:
@@ -405,7 +448,8 @@ def _sources_section(spec: BenchmarkSpec, sources: Sequence[DatasetCard]) -> str
         origin = "; ".join(
             part
             for part in (
-                prov.source,
+                # A local file by its name: never the building machine's path.
+                portable_source(prov.source) if prov.source else None,
                 f"{prov.package} {prov.version or ''}".strip() if prov.package else None,
                 f"recipe {prov.recipe}" if prov.recipe else None,
                 prov.notes or None,

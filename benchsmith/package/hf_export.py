@@ -101,8 +101,8 @@ HF_COLUMNS: tuple[Column, ...] = (
     Column(
         "difficulty",
         "string",
-        "the subtask's difficulty (`easy`, `medium`, `hard`), or for a computed problem its "
-        "number of solution steps; null when unknown",
+        "`easy`, `medium` or `hard`: predicted from the generator's parameters (see "
+        "`metadata.difficulty_model`), else the subtask's design label; null when unknown",
     ),
     Column(
         "modality",

@@ -25,6 +25,8 @@ from typing import Any
 
 from benchsmith.files import atomic_lines, atomic_write, canonical_json, json_line
 from benchsmith.ledger import Ledger
+from benchsmith.package.checks import CheckTally, describe
+from benchsmith.package.portable import portable_files, portable_metadata, scrub_value
 from benchsmith.spec import BenchmarkSpec
 
 DATA_FILE = "data/test.jsonl"
@@ -109,6 +111,7 @@ class DataStats:
     computed_items: dict[str, list[Any]] = field(default_factory=dict)
     samples: list[dict[str, Any]] = field(default_factory=list)
     reviewed_pool: list[Any] = field(default_factory=list)  # accepted ones, revoked included
+    checks: CheckTally = field(default_factory=CheckTally)
     # What rejects.jsonl lists (slot id, place in the ledger) and why, counted on the way.
     rejected: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
     reasons: Counter[str] = field(default_factory=Counter)
@@ -118,7 +121,9 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
     """Write ``data/test.jsonl`` from the accepted items, in id order, counting them.
 
     Items a reviewer took out (revoked in the ledger) are left out; edits from the review
-    are applied.
+    are applied. The files an item cites (its reference document, its formulas' sources)
+    are recorded by name, never by the absolute path they had on the building machine
+    (see :func:`benchsmith.package.portable.portable_metadata`).
 
     Streams: only the ids and where each entry is in the ledger are held in memory. The
     same pass notes the discarded slots for :func:`write_rejects`.
@@ -139,9 +144,12 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         if entry["status"] == "rejected" or entry["item"]["id"] in revoked:
             stats.reasons[_reject_reason(entry, revoked)] += 1
             stats.rejected.append((entry["slot"]["id"], where))
+        if entry["status"] == "rejected":
+            stats.checks.add_rejected(entry.get("check"), entry.get("history") or [])
         if entry["status"] != "accepted":
             continue
-        item = Item.model_validate(entry["item"])
+        item = _portable(Item.model_validate(entry["item"]), bench_dir)
+        stats.checks.add_item(item.metadata)  # revoked ones too: the checks passed them
         if review.journal is not None:  # only what human acceptance counts (id, subtask)
             stats.reviewed_pool.append(
                 Item(
@@ -166,7 +174,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         stats.wording[str(meta.get("wording") or "computed")] += 1
         source = meta.get("source") or {}
         if source.get("strategy") == "solution_graph":
-            # Only what the coverage recount reads (concepts, difficulty).
+            # Only what the coverage recount reads (concepts, steps).
             stats.computed_items.setdefault(str(source.get("grounding")), []).append(
                 Item(
                     id=item.id,
@@ -174,6 +182,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
                     target=item.target,
                     metadata={
                         "concepts": meta.get("concepts"),
+                        "steps": meta.get("steps"),
                         "difficulty": meta.get("difficulty"),
                     },
                 )
@@ -197,14 +206,24 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
     accepted.sort()
     stats.n_items = len(accepted)
     stats.samples = [
-        reviewer_view(review.apply(Item.model_validate(ledger.read_at(where)["item"])))
+        reviewer_view(review.apply(_portable(ledger.read_at(where)["item"], bench_dir)))
         for _id, where in _spread(accepted, 5)
     ]
     with atomic_lines(bench_dir / DATA_FILE) as out:
         for _item_id, where in accepted:
-            item = review.apply(Item.model_validate(ledger.read_at(where)["item"]))
+            item = review.apply(_portable(ledger.read_at(where)["item"], bench_dir))
             out.write(json_line(item.model_dump(mode="json")) + "\n")
     return stats
+
+
+def _portable(item: Any, bench_dir: Path) -> Any:
+    """An item (or its JSON) with the files its metadata cites recorded portably."""
+    from benchsmith.item import Item
+
+    if not isinstance(item, Item):
+        item = Item.model_validate(item)
+    item.metadata = portable_metadata(item.metadata, bench_dir)
+    return item
 
 
 def _spread(rows: list[Any], n: int) -> list[Any]:
@@ -292,7 +311,8 @@ def write_rejects(bench_dir: Path, ledger: Ledger, scanned: DataStats) -> Counte
 
     ``scanned`` is what :func:`write_data` noted of the same ledger in its pass (one read
     of the ledger for both files). Items a human reviewer rejected are listed with the
-    check ``human_review`` and counted as ``human: REASON``.
+    check ``human_review`` and counted as ``human: REASON``. Absolute paths quoted in a
+    reason are written as the folder records paths (relative to it, or a file's name).
     """
     revoked = ledger.revoked()
     reasons = Counter(scanned.reasons)
@@ -324,6 +344,9 @@ def write_rejects(bench_dir: Path, ledger: Ledger, scanned: DataStats) -> Counte
             }
             if entry.get("check") == HUMAN_CHECK:
                 row.update(item=entry["item_id"], reviewer=entry.get("reviewer"))
+            # A reason may quote an input's absolute path (a tool's error message).
+            row["reason"] = scrub_value(row["reason"], bench_dir)
+            row["history"] = scrub_value(row["history"], bench_dir)
             out.write(json_line(row) + "\n")
     return reasons
 
@@ -372,6 +395,9 @@ def render_report_md(report: dict[str, Any]) -> str:
         f"{report['rejected']} candidate(s) rejected; wall time {report['wall_time_s']:.1f} s."
     )
     lines += ["", summary_lines_md(report)]
+    checks = (report.get("acceptance") or {}).get("checks")
+    if checks:
+        lines += ["", f"Accepted candidates {describe(checks)}."]
     lines += [
         "",
         "## Quotas",
@@ -391,6 +417,22 @@ def render_report_md(report: dict[str, Any]) -> str:
                 f"- {s['subtask_id']}: {s['accepted']} of {s['quota']} ({s['missing']} missing): "
                 f"{s['reason']}"
             )
+    mix = report.get("difficulty_mix")
+    if mix:
+        lines += ["", "## Difficulty mix", ""]
+        lines.append(
+            "Predicted difficulty (metadata.difficulty_model). Requested "
+            + ", ".join(f"{k} {v:.0%}" for k, v in mix["requested"].items())
+            + "; achieved "
+            + ", ".join(f"{k} {v:.0%}" for k, v in mix["achieved"].items())
+            + "."
+        )
+        lines += ["", "| subtask | label | wanted | got |", "| --- | --- | ---: | ---: |"]
+        for subtask, row in mix["subtasks"].items():
+            for label, wanted in row["wanted"].items():
+                lines.append(f"| {subtask} | {label} | {wanted} | {row['got'][label]} |")
+        if mix["notes"]:
+            lines += [""] + [f"- {note}" for note in mix["notes"]]
     lines += ["", "## Rejections by check", ""]
     if report["rejection_reasons"]:
         for check, n in sorted(report["rejection_reasons"].items(), key=lambda kv: -kv[1]):
@@ -556,11 +598,14 @@ def write_package(
     judge_note: str = "",
     notes: list[str] | None = None,
     tail_backups: dict[str, int] | None = None,
+    difficulty_mix: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write the whole benchmark folder from the ledger; return the report.
 
     ``tail_backups`` counts this run's speculative slots (see
     :mod:`benchsmith.agents.backups`): ``started``, ``won``, ``superseded`` and ``surplus``.
+    ``difficulty_mix`` (a build with ``--difficulty``) is the mix requested and achieved
+    (:func:`benchsmith.difficulty_mix.mix_report`).
 
     A folder already packaged from the same ledger is left as it is (its report is
     returned), so rerunning a finished build changes nothing.
@@ -602,8 +647,8 @@ def write_package(
         "candidates rejected": rejected,
         "LLM calls": llm_usage.get("calls", 0),
     }
+    checks = data.checks.summary(judge_note)
     if human is not None:
-        summary["human acceptance"] = human["text"]
         for subtask, row in human["by_subtask"].items():
             low, high = row["ci95"]
             summary[f"human acceptance, {subtask}"] = (
@@ -614,7 +659,16 @@ def write_package(
             summary["human rejection reasons"] = ", ".join(
                 f"{k} {v}" for k, v in human["reasons"].items()
             )
-    exports = write_exports(bench_dir, spec, sources, acceptance_rate=rate, summary=summary)
+    exports = write_exports(
+        bench_dir,
+        spec,
+        sources,
+        acceptance_rate=rate,
+        summary=summary,
+        checks=checks,
+        human=(human["overall"]["accepted"], human["overall"]["reviewed"]) if human else None,
+    )
+    shortfalls = scrub_value(list(shortfalls), bench_dir)
     report = {
         "intent": spec.intent,
         "size": spec.size,
@@ -636,9 +690,11 @@ def write_package(
             "accepted": passed,
             "candidates": passed + automatic,
             "records_skipped": skipped,
+            "checks": checks,
             "note": "items that passed every enforced check, over every candidate realized "
             "(records skipped for having no answer are not candidates; rejects.jsonl lists "
-            "them with the check 'record')",
+            "them with the check 'record'); checks names the checks that ran and those that "
+            "did not",
         },
         "wording": {
             "template": data.wording.get("template", 0),
@@ -664,7 +720,7 @@ def write_package(
             "note": judge_note,
         },
         "read_these": data.samples,
-        "notes": list(notes or []),
+        "notes": scrub_value(list(notes or []), bench_dir),
         "llm": llm_usage,
         "models": models,
         "seed": seed,
@@ -677,6 +733,8 @@ def write_package(
     }
     if human is not None:
         report["human_review"] = human
+    if difficulty_mix is not None:
+        report["difficulty_mix"] = difficulty_mix
     atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     atomic_write(bench_dir / REPORT_MD, render_report_md(report))
     return report
@@ -733,6 +791,9 @@ def computed_summaries(
             summary = json.loads(path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, OSError):
             continue
+        # The formulas' sources by the reference's name (a build before names were kept
+        # wrote its absolute path).
+        summary = portable_files(summary, Path(run_dir).parent)
         report = summary.get("solution_report")
         if report and report.get("coverage"):
             items = (delivered or {}).get(summary.get("grounding_id"), [])
@@ -751,17 +812,24 @@ def write_exports(
     *,
     acceptance_rate: float | None,
     summary: dict[str, Any],
+    checks: dict[str, Any] | None = None,
+    human: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Write the exports and the dataset card; what each covers.
 
     The exports: the Hugging Face split (and the Inspect-style config beside it), the lm-eval
-    task and the Inspect task file.
+    task and the Inspect task file. ``checks`` is what the checks behind
+    ``acceptance_rate`` did (see :meth:`benchsmith.package.checks.CheckTally.summary`),
+    ``human`` the items a human reviewer accepted and reviewed; the card states both.
     """
+    from benchsmith.package.calibration import card_section, reapply_to_items
     from benchsmith.package.card import ItemCounts, card_stats, render_card
     from benchsmith.package.hf_export import read_records, remove_stale, write_hf_split
     from benchsmith.package.inspect_export import write_inspect_task
     from benchsmith.package.lmeval_export import TextOnlyCount, write_lmeval_task
 
+    # A calibration of these very items (benchsmith calibrate) stays in their metadata.
+    calibration = reapply_to_items(bench_dir)
     # One read of data/test.jsonl: the split's rows, the lm-eval and the card's counts.
     text_only, counts = TextOnlyCount(), ItemCounts()
 
@@ -779,10 +847,15 @@ def write_exports(
         lmeval=lmeval,
         bench_name=bench_dir.name,
         acceptance_rate=acceptance_rate,
+        acceptance_checks=checks,
+        human_review=human,
         summary=summary,
         hf_files=hf.files,
     )
-    atomic_write(bench_dir / "README.md", render_card(spec, stats, sources))
+    card = render_card(spec, stats, sources)
+    if calibration is not None:
+        card = card.rstrip("\n") + "\n\n" + card_section(calibration)
+    atomic_write(bench_dir / "README.md", card)
     remove_stale(bench_dir, hf.files)  # only now: the old card pointed at them
     return {
         "inspect": {

@@ -3,7 +3,8 @@
 A multiple-choice item takes the instance's answer and ``n_choices - 1`` of its
 distractors (the program's own rule ordered them; a seeded shuffle places the answer), so
 exactly one choice is correct by construction. Numeric and short-answer items carry the
-answer as their target.
+answer as their target. ``difficulty`` is the label predicted from the program's parameters
+and ``difficulty_model`` the prediction (:mod:`benchsmith.difficulty`).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from benchsmith.difficulty import KEY, from_design_label
 from benchsmith.item import LETTERS, NUMERIC_TOLERANCE, Item
-from benchsmith.programs.run import Instance
+from benchsmith.programs.run import Instance, choice_values
 from benchsmith.programs.spec import ProgramSpec
 
 
@@ -31,14 +33,7 @@ def to_item(
     target = instance.answer
     fmt = spec.answer_format
     if fmt == "multiple_choice":
-        seen = {instance.answer.casefold()}
-        wrong: list[str] = []
-        pool = list(instance.distractors)
-        rank = spec.kind in ("compare", "superlative")
-        for value in pool:
-            if value.casefold() not in seen and (len(wrong) < spec.n_choices - 1 or rank):
-                seen.add(value.casefold())
-                wrong.append(value)
+        wrong = choice_values(spec, instance.answer, instance.distractors)
         if spec.kind in ("compare", "superlative") and instance.table_text == "":
             # The question lists the records in its own order; the choices follow it.
             names = [instance.answer, *wrong]
@@ -53,7 +48,8 @@ def to_item(
         "subtask_name": subtask.name,
         "answer_format": fmt,
         "modalities": ["text"],
-        "difficulty": instance.difficulty.get("predicted", subtask.difficulty),
+        # Predicted from the program's parameters (the design label when none was scored).
+        "difficulty": instance.difficulty.get("label", subtask.difficulty),
         "skills": list(subtask.skills),
         "language": language,
         "question": instance.question,
@@ -61,6 +57,7 @@ def to_item(
         "wording": "template",
         "template": f"program:{spec.kind}",
         "program": {**instance.metadata(spec), "question": instance.question},
+        KEY: instance.difficulty or from_design_label(subtask.difficulty),
     }
     if instance.numeric and fmt != "multiple_choice":
         metadata["tolerance"] = NUMERIC_TOLERANCE

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
 from benchsmith.programs.labels import translate_value
 from benchsmith.programs.spec import Condition, ProgramSpec
@@ -55,6 +56,9 @@ class Instance:
     difficulty: dict[str, Any] = field(default_factory=dict)
     named: list[str] = field(default_factory=list)
     """The record names the question states (a lookup's key, a comparison's records)."""
+    variant: dict[str, Any] = field(default_factory=dict)
+    """Parameters this instance was made with in place of its program's (``rows_shown``,
+    ``k``): a candidate generated for a difficulty mix. Empty: the program's own."""
 
     def prompt(self, language: str) -> str:
         """The text given to the test-taker (open-book: preamble, table, question)."""
@@ -80,7 +84,6 @@ class Instance:
             meta["features"] = self.features
         if self.hops:
             meta["hops"] = self.hops
-        meta["difficulty"] = self.difficulty
         return meta
 
 
@@ -186,35 +189,70 @@ def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
     return translate_value(text, language)
 
 
-def _level(score: float) -> str:
-    return "easy" if score < 1.5 else "medium" if score < 3.0 else "hard"
+STEPS = {
+    "lookup": 1,
+    "filtered_lookup": 1,
+    "compare": 1,
+    "superlative": 1,
+    "count": 1,
+    "aggregate": 1,
+    "classify": 2,
+    "multihop": 1,
+}
+"""Operations a program's answer takes, before its hops and a mean's division: a
+classification matches the features, then reads the label."""
 
 
-def _difficulty(spec: ProgramSpec, **params: Any) -> dict[str, Any]:
-    base = {
-        "lookup": 0.5,
-        "filtered_lookup": 1.0,
-        "compare": 1.0,
-        "superlative": 1.5,
-        "count": 1.5,
-        "aggregate": 2.0,
-        "classify": 2.0,
-        "multihop": 2.5,
-    }[spec.kind]
-    score = base
-    gap = params.get("gap")
-    if gap is not None:  # close values are harder to tell apart
-        score += 1.0 if gap < 0.1 else 0.5 if gap < 0.3 else 0.0
-    score += 0.25 * max(0, params.get("k", 2) - 2)
-    score += 0.15 * max(0, params.get("rows_shown", 0) - 4)
-    score += 0.5 * len(spec.conditions)
-    score += 0.75 * max(0, params.get("hops", 1) - 1)
-    if spec.answer_format != "multiple_choice":
-        score += 0.5
-    if spec.aggregate == "mean":
-        score += 0.5
-    predicted = round(score, 2)
-    return {"predicted": _level(predicted), "score": predicted, "params": params}
+def choice_values(spec: ProgramSpec, answer: str, distractors: Sequence[str]) -> list[str]:
+    """The wrong choices a multiple-choice item shows (the program's order, no repeats).
+
+    A ranking shows every record it compares; other programs ``n_choices - 1`` values.
+    """
+    seen = {answer.casefold()}
+    wrong: list[str] = []
+    rank = spec.kind in ("compare", "superlative")
+    for value in distractors:
+        if value.casefold() not in seen and (len(wrong) < spec.n_choices - 1 or rank):
+            seen.add(value.casefold())
+            wrong.append(value)
+    return wrong
+
+
+def _difficulty(
+    spec: ProgramSpec, answer: str, distractors: Sequence[str], **params: Any
+) -> dict[str, Any]:
+    """The ``difficulty_model`` record of an instance (:mod:`benchsmith.difficulty`).
+
+    Scored: the operations (``steps``: the kind's, the hops, a mean's division), the rows
+    the question ranges over (``rows``: records compared, rows shown or aggregated), the
+    conditions (``filters``), closed- or open-book, the options shown (0: a free answer),
+    the relative ``gap`` to the nearest wrong choice (the runner-up of a ranking, the
+    nearest wrong number of a numeric answer) and a numeric answer's digits and size.
+    ``params`` adds the executor's own (``k``, ``gap``, ``rows_shown``, ...).
+    """
+    steps = STEPS[spec.kind] + len(spec.hops) + (spec.aggregate == "mean")
+    rows = params.get("k") or params.get("rows_shown") or (1 + len(spec.hops))
+    multiple = spec.answer_format == "multiple_choice"
+    wrong = choice_values(spec, answer, distractors) if multiple else []
+    record: dict[str, Any] = {
+        "kind": spec.kind,
+        "steps": steps,
+        "rows": rows,
+        "filters": len(spec.conditions),
+        "book": spec.book,
+        "options": 1 + len(wrong) if multiple else 0,
+        **params,
+    }
+    value = as_number(answer)
+    if value is not None and spec.kind not in ("compare", "superlative"):
+        record["digits"] = predicted.significant_digits(answer)
+        size = predicted.magnitude(value)
+        if size is not None:
+            record["magnitude"] = size
+        numbers = [n for n in (as_number(w) for w in wrong) if n is not None]
+        if record.get("gap") is None and numbers:
+            record["gap"] = predicted.relative_gap(value, numbers)
+    return predicted.model(record)
 
 
 # ----------------------------------------------------------------------------- executors
@@ -273,7 +311,7 @@ def _lookup(
         records=[table.text(r, spec.key_field) for r in (shown or [row])],
         shown_fields=fields,
         table_text=text,
-        difficulty=_difficulty(spec, rows_shown=len(shown)),
+        difficulty=_difficulty(spec, answer, distractors, rows_shown=len(shown)),
         named=[key],
     )
 
@@ -318,7 +356,9 @@ def _rank(
         else [],
         shown_fields=fields,
         table_text=text,
-        difficulty=_difficulty(spec, k=k, gap=round(gap, 4)),
+        difficulty=_difficulty(
+            spec, names[best], [n for i, n in enumerate(names) if i != best], k=k, gap=round(gap, 4)
+        ),
         named=names,
     )
 
@@ -391,7 +431,9 @@ def _over_rows(
         shown_fields=fields,
         table_text=text,
         numeric=True,
-        difficulty=_difficulty(spec, rows_shown=n, matching=len(chosen)),
+        difficulty=_difficulty(
+            spec, number_text(answer_value), distractors, rows_shown=n, matching=len(chosen)
+        ),
     )
 
 
@@ -441,7 +483,12 @@ def _classify(
         table_text=text,
         features=dict(stated),
         difficulty=_difficulty(
-            spec, features=len(spec.features), labels=len(labels), rows_shown=len(shown)
+            spec,
+            answer,
+            [v for v in labels if v.casefold() != answer.casefold()],
+            features=len(spec.features),
+            labels=len(labels),
+            rows_shown=len(shown),
         ),
     )
 
@@ -558,7 +605,9 @@ def _multihop(
         table_text=text,
         hops=hops,
         named=[key],
-        difficulty=_difficulty(spec, hops=len(spec.hops)),
+        difficulty=_difficulty(
+            spec, answer, distractors, hops=len(spec.hops), rows_shown=len(shown)
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from benchsmith.markup import MARKUP_SUFFIXES, MarkupError, to_markdown
@@ -35,8 +35,17 @@ class Source:
     end: int
 
     def to_dict(self) -> dict[str, Any]:
-        """The form kept in item metadata: ``{"file", "section", "span": [start, end]}``."""
-        return {"file": self.file, "section": self.section, "span": [self.start, self.end]}
+        """The form kept in item metadata: ``{"file", "section", "span": [start, end]}``.
+
+        ``file`` is the document's name, not the path it was read from: items and reports
+        are published, and the building machine's folders are nobody's business (nor any
+        use to a reader, who finds the document by its name).
+        """
+        return {
+            "file": PurePosixPath(self.file.replace("\\", "/")).name or self.file,
+            "section": self.section,
+            "span": [self.start, self.end],
+        }
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """Items from executed problems: numeric or multiple choice, with full metadata.
 
 Metadata on every item: ``subtask``, ``answer_format``, ``modalities``, ``concepts``,
-``formulas``, ``steps``, ``difficulty``, ``bloom``, ``source`` (file, section, span of the
+``formulas``, ``steps`` (the chain length), ``difficulty`` (the label predicted from the
+problem's parameters) and ``difficulty_model`` (the prediction: chain length, givens, unit
+conversions, solved steps, options, distractor gap, the answer's digits and size; see
+:mod:`benchsmith.difficulty`), ``bloom``, ``source`` (file, section, span of the
 final formula) and ``sources`` (every formula used), ``solution_graph`` (``givens``, ordered
 ``steps``, ``target``) with ``intermediate_values`` beside it, ``tolerance``, ``answer_value``
 and ``unit``; for multiple choice, the mistake behind each distractor.
@@ -12,7 +15,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from benchsmith import difficulty as predicted
 from benchsmith.item import LETTERS, Item
+from benchsmith.solution.dimensions import _converts
 from benchsmith.solution.distractors import Distractor
 from benchsmith.solution.formatting import format_value, target_string
 from benchsmith.solution.graph import SolutionGraph
@@ -44,6 +49,7 @@ def base_metadata(
         "concepts": concepts,
         "formulas": [f.equation() for f in formulas],
         "steps": len(steps),
+        # The predicted label replaces it when the item is made (numeric_item, choice_item).
         "difficulty": len(steps),
         "bloom": bloom_level(problem),
         "source": final.source.to_dict(),
@@ -56,11 +62,48 @@ def base_metadata(
     }
 
 
+def difficulty_model(
+    problem: Problem, graph: SolutionGraph, wrong: list[float] | None = None
+) -> dict[str, Any]:
+    """The predicted difficulty of a problem (:mod:`benchsmith.difficulty`).
+
+    Params: the chain length ``k`` (as ``steps``), the ``givens``, the unit
+    ``conversions`` (each percent given, to be used as a fraction, and each formula
+    carrying a conversion constant), the ``inverted`` (solved) steps, the
+    ``options`` (0: a numeric answer) and the relative ``gap`` to the nearest wrong choice,
+    and the printed answer's significant ``digits`` and ``magnitude``.
+    """
+    steps = problem.derivation.steps
+    percent = sum(graph.quantities[n].unit == "percent" for n in problem.givens)
+    constants = sum(_converts(f.expr) for f in dict.fromkeys(s.formula for s in steps))
+    printed = target_string(problem.answer, graph.quantities[problem.target])
+    params: dict[str, Any] = {
+        "steps": len(steps),
+        "k": len(steps),
+        "givens": len(problem.givens),
+        "conversions": int(percent + constants),
+        "inverted": sum(s.inverted for s in steps),
+        "options": 1 + len(wrong) if wrong is not None else 0,
+        "digits": predicted.significant_digits(printed),
+    }
+    size = predicted.magnitude(float(printed))
+    if size is not None:
+        params["magnitude"] = size
+    if wrong:
+        params["gap"] = predicted.relative_gap(problem.answer, wrong)
+    return predicted.model(params)
+
+
+def _with_difficulty(metadata: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
+    return {**metadata, "difficulty": model["label"], predicted.KEY: model}
+
+
 def numeric_item(
     item_id: str, text: str, metadata: dict[str, Any], problem: Problem, graph: SolutionGraph
 ) -> Item:
     """A numeric item: the target is the answer rounded as the text asks (percent as percent)."""
     target = target_string(problem.answer, graph.quantities[problem.target])
+    metadata = _with_difficulty(metadata, difficulty_model(problem, graph))
     return Item(id=item_id, input=text, target=target, metadata=metadata)
 
 
@@ -80,7 +123,8 @@ def choice_item(
     rng.shuffle(options)
     choices = [format_value(v, quantity) for v, _, _ in options]
     correct = next(i for i, (_, mistake, _) in enumerate(options) if mistake is None)
-    metadata = dict(metadata)
+    model = difficulty_model(problem, graph, [d.value for d in distractors])
+    metadata = _with_difficulty(metadata, model)
     metadata["distractors"] = [
         {"choice": LETTERS[i], "mistake": m, "detail": d}
         for i, (_, m, d) in enumerate(options)

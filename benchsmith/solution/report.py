@@ -70,8 +70,9 @@ def quantity_rows(graph: SolutionGraph) -> list[dict[str, Any]]:
 
 def delivered_coverage(coverage: CoverageReport, items: Iterable[Item]) -> CoverageReport:
     """The coverage table recounted on the items actually delivered."""
+    # The chain length is ``steps`` (``difficulty`` held it before it became a label).
     counts = Counter(
-        (i.metadata["concepts"][0], int(i.metadata["difficulty"]))
+        (i.metadata["concepts"][0], int(i.metadata.get("steps") or i.metadata["difficulty"]))
         for i in items
         if i.metadata.get("concepts")
     )

@@ -80,7 +80,10 @@ def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
     assert report["rejection_reasons"]["human: ambiguous"] == 1
     assert "## Human review" in (out / "report.md").read_text(encoding="utf-8")
     card_text = (out / "README.md").read_text(encoding="utf-8")
-    assert "human acceptance: 2 of 4 reviewed items" in card_text
+    assert (
+        "Human review: 2 of 4 reviewed items accepted (50.0%, Wilson 95% interval 15.0%-85.0%)"
+        in card_text
+    )
     assert "human acceptance, capitals: 2 of 4" in card_text
     assert "human rejection reasons: wrong target 1, ambiguous 1" in card_text
     # No exported file holds a rejected item.

@@ -79,7 +79,11 @@ def test_report_holds_plots_and_numbers(tmp_path):
     result = evaluate_benchmark(bench, ["baseline:first", "baseline:random"])
     page = result.report_path.read_text()
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 2  # difficulty histogram, coverage heatmap
+    assert len(images) == 3  # separability intervals, difficulty histogram, coverage heatmap
+    sep = result.data["separability"]
+    assert sep["pairs"] == 1 and sep["rounds"] == 1000
+    assert set(sep["intervals"]) == set(result.data["models"])
+    assert f"{sep['separated']} of 1 model pairs" in page
     assert "No score by subtask plot: only 1 subtask" in page  # one subtask: nothing to compare
     assert all(base64.b64decode(i).startswith(b"\x89PNG") for i in images)
     for model, m in result.data["models"].items():

@@ -116,3 +116,37 @@ def test_scores_agree_with_inspect_on_the_same_server(evaluated):
     assert {i: s["answer"] for i, s in ours.items()} == inspect_answers, report
     inspect_accuracy = sum(inspect_correct.values()) / SIZE
     assert result.accuracy("local") == inspect_accuracy, report
+
+
+def test_calibrate_and_perturb_run_end_to_end_on_the_embedded_model(evaluated):
+    """``benchsmith calibrate`` and ``perturb`` (CLI, child processes) with the baselines and
+    the embedded model as the panel: the fresh build is a real build on SmolLM2-135M."""
+    tmp, out, _result = evaluated
+    environ = env(tmp)
+    panel = [arg for model in MODELS for arg in ("--model", model)]
+    done = run([str(BIN / "benchsmith"), "calibrate", str(out), *panel, "--quiet"], tmp, environ)
+    assert "separability:" in done.stdout and "subset of" in done.stdout, done.stdout
+    data = json.loads((out / "calibration.json").read_text())
+    assert [m["model"] for m in data["panel"]] == MODELS
+    assert data["separability"]["pairs"] == 3 and len(data["items"]) == SIZE
+    for line in (out / "data" / "test.jsonl").read_text().splitlines():
+        cal = json.loads(line)["metadata"]["calibration"]
+        assert isinstance(cal["difficulty"], float) and cal["panel"] == MODELS
+    for name in ("README.md", "report.md"):
+        text = (out / name).read_text()
+        assert "## Calibration" in text and "model pairs" in text, name
+    done = run(
+        [str(BIN / "benchsmith"), "perturb", str(out), *panel, "--catalog", str(tmp / "catalog"),
+         "--build-model", "local", "--quiet"],
+        tmp,
+        environ,
+        timeout=900,
+    )  # fmt: skip
+    assert "fresh instances:" in done.stdout, done.stdout
+    data = json.loads((out / "perturb.json").read_text())
+    fresh = (out / data["fresh"]["folder"]).resolve()
+    assert (fresh / "data" / "test.jsonl").is_file()
+    assert set(data["models"]) == set(MODELS)
+    for row in data["models"].values():
+        assert row["n"] >= 1 and 0.0 <= row["p_value"] <= 1.0
+    assert "## Contamination check" in (out / "report.md").read_text()

@@ -241,7 +241,7 @@ def test_card_front_matter_parses_and_holds_configs_and_license(tmp_path):
     # The Hub's own front-matter reader agrees.
     (tmp_path / "README.md").write_text(text, encoding="utf-8")
     assert metadata_load(tmp_path / "README.md") == meta
-    assert "Acceptance rate: 80.0%" in body
+    assert "Acceptance: 80.0% of generated candidates passed verification (which checks" in body
     assert "text+image: 1" in body and "text+audio: 1" in body and "text: 3" in body
 
 

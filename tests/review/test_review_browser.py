@@ -501,4 +501,4 @@ def test_items_rejected_in_the_page_are_refilled_by_a_resumed_build(tmp_path, co
     }
     assert report["rejection_reasons"]["human: wrong target"] == 1
     assert report["rejection_reasons"]["human: ambiguous"] == 1
-    assert "human acceptance: 2 of 4 reviewed items" in (out / "README.md").read_text("utf-8")
+    assert "Human review: 2 of 4 reviewed items accepted" in (out / "README.md").read_text("utf-8")

@@ -116,7 +116,11 @@ def test_every_item_carries_the_metadata(thousand):
         meta = item.metadata
         assert keys <= set(meta)
         assert meta["modalities"] == ["text"]
-        assert meta["steps"] == meta["difficulty"] == len(meta["solution_graph"]["steps"])
+        assert meta["steps"] == len(meta["solution_graph"]["steps"])
+        # The label is predicted from the problem's parameters, the chain length among them.
+        model = meta["difficulty_model"]
+        assert meta["difficulty"] == model["label"] and model["source"] == "generator"
+        assert model["params"]["steps"] == meta["steps"] and 0 <= model["score"] <= 1
         assert set(meta["source"]) == {"file", "section", "span"}
         assert list(meta["intermediate_values"]) == [
             s["output"] for s in meta["solution_graph"]["steps"]
