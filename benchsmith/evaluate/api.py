@@ -386,6 +386,7 @@ def write_report(bench_dir: str | Path) -> Path:
         The path of the page.
     """
     from benchsmith.evaluate.html import render_report
+    from benchsmith.package.calibration import current_calibration
 
     folder = Path(bench_dir)
     items = load_items(folder)
@@ -395,6 +396,8 @@ def write_report(bench_dir: str | Path) -> Path:
         evaluation=read_json(folder / EVAL_FILE),
         quality=read_json(folder / JUDGE_FILE),
         samples=read_samples(folder),
+        # only a calibration of these very items (a refilled folder's is stale)
+        calibration=current_calibration(folder),
     )
     path = folder / REPORT_FILE
     path.write_text(page, encoding="utf-8")

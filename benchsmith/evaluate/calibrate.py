@@ -38,14 +38,13 @@ import numpy as np
 from benchsmith.config import RunConfig
 from benchsmith.evaluate import irt
 from benchsmith.evaluate import statistics as st
-from benchsmith.evaluate.api import _config, check_models, run_and_score
-from benchsmith.evaluate.folder import EvaluationError, load_items
+from benchsmith.evaluate.api import _config, check_models, run_and_score, write_report
+from benchsmith.evaluate.folder import CALIBRATION_FILE, EvaluationError, load_items
 from benchsmith.evaluate.runner import Response
 from benchsmith.files import write_json
 from benchsmith.item import Item
 from benchsmith.llm.registry import runtime_for
 
-CALIBRATION_FILE = "calibration.json"
 MIN_PANEL = 3
 """Fewer models cannot rank anything worth fitting."""
 DEFAULT_SUBSET = 100
@@ -180,6 +179,7 @@ def calibrate_benchmark(
         from benchsmith.package.calibration import write_calibration
 
         write_calibration(folder, data)
+        write_report(folder)
     return CalibrationResult(folder, path, data, data["run"]["new_calls"])
 
 

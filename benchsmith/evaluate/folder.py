@@ -13,6 +13,7 @@ from benchsmith.spec import BenchmarkSpec
 
 DATA_FILE = Path("data") / "test.jsonl"
 EVAL_FILE = "eval.json"
+CALIBRATION_FILE = "calibration.json"
 SAMPLES_FILE = "eval_samples.jsonl"
 JUDGE_FILE = "judge.json"
 REPORT_FILE = "report.html"

@@ -620,6 +620,46 @@ def _quality(quality: Mapping[str, Any]) -> str:
     )
 
 
+def _calibration(data: Mapping[str, Any]) -> str:
+    """The panel's calibration: separability, fitted item parameters, the subset."""
+    panel = data.get("panel") or []
+    sep = data.get("separability") or {}
+    subset = data.get("subset") or {}
+    intervals = {m["model"]: m.get("ci95") for m in panel}
+    accuracy = {m["model"]: m.get("accuracy") for m in panel}
+    rows = [
+        [_e(m["model"]), pct(m.get("accuracy")), _ci(m.get("ci95")), _num(m.get("ability"))]
+        for m in sorted(panel, key=lambda m: -(m.get("accuracy") or 0))
+    ]
+    flagged = sorted((data.get("flags") or {}).items())
+    flags = ", ".join(f"{len(ids)} {flag.replace('_', ' ')}" for flag, ids in flagged)
+    agreement = (data.get("predicted_vs_fitted") or {}).get("spearman")
+    return (
+        "<h2>Calibration (benchsmith calibrate)</h2>"
+        f"<p>A panel of {len(panel)} models answered every item {data.get('epochs', 1)} "
+        f"time(s); a 2PL IRT model was fitted. Separability: {sep.get('separated')} of "
+        f"{sep.get('pairs')} pairs ({pct(sep.get('share'))}) have 95% bootstrap intervals "
+        "that do not overlap.</p>"
+        + _table(["model", "accuracy", "95% bootstrap interval", "ability (IRT)"], rows, {1, 3})
+        + _plot(
+            plots.separability_intervals({**sep, "intervals": intervals}, accuracy),
+            "accuracy of each panel model with its bootstrap interval",
+        )
+        + _plot(plots.item_parameters(data.get("items") or []), "fitted item parameters")
+        + f"<p>Flagged: {_e(flags or 'none')}. A subset of {subset.get('size')} items "
+        f"{'keeps' if subset.get('ranking_kept') else 'does not keep'} the panel's ranking "
+        f"(mean absolute error {pct(subset.get('mean_abs_error'))})"
+        + (
+            f"; the generators' predicted difficulty ranks items as the fit does with "
+            f"Spearman {agreement:.2f}"
+            if agreement is not None
+            else ""
+        )
+        + ". Per item values are in <code>calibration.json</code> and each item's "
+        "<code>metadata.calibration</code>.</p>"
+    )
+
+
 def render_report(
     *,
     items: Sequence[Item],
@@ -627,6 +667,7 @@ def render_report(
     evaluation: Mapping[str, Any] | None,
     quality: Mapping[str, Any] | None,
     samples: Sequence[Mapping[str, Any]] = (),
+    calibration: Mapping[str, Any] | None = None,
 ) -> str:
     """The whole page.
 
@@ -636,6 +677,7 @@ def render_report(
         evaluation: The ``eval.json`` data, if any.
         quality: The ``judge.json`` data, if any.
         samples: The answers (``eval_samples.jsonl``), for the item table.
+        calibration: The ``calibration.json`` data (``benchsmith calibrate``), if any.
 
     Returns:
         The HTML page, to be written in the benchmark folder (media links are relative to it).
@@ -667,6 +709,8 @@ def render_report(
         ]
     else:
         parts.append("<h2>Items</h2>" + _item_table(items, None, ()))
+    if calibration:
+        parts.append(_calibration(calibration))
     parts.append(_coverage(items))
     if quality:
         parts.append(_quality(quality))

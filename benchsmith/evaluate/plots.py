@@ -143,6 +143,30 @@ def separability_intervals(
     return Plot(_png(fig))
 
 
+def item_parameters(rows: Sequence[Mapping[str, Any]]) -> Plot:
+    """Fitted difficulty against discrimination, one point per item; flagged items marked.
+
+    Left out with fewer than two items.
+    """
+    points = [r for r in rows if r.get("difficulty") is not None]
+    if len(points) < 2:
+        return Plot(None, "fewer than two calibrated items")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    plain = [r for r in points if not r.get("flag")]
+    flagged = [r for r in points if r.get("flag")]
+    ax.scatter([r["difficulty"] for r in plain], [r["discrimination"] for r in plain],
+               s=12, label="items")  # fmt: skip
+    if flagged:
+        ax.scatter([r["difficulty"] for r in flagged], [r["discrimination"] for r in flagged],
+                   s=12, marker="x", label="flagged (solved by all/none, low a)")  # fmt: skip
+    ax.set_xlabel("difficulty b (higher is harder)")
+    ax.set_ylabel("discrimination a")
+    ax.set_title("Fitted item parameters")
+    ax.legend(fontsize=8)
+    return Plot(_png(fig))
+
+
 def difficulty_histogram(per_item: Sequence[Mapping[str, Any]]) -> Plot:
     """Histogram of item difficulty: the share of models answering each item correctly.
 

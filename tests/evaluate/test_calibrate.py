@@ -142,6 +142,12 @@ def test_calibration_lands_in_metadata_card_and_report(calibrated):
         assert cal["difficulty"] == by_id[item.id]["difficulty"]
         assert cal["discrimination"] == by_id[item.id]["discrimination"]
         assert len(cal["panel"]) == 6 and cal["epochs"] == 5
+    page = (bench / "report.html").read_text()
+    section = page[page.index("<h2>Calibration (benchsmith calibrate)</h2>") :]
+    assert 'alt="accuracy of each panel model with its bootstrap interval"' in section
+    assert 'alt="fitted item parameters"' in section
+    sep = result.data["separability"]
+    assert f"{sep['separated']} of 15 pairs" in section
 
 
 def test_a_rerun_is_served_from_the_records(calibrated):
