@@ -150,3 +150,29 @@ def test_calibrate_and_perturb_run_end_to_end_on_the_embedded_model(evaluated):
     for row in data["models"].values():
         assert row["n"] >= 1 and 0.0 <= row["p_value"] <= 1.0
     assert "## Contamination check" in (out / "report.md").read_text()
+
+
+def test_a_build_calibrated_on_the_embedded_model_runs_end_to_end(evaluated):
+    """``build --panel`` (CLI, child process) with the baselines and SmolLM2-135M as the panel:
+    every round's items are measured, those that separate nothing are revoked and refilled,
+    and the report says what the panel measured."""
+    tmp, out, _result = evaluated
+    spec = tmp / "spec.json"  # the plan build_capitals_locally realized
+    calibrated = tmp / "calibrated"
+    panel = [arg for model in MODELS for arg in ("--panel", model)]
+    done = run(
+        [str(BIN / "benchsmith"), "build", "--spec", str(spec), "--out", str(calibrated),
+         "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet", *panel,
+         "--panel-rounds", "2", "--difficulty", "easy=0.34,medium=0.33,hard=0.33"],
+        tmp,
+        env(tmp),
+        timeout=900,
+    )  # fmt: skip
+    assert "panel round 1:" in done.stderr and "separability:" in done.stdout, done.stdout
+    report = json.loads((calibrated / "report.json").read_text())
+    rounds = report["calibrated_build"]["rounds"]
+    assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1)) and len(rounds) <= 2
+    assert sum(report["calibrated_build"]["measured"].values()) == report["items"]
+    assert report["calibration"]["panel"][2]["model"] == "local"
+    assert "## Calibrated build" in (calibrated / "report.md").read_text()
+    assert "## Calibration" in (calibrated / "README.md").read_text()
