@@ -291,31 +291,12 @@ def separability_section(data: dict[str, Any]) -> str:
 
 def write_separability(folder: Path, data: dict[str, Any]) -> None:
     """Put an evaluation's separability into the folder's ``report.md`` and ``report.json``."""
-    from benchsmith.files import atomic_write
-    from benchsmith.package.calibration import (
-        SEPARABILITY_END,
-        SEPARABILITY_START,
-        replace_section,
-    )
+    from benchsmith.package.calibration import SEPARABILITY_END, SEPARABILITY_START, add_to_report
 
-    report_md = folder / "report.md"
-    if report_md.is_file():
-        text = replace_section(
-            report_md.read_text(encoding="utf-8"),
-            separability_section(data),
-            SEPARABILITY_START,
-            SEPARABILITY_END,
-        )
-        atomic_write(report_md, text)
-    report_json = folder / "report.json"
-    existing = read_json(report_json)
-    if existing is not None:
-        existing["separability"] = {
-            "source": EVAL_FILE,
-            "models": list(data["models"]),
-            **(data.get("separability") or {}),
-        }
-        write_json(report_json, existing)
+    sep = data.get("separability") or {}
+    value = {"source": EVAL_FILE, "models": list(data["models"]), **sep}
+    marks = (SEPARABILITY_START, SEPARABILITY_END)
+    add_to_report(folder, "separability", value, separability_section(data), marks)
 
 
 def judge_benchmark(

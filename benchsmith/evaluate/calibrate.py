@@ -183,6 +183,12 @@ def calibrate_benchmark(
     return CalibrationResult(folder, path, data, data["run"]["new_calls"])
 
 
+def _predicted(item: Item) -> float | None:
+    """The generator's predicted difficulty of an item (``metadata.difficulty_model.score``)."""
+    model = item.metadata.get("difficulty_model")
+    return model.get("score") if isinstance(model, dict) else None
+
+
 def _agreement(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
     """How the generators' predicted difficulty ranks items against the fitted one."""
     if len(pairs) < 3 or len({p for p, _ in pairs}) < 2 or len({b for _, b in pairs}) < 2:
@@ -248,9 +254,7 @@ def analyse(
                 "answers": int(n),
                 "flag": flag,
                 "in_subset": c in chosen,
-                "predicted": item.metadata.get("difficulty_model", {}).get("score")
-                if isinstance(item.metadata.get("difficulty_model"), dict)
-                else None,
+                "predicted": _predicted(item),
             }
         )
     predicted = [(r["predicted"], r["difficulty"]) for r in per_item if r["predicted"] is not None]

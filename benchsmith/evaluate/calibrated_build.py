@@ -26,7 +26,6 @@ its ledgers and recorded, so a killed run resumes):
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -39,8 +38,7 @@ from benchsmith.difficulty import LABELS
 from benchsmith.difficulty_mix import apportion
 from benchsmith.evaluate.calibrate import calibrate_benchmark
 from benchsmith.evaluate.folder import EvaluationError
-from benchsmith.files import atomic_write
-from benchsmith.package.calibration import replace_section
+from benchsmith.package.calibration import add_to_report
 
 EASY_FROM = 2 / 3
 HARD_UP_TO = 1 / 3
@@ -213,11 +211,6 @@ def _write_summary(
         "labels": f"measured: easy when at least {EASY_FROM:.0%} of the panel's answers are "
         f"right, hard when at most {HARD_UP_TO:.0%}",
     }
-    report_path = folder / "report.json"
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        report["calibrated_build"] = data
-        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     lines = [START, "## Calibrated build", "", data["labels"] + ".", ""]
     if result.wanted:
         lines += ["| Label | Wanted | Measured |", "|---|---|---|"]
@@ -228,7 +221,4 @@ def _write_summary(
         + (f" ({', '.join(f'{k}: {n}' for k, n in r['reasons'].items())})" if r["reasons"] else "")
         for r in result.rounds
     ]
-    text = "\n".join([*lines, END]) + "\n"
-    path = folder / "report.md"
-    if path.is_file():
-        atomic_write(path, replace_section(path.read_text(encoding="utf-8"), text, START, END))
+    add_to_report(folder, "calibrated_build", data, "\n".join([*lines, END]) + "\n", (START, END))

@@ -27,7 +27,6 @@ The result goes to ``perturb.json`` in the published folder and a section of its
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -40,7 +39,7 @@ from benchsmith.evaluate import statistics as st
 from benchsmith.evaluate.api import check_models, evaluate_benchmark
 from benchsmith.evaluate.folder import EvaluationError, load_items, read_json
 from benchsmith.evaluate.runner import Response
-from benchsmith.files import atomic_write, write_json
+from benchsmith.files import write_json
 from benchsmith.item import Item
 
 PERTURB_FILE = "perturb.json"
@@ -290,14 +289,7 @@ def section(data: dict[str, Any]) -> str:
 
 
 def _write_sections(folder: Path, data: dict[str, Any]) -> None:
-    from benchsmith.package.calibration import replace_section
+    from benchsmith.package.calibration import add_to_report
 
-    text = section(data)
-    path = folder / "report.md"
-    if path.is_file():
-        atomic_write(path, replace_section(path.read_text(encoding="utf-8"), text, START, END))
-    report_path = folder / "report.json"
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        report["contamination"] = {k: v for k, v in data.items() if k != "methods"}
-        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    summary = {k: v for k, v in data.items() if k != "methods"}
+    add_to_report(folder, "contamination", summary, section(data), (START, END))

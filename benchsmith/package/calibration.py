@@ -147,6 +147,32 @@ def _rewrite_split(folder: Path) -> None:
     remove_stale(folder, hf.files)
 
 
+def add_to_report(
+    folder: Path,
+    key: str,
+    value: Any,
+    section: str,
+    marks: tuple[str, str] = (START, END),
+    *,
+    card: bool = False,
+) -> None:
+    """Put a figure into ``report.json[key]`` and its section into ``report.md``.
+
+    The section (between ``marks``) replaces an earlier one; ``card`` puts it in the card
+    (``README.md``) too. Files that do not exist (a folder no build packaged) are left alone.
+    """
+    for name in ("README.md", "report.md") if card else ("report.md",):
+        path = folder / name
+        if path.is_file():
+            text = replace_section(path.read_text(encoding="utf-8"), section, *marks)
+            atomic_write(path, text)
+    report_path = folder / "report.json"
+    if report_path.is_file():
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        report[key] = value
+        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+
+
 def write_calibration(folder: Path, data: Mapping[str, Any]) -> None:
     """Write a calibration into the items, the split, the card and the report of ``folder``."""
     data_path = folder / DATA_FILE
@@ -154,16 +180,8 @@ def write_calibration(folder: Path, data: Mapping[str, Any]) -> None:
     atomic_write(data_path, "\n".join(merge_into_items(lines, data)) + "\n")
     if (folder / "report.json").is_file() or any((folder / "data").glob("*/test-*.parquet")):
         _rewrite_split(folder)
-    section = card_section(data)
-    for name in ("README.md", "report.md"):
-        path = folder / name
-        if path.is_file():
-            atomic_write(path, replace_section(path.read_text(encoding="utf-8"), section))
-    report_path = folder / "report.json"
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        report["calibration"] = {k: v for k, v in data.items() if k != "items"}
-        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    summary = {k: v for k, v in data.items() if k != "items"}
+    add_to_report(folder, "calibration", summary, card_section(data), card=True)
 
 
 def current_calibration(folder: Path) -> dict[str, Any] | None:
