@@ -5,6 +5,11 @@
 verifies, refills and writes the benchmark folder. With a ``reviewer`` callback the plan
 pauses at ``review_plan`` and the callback's decision (approve, edit or reject) resumes
 it: the CLI's ``--review`` asks a person.
+
+A build starts the language-ID worker (:func:`~benchsmith.langid.prewarm_languages`) first,
+so that lingua's models load on another core while the rest is imported: LangGraph, the
+graph and its agents, the model clients and the catalog (seconds in all) are imported inside
+the functions that need them, each with a note.
 """
 
 from __future__ import annotations
@@ -14,16 +19,32 @@ import gc
 import json
 import math
 import os
+import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from benchsmith.config import RunConfig
-from benchsmith.errors import BenchsmithError, ConfigError
-from benchsmith.files import write_json
+from benchsmith.errors import (
+    BenchsmithError,
+    BudgetExceededError,
+    ConfigError,
+    describe_validation_error,
+)
+from benchsmith.files import atomic_write
+from benchsmith.graph.progress import SELF_REPORTING, reporting
+from benchsmith.langid import prewarm_languages
+from benchsmith.layout import RUN_CATALOG, RUN_DIR, spec_path, write_spec
+from benchsmith.ledger import LEDGER_FILE
+from benchsmith.llm.records import RECORDS_FILE
+from benchsmith.review.refill import revoke_rejected
 from benchsmith.spec import BenchmarkSpec
+from benchsmith.stopping import StopRequested, reason_of
 
 Reviewer = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -48,14 +69,14 @@ def add_run_sources(
     """Catalogue the run's own ``--dataset`` and ``--reference`` sources in the run folder."""
     if not datasets and not references:
         return config
-    from benchsmith.catalog.store import Catalog
+    from benchsmith.catalog.store import Catalog  # lazy: see the module docstring
 
-    catalog = Catalog(out / "catalog")
+    catalog = Catalog(out / RUN_CATALOG)
     for path in datasets:
         catalog.add(path, replace=True)
     for path in references:
         catalog.add_reference(path, replace=True)
-    return config.with_paths(run_catalog_dir=str(out / "catalog"))
+    return config.with_paths(run_catalog_dir=str(out / RUN_CATALOG))
 
 
 def plan_benchmark(
@@ -94,20 +115,16 @@ def plan_benchmark(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         if config.paths.run_dir is None:
-            config = config.with_paths(run_dir=str(out_dir / ".run"))
+            config = config.with_paths(run_dir=str(out_dir / RUN_DIR))
         config = add_run_sources(config, out_dir, datasets, references)
     config = config.model_copy(update={"review": reviewer is not None})
     values = _run_graph({"intent": intent, "size": size}, config, reviewer, progress)
     if values.get("plan_status") != "ok" or not values.get("spec"):
         raise PlanError(values.get("error") or f"planning ended as {values.get('plan_status')}")
     spec = BenchmarkSpec.model_validate(values["spec"])
-    spec_path = None
-    if out_dir is not None:
-        spec_path = out_dir / "spec.json"
-        write_json(spec_path, spec.model_dump(mode="json"))
     return PlanResult(
         spec=spec,
-        spec_path=spec_path,
+        spec_path=write_spec(out_dir, spec) if out_dir is not None else None,
         log=list(values.get("planner_log") or []),
         warnings=list(values.get("warnings") or []),
     )
@@ -154,11 +171,11 @@ def _run_graph(
     on_update: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Run the graph to the end, answering review interrupts with ``reviewer``."""
+    # Lazy: see the module docstring.
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.types import Command
 
     from benchsmith.agents.collect import slot_workers
-    from benchsmith.graph.progress import SELF_REPORTING, reporting
     from benchsmith.graph.workflow import build_graph, make_builder
 
     # A checkpointer only when a person reviews the plan (interrupts need one): without it
@@ -211,7 +228,7 @@ def recursion_limit(config: RunConfig, size: int) -> int:
       record takes orchestrate, execute and verify per attempt, then accept or discard,
       and at worst one task realizes every record the round may draw.
     """
-    from benchsmith.agents.collect import slot_workers
+    from benchsmith.agents.collect import slot_workers  # lazy: see the module docstring
 
     planning = 3 + 3 * config.max_design_rounds * (1 + config.max_regrounding)
     planning += config.max_allocation_rounds
@@ -261,15 +278,38 @@ class BuildResult:
         return int(self.report.get("items", 0))
 
 
+@dataclass(frozen=True)
+class _BuildRequest:
+    """One build as :func:`build_benchmark` settled it: where, what, how, and who is told."""
+
+    out_dir: Path
+    intent: str
+    size: int
+    config: RunConfig
+    spec: BenchmarkSpec | None
+    """The approved plan to realize (None: plan first)."""
+    datasets: Sequence[str]
+    references: Sequence[str]
+    resume: bool
+    reviewer: Reviewer | None
+    progress: Progress | None
+
+    @property
+    def run_dir(self) -> Path:
+        """The build's working folder (journal, settings, records), kept for ``--resume``."""
+        return self.out_dir / RUN_DIR
+
+    @property
+    def settings_path(self) -> Path:
+        """Where the settings that make ``out_dir`` a build are (see :func:`_settings`)."""
+        return self.run_dir / BUILD_FILE
+
+
 def _load_spec(spec: BenchmarkSpec | str | os.PathLike[str] | dict[str, Any]) -> BenchmarkSpec:
     if isinstance(spec, BenchmarkSpec):
         return spec
     if isinstance(spec, dict):
         return BenchmarkSpec.model_validate(spec)
-    from pydantic import ValidationError
-
-    from benchsmith.errors import describe_validation_error
-
     path = Path(spec)
     try:
         return BenchmarkSpec.model_validate_json(path.read_text(encoding="utf-8"))
@@ -339,15 +379,12 @@ def build_benchmark(
     config = config or RunConfig()
     if model is not None:
         config = config.model_copy(update={"model": model})
-    from benchsmith.langid import prewarm_languages
-
     # Before the graph's imports: lingua's models load on another core meanwhile.
     prewarm_languages(list(config.languages) or ["en"])
     out_dir = Path(out)
-    run_dir = out_dir / ".run"
+    run_dir = out_dir / RUN_DIR
     settings_path = run_dir / BUILD_FILE
-    existing_spec = out_dir / "spec.json"
-    occupied = out_dir.exists() and any(p.name != ".run" for p in out_dir.iterdir())
+    occupied = out_dir.exists() and any(p.name != RUN_DIR for p in out_dir.iterdir())
     if not resume and (occupied or settings_path.is_file()):
         raise BuildError(
             f"output folder {str(out_dir)!r} is not empty; pass --resume to continue the build "
@@ -356,7 +393,7 @@ def build_benchmark(
     if resume and not settings_path.is_file():
         if occupied:
             raise BuildError(
-                f"{str(out_dir)!r} holds no benchsmith build to resume (no .run/{BUILD_FILE})"
+                f"{str(out_dir)!r} holds no benchsmith build to resume (no {RUN_DIR}/{BUILD_FILE})"
             )
         resume = False
     parsed_spec = _load_spec(spec) if spec is not None else None
@@ -381,29 +418,27 @@ def build_benchmark(
                 f"({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
                 "rerun with the same ones or build into a new folder"
             )
-        if parsed_spec is None and existing_spec.is_file():
-            parsed_spec = _load_spec(existing_spec)
+        if parsed_spec is None and spec_path(out_dir).is_file():
+            parsed_spec = _load_spec(spec_path(out_dir))
     if not intent:
         raise BuildError("give an intent (what the benchmark should measure) or --spec")
-    from benchsmith.stopping import StopRequested, reason_of
-
+    request = _BuildRequest(
+        out_dir=out_dir,
+        intent=intent,
+        size=size,
+        config=config,
+        spec=parsed_spec,
+        datasets=datasets,
+        references=references,
+        resume=resume,
+        reviewer=reviewer,
+        progress=progress,
+    )
     fresh = not resume and not occupied  # nothing of a build is in out_dir before this one
     existed = out_dir.is_dir()
     try:
         with _collector_for_builds():
-            return _build_into(
-                out_dir,
-                run_dir,
-                intent,
-                size,
-                config,
-                datasets,
-                references,
-                parsed_spec,
-                resume,
-                reviewer,
-                progress,
-            )
+            return _build_into(request)
     except BaseException as exc:
         if fresh and not _work_done(run_dir):
             # A build that failed before any finished slot or paid model call leaves
@@ -418,65 +453,48 @@ def build_benchmark(
         _mark_part(run_dir, "end")  # a resume counts this part's time up to here
 
 
-def _build_into(
-    out_dir: Path,
-    run_dir: Path,
-    intent: str,
-    size: int,
-    config: RunConfig,
-    datasets: Sequence[str],
-    references: Sequence[str],
-    parsed_spec: BenchmarkSpec | None,
-    resume: bool,
-    reviewer: Reviewer | None,
-    progress: Progress | None,
-) -> BuildResult:
-    from benchsmith.errors import BudgetExceededError
-    from benchsmith.stopping import StopRequested, reason_of
-
-    settings_path = run_dir / BUILD_FILE
-    existing_spec = out_dir / "spec.json"
+def _build_into(request: _BuildRequest) -> BuildResult:
+    """Run ``request``'s build in its folder (the settings first, then the graph)."""
+    out_dir, run_dir = request.out_dir, request.run_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
-    config = config.with_paths(out_dir=str(out_dir), run_dir=str(run_dir)).model_copy(
-        update={"review": reviewer is not None}
+    config = request.config.with_paths(out_dir=str(out_dir), run_dir=str(run_dir)).model_copy(
+        update={"review": request.reviewer is not None}
     )
-    config = add_run_sources(config, run_dir, datasets, references)
+    config = add_run_sources(config, run_dir, request.datasets, request.references)
+    # Lazy: see the module docstring.
     from benchsmith.llm.registry import runtime_for
 
     # The slots' model clients are built while the plan loads (see LLMRuntime.prewarm).
     with contextlib.suppress(ConfigError):  # a bad model spec: the first call says so
         runtime_for(config).prewarm()
-    if not resume:
-        from benchsmith.files import atomic_write
-
-        if parsed_spec is not None:
+    if not request.resume:
+        if request.spec is not None:
             # The approved plan is on disk before the settings that make this a build, so a
             # build killed at once resumes from it rather than planning anew.
-            atomic_write(existing_spec, parsed_spec.model_dump_json(indent=2) + "\n")
-        atomic_write(settings_path, json.dumps(_settings(config, intent, size), indent=2) + "\n")
+            write_spec(out_dir, request.spec)
+        settings = _settings(config, request.intent, request.size)
+        atomic_write(request.settings_path, json.dumps(settings, indent=2) + "\n")
     _mark_part(run_dir)
     refill_log: list[str] = []
-    if resume:
-        from benchsmith.review.refill import revoke_rejected
-
+    if request.resume:
         replaced = revoke_rejected(out_dir, run_dir)
         if replaced:
             refill_log.append(
                 f"review: {len(replaced)} item(s) rejected in review are replaced by fresh ones"
             )
-    payload: dict[str, Any] = {"intent": intent, "size": size, "build": True}
-    if parsed_spec is not None:
-        payload["spec"] = parsed_spec.model_dump(mode="json")
+    payload: dict[str, Any] = {"intent": request.intent, "size": request.size, "build": True}
+    if request.spec is not None:
+        payload["spec"] = request.spec.model_dump(mode="json")
     try:
-        values = _run_graph(payload, config, reviewer, progress)
+        values = _run_graph(payload, config, request.reviewer, request.progress)
     except BudgetExceededError:
-        _package_partial(config, parsed_spec or _load_spec_if_any(existing_spec))
+        _package_partial(config, request.spec or _load_spec_if_any(spec_path(out_dir)))
         raise
     except StopRequested:
         # Ctrl-C / SIGTERM: what is finished is written, and the message says how to go on.
         kept = _package_partial(
-            config, parsed_spec or _load_spec_if_any(existing_spec), status="interrupted"
+            config, request.spec or _load_spec_if_any(spec_path(out_dir)), status="interrupted"
         )
         where = (
             f"{kept} finished item(s) written to {str(out_dir)!r}"
@@ -504,9 +522,6 @@ def _build_into(
 
 def _work_done(run_dir: Path) -> bool:
     """Whether the build in ``run_dir`` finished a slot or made a model call worth keeping."""
-    from benchsmith.ledger import LEDGER_FILE
-    from benchsmith.llm.records import RECORDS_FILE
-
     ledger = run_dir / LEDGER_FILE
     if ledger.is_file() and b"\n" in ledger.read_bytes():
         return True
@@ -519,8 +534,6 @@ def _work_done(run_dir: Path) -> bool:
 
 def _remove_build(out_dir: Path, *, keep_folder: bool) -> None:
     """Remove what a build that did no work wrote (``out_dir`` was new or empty before)."""
-    import shutil
-
     if not keep_folder:
         shutil.rmtree(out_dir, ignore_errors=True)
         return
@@ -533,8 +546,6 @@ def _remove_build(out_dir: Path, *, keep_folder: bool) -> None:
 
 def _mark_part(run_dir: Path, what: str = "start") -> None:
     """Note when this part of the build started or ended (the report sums the parts)."""
-    import time
-
     if not run_dir.is_dir():
         return
     with open(run_dir / "parts.jsonl", "a", encoding="utf-8") as fh:
@@ -553,9 +564,7 @@ def _package_partial(
     Returns:
         The number of items written, or None when there was no plan yet.
     """
-    import time
-
-    from benchsmith.agents.packaging import package_build
+    from benchsmith.agents.packaging import package_build  # lazy: see the module docstring
 
     if spec is None:
         return None

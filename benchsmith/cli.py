@@ -2,6 +2,10 @@
 
 Errors a user can cause (a bad flag, an unknown model spec, an unreachable endpoint, a
 missing system package) print one line on stderr and exit non-zero, never a traceback.
+
+``benchsmith --help`` imports this module and every command module, so what would slow it
+down (the API, the graph and its agents, the model clients, the tools) is imported inside
+the command that needs it, each with a note.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -30,9 +35,10 @@ from benchsmith.cli_options import (
 )
 from benchsmith.cli_options import parse_role_models as _parse_role_models
 from benchsmith.cli_review import review_command
-from benchsmith.config import load_file_config
+from benchsmith.config import LLMSettings, load_file_config
 from benchsmith.errors import BenchsmithError, ConfigError
 from benchsmith.llm.roles import resolve_role_models
+from benchsmith.llm.usage import price_for
 from benchsmith.naming import slugify
 from benchsmith.stopping import StopRequested
 
@@ -80,9 +86,6 @@ def models(
     Order: --role-model, --model, the config file ([models] ROLE, then default), the
     environment (BENCHSMITH_MODEL_<ROLE>, then BENCHSMITH_MODEL), then `local`.
     """
-    from benchsmith.config import LLMSettings
-    from benchsmith.llm.usage import price_for
-
     file_config = load_file_config(ctx.obj["config_file"])
     resolved = resolve_role_models(
         model=model, role_models=_parse_role_models(role_models), file_config=file_config
@@ -144,7 +147,7 @@ def doctor(
     Reports espeak-ng, ffmpeg, the embedded model, configured endpoints and the network.
     Exits 1 when a required part is missing (or the probe fails).
     """
-    from benchsmith.doctor import Check, probe_structured, run_checks
+    from benchsmith.doctor import Check, probe_structured, run_checks  # lazy: httpx, off --help
 
     file_config = load_file_config(ctx.obj["config_file"])
     parsed_roles = _parse_role_models(role_models)
@@ -152,6 +155,7 @@ def doctor(
     checks = run_checks(resolved, os.environ)
     probe_result = None
     if probe:
+        # Lazy: the model clients' SDKs take seconds, and only --probe sends a request.
         from benchsmith.llm.client import LLMRuntime
         from benchsmith.llm.local import local_server
 
@@ -214,6 +218,7 @@ def plan(
       benchsmith plan "spoken questions about world capitals" --size 50 --review
       benchsmith build --spec out/plan-spoken-questions-about-world-capitals/spec.json
     """
+    # Lazy: the agents take seconds, and the API a tenth of a second that --help need not pay.
     from benchsmith.agents.review import summarize
     from benchsmith.api import plan_benchmark
 
@@ -255,7 +260,7 @@ def tools() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print names, descriptions and schemas.")
 def tools_list(category: str | None, as_json: bool) -> None:
     """Show every tool with its inputs and parameters."""
-    from benchsmith.tools.registry import registry
+    from benchsmith.tools.registry import registry  # lazy: every tool module, off --help
 
     specs = [s for s in registry().values() if category is None or s.category == category]
     if category is not None and not specs:
@@ -326,8 +331,7 @@ def tools_run(
     name: str, params: tuple[str, ...], inputs: tuple[str, ...], out: str, seed: int
 ) -> None:
     """Run one tool by hand (e.g. to try a plan step) and print its provenance as JSON."""
-    from pathlib import Path
-
+    # Lazy: the tools and their libraries take a second or more, off --help.
     from benchsmith.tools.context import ToolContext
     from benchsmith.tools.registry import run_tool
 

@@ -27,7 +27,9 @@ from benchsmith.cli_options import (
 )
 from benchsmith.cli_progress import Ticker, refresh_seconds
 from benchsmith.difficulty_mix import DifficultyMixError, parse_mix
+from benchsmith.layout import CALIBRATION_FILE, REPORT_MD
 from benchsmith.naming import slugify
+from benchsmith.package.inspect_export import INSPECT_TASK_FILE
 from benchsmith.stopping import graceful_signals
 
 SHORTFALL_EXIT = 3
@@ -121,13 +123,13 @@ def next_steps(out: str, report: dict[str, Any]) -> list[str]:
     exports = report.get("exports") or {}
     folder = shlex.quote(out)
     lines = [
-        f"benchmark: {out} (report: {os.path.join(out, 'report.md')})",
+        f"benchmark: {out} (report: {os.path.join(out, REPORT_MD)})",
         "next:",
         f"  benchsmith review {folder}",
         f"  benchsmith eval {folder} --model SPEC  "
         "# repeatable: local, openai:MODEL, MODEL@URL, baseline:random",
     ]
-    inspect = (exports.get("inspect") or {}).get("file") or "inspect_task.py"
+    inspect = (exports.get("inspect") or {}).get("file") or INSPECT_TASK_FILE
     # Inspect takes task files by relative path.
     task_file = shlex.quote(os.path.relpath(os.path.join(out, inspect)))
     lines.append(f"  inspect eval {task_file} --model openai/gpt-4o-mini")
@@ -271,7 +273,7 @@ def build(
       benchsmith build --dataset cars.csv --out out/cars -- "- keep cars with 6 cylinders"
       benchsmith build --spec spec.json --panel local --panel baseline:random --panel baseline:first
     """
-    from benchsmith.api import build_benchmark
+    from benchsmith.api import build_benchmark  # lazy: a tenth of a second off --help
 
     if intent_file is not None:
         if intent:
@@ -333,6 +335,7 @@ def _calibrated(
     arguments: dict[str, Any],
 ) -> Any:
     """A build calibrated on ``panel`` (see :mod:`benchsmith.evaluate.calibrated_build`)."""
+    # Lazy: the evaluation modules load the model clients; only --panel needs them here.
     from benchsmith.evaluate.api import check_models
     from benchsmith.evaluate.calibrate import MIN_PANEL
     from benchsmith.evaluate.calibrated_build import calibrated_build
@@ -371,7 +374,7 @@ def _panel_summary(calibrated: Any) -> None:
     if sep.get("share") is not None:
         click.echo(
             f"  separability: {sep['separated']}/{sep['pairs']} panel pairs apart; "
-            f"{len(calibrated.rounds)} calibration round(s); see calibration.json"
+            f"{len(calibrated.rounds)} calibration round(s); see {CALIBRATION_FILE}"
         )
 
 
@@ -384,7 +387,7 @@ def _say_stopping(signal_name: str) -> None:
 
 
 def _stop_children() -> None:
-    from benchsmith.llm.local import stop_local_server
+    from benchsmith.llm.local import stop_local_server  # lazy: off --help; a second Ctrl-C
 
     stop_local_server()
 
@@ -394,7 +397,7 @@ def _summary(result: Any) -> None:
     report = result.report
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    from benchsmith.package.writer import summary_lines
+    from benchsmith.package.writer import summary_lines  # lazy: off --help; the build loaded it
 
     llm = report.get("llm", {})
     click.echo(

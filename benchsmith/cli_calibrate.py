@@ -1,31 +1,27 @@
 """``benchsmith calibrate`` and ``benchsmith perturb``: thin wrappers over the Python API.
 
 :mod:`benchsmith.evaluate.calibrate` and :mod:`benchsmith.evaluate.perturb` do the work; the
-``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands.
+``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands. Like ``eval``'s, they
+import the evaluation modules only when they run (see :mod:`benchsmith.cli_eval`).
 """
 
 from __future__ import annotations
 
 import click
 
-from benchsmith.cli_eval import _progress
-from benchsmith.cli_options import CONTEXT_SETTINGS, config_from_options, quiet_option
-
-panel_option = click.option(
-    "--model",
-    "models",
-    multiple=True,
-    required=True,
-    metavar="SPEC",
-    help="A model of the panel (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
-    "or a baseline: baseline:random, baseline:first.",
+from benchsmith.cli_eval import run_models_on, wrote
+from benchsmith.cli_options import (
+    CONTEXT_SETTINGS,
+    answers_concurrency_option,
+    bench_dir_argument,
+    catalog_option,
+    models_option,
+    quiet_option,
 )
-concurrency_option = click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    default=4,
-    show_default=True,
-    help="Answers requested at once (each endpoint's own limit also applies).",
+
+panel_option = models_option(
+    "A model of the panel (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
+    "or a baseline: baseline:random, baseline:first."
 )
 judge_option = click.option(
     "--judge-model",
@@ -37,7 +33,7 @@ judge_option = click.option(
 
 
 @click.command("calibrate", context_settings=CONTEXT_SETTINGS)
-@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@bench_dir_argument
 @panel_option
 @click.option(
     "--epochs",
@@ -55,7 +51,7 @@ judge_option = click.option(
     help="Items in the ranking-preserving subset [default: 100, or a quarter of a smaller "
     "benchmark].",
 )
-@concurrency_option
+@answers_concurrency_option
 @judge_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed (bootstrap, subset).")
 @quiet_option
@@ -86,21 +82,11 @@ def calibrate_command(
       benchsmith calibrate out/caps --model baseline:random --model baseline:first --model local
       benchsmith calibrate out/caps --model q@http://h/v1 --model local --model baseline:first
     """
-    from benchsmith.evaluate.api import check_models
-    from benchsmith.evaluate.calibrate import calibrate_benchmark
+    from benchsmith.evaluate.calibrate import calibrate_benchmark  # lazy: see the docstring
 
-    specs = check_models(models)
-    config = config_from_options(ctx, role_models={"judge": judge_model} if judge_model else {})
-    with _progress(bench_dir, None, "answers", quiet, per_item=len(specs) * epochs) as on_done:
-        result = calibrate_benchmark(
-            bench_dir,
-            specs,
-            config=config,
-            epochs=epochs,
-            subset_size=subset_size,
-            concurrency=concurrency,
-            on_done=on_done,
-        )
+    specs, result = run_models_on(
+        ctx, calibrate_benchmark, answers_per_model=epochs, epochs=epochs, subset_size=subset_size
+    )
     data = result.data
     click.echo(f"{data['benchmark']['n_items']} items, a panel of {len(specs)}, {epochs} epoch(s)")
     for m in sorted(data["panel"], key=lambda m: -(m["accuracy"] or 0)):
@@ -121,12 +107,11 @@ def calibrate_command(
         f"subset of {subset['size']}: ranking kept {'yes' if subset['ranking_kept'] else 'no'}, "
         f"mean abs error {100 * subset['mean_abs_error']:.1f} points"
     )
-    click.echo(f"new model calls: {result.new_calls}")
-    click.echo(f"wrote {result.path}")
+    wrote(result.new_calls, result.path)
 
 
 @click.command("perturb", context_settings=CONTEXT_SETTINGS)
-@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@bench_dir_argument
 @panel_option
 @click.option(
     "--seed",
@@ -148,14 +133,7 @@ def calibrate_command(
     default=None,
     help="The model of every role of the fresh build [default: benchsmith.toml's, else local].",
 )
-@click.option(
-    "--catalog",
-    "catalog_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    metavar="DIR",
-    help="Dataset catalog of the fresh build (default: $BENCHSMITH_HOME/catalog).",
-)
+@catalog_option("Dataset catalog of the fresh build (default: $BENCHSMITH_HOME/catalog).")
 @click.option(
     "--alpha",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -163,7 +141,7 @@ def calibrate_command(
     show_default=True,
     help="Significance level of the Holm-adjusted p-values.",
 )
-@concurrency_option
+@answers_concurrency_option
 @judge_option
 @quiet_option
 @click.pass_context
@@ -195,25 +173,17 @@ def perturb_command(
       benchsmith perturb out/capitals --model local --model baseline:random
       benchsmith perturb out/capitals --model a@http://h/v1 --model b@http://h/v1 --seed 7
     """
-    from benchsmith.evaluate.api import check_models
-    from benchsmith.evaluate.perturb import perturb_benchmark
+    from benchsmith.evaluate.perturb import perturb_benchmark  # lazy: see the docstring
 
-    specs = check_models(models)
-    overrides: dict = {"role_models": {"judge": judge_model}} if judge_model else {}
-    if build_model:
-        overrides["model"] = build_model
-    config = config_from_options(ctx, **overrides)
-    with _progress(bench_dir, None, "answers", quiet, per_item=2 * len(specs)) as on_done:
-        result = perturb_benchmark(
-            bench_dir,
-            specs,
-            seed=seed,
-            fresh_dir=fresh_dir,
-            config=config,
-            alpha=alpha,
-            concurrency=concurrency,
-            on_done=on_done,
-        )
+    _specs, result = run_models_on(
+        ctx,
+        perturb_benchmark,
+        answers_per_model=2,  # the published items and their fresh instances
+        config_overrides={"model": build_model} if build_model else None,
+        seed=seed,
+        fresh_dir=fresh_dir,
+        alpha=alpha,
+    )
     data = result.data
     click.echo(f"fresh instances: {result.fresh_dir} (seed {data['fresh']['seed']})")
     for model, row in data["models"].items():

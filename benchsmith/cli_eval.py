@@ -1,24 +1,31 @@
 """``benchsmith eval`` and ``benchsmith judge``: thin wrappers over :mod:`benchsmith.evaluate.api`.
 
-The ``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands.
+The ``benchsmith`` group (:mod:`benchsmith.cli`) adds both commands. :func:`run_models_on`
+also serves ``calibrate`` and ``perturb`` (:mod:`benchsmith.cli_calibrate`).
+The evaluation modules are imported inside the commands: they load the model clients, which
+``benchsmith --help`` and the other commands do not need.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import click
 
 from benchsmith.cli_options import (
     CONTEXT_SETTINGS,
+    answers_concurrency_option,
+    bench_dir_argument,
     config_from_options,
     model_option,
+    models_option,
     quiet_option,
 )
 from benchsmith.cli_progress import Ticker, refresh_seconds
+from benchsmith.layout import read_items
 
 limit_option = click.option(
     "--limit", type=click.IntRange(1), default=None, help="Only the first N items."
@@ -26,7 +33,7 @@ limit_option = click.option(
 
 
 @contextlib.contextmanager
-def _progress(
+def progress_bar(
     bench_dir: str, limit: int | None, desc: str, quiet: bool, *, per_item: int = 1
 ) -> Iterator[Callable[[Any], None] | None]:
     """A progress bar over the items of ``bench_dir``; yields the ``on_done`` callback.
@@ -39,9 +46,7 @@ def _progress(
         return
     from tqdm import tqdm
 
-    from benchsmith.evaluate.folder import load_items
-
-    n_items = len(load_items(bench_dir))
+    n_items = len(read_items(bench_dir))
     if limit is not None:
         n_items = min(n_items, limit)
     bar = tqdm(total=n_items * per_item, unit="answer", desc=desc, file=sys.stderr, disable=None)
@@ -57,24 +62,66 @@ def _progress(
         bar.close()
 
 
+def run_models_on(
+    ctx: click.Context,
+    run: Callable[..., Any],
+    *,
+    answers_per_model: int = 1,
+    config_overrides: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> tuple[list[str], Any]:
+    """Check the command's models, then run them on its folder with a bar over the answers.
+
+    For ``eval``, ``calibrate`` and ``perturb``: like :func:`config_from_options`, it reads
+    the command's own parameters from ``ctx``: ``DIR``, ``--model``, ``--judge-model``,
+    ``--concurrency`` and ``--quiet``.
+
+    Args:
+        ctx: The command's context.
+        run: The API function: ``run(DIR, specs, config=..., concurrency=..., on_done=...,
+            **options)``.
+        answers_per_model: Answers each model gives per item (the bar's total).
+        config_overrides: Set on the run configuration as given.
+        **options: Passed to ``run`` (``limit``, ``epochs``...).
+
+    Returns:
+        The checked model specs and what ``run`` returned.
+    """
+    from benchsmith.evaluate.api import check_models  # lazy: see the module docstring
+
+    params = ctx.params
+    specs = check_models(params["models"])
+    overrides = dict(config_overrides or {})
+    if params["judge_model"]:
+        overrides["role_models"] = {"judge": params["judge_model"]}
+    config = config_from_options(ctx, **overrides)
+    bench_dir, limit = params["bench_dir"], options.get("limit")
+    per_item = answers_per_model * len(specs)
+    with progress_bar(bench_dir, limit, "answers", params["quiet"], per_item=per_item) as on_done:
+        result = run(
+            bench_dir,
+            specs,
+            config=config,
+            concurrency=params["concurrency"],
+            on_done=on_done,
+            **options,
+        )
+    return specs, result
+
+
+def wrote(new_calls: int, *paths: object) -> None:
+    """The last lines of a command that ran models: new calls, and the files written."""
+    click.echo(f"new model calls: {new_calls}")
+    click.echo(f"wrote {' and '.join(str(p) for p in paths)}")
+
+
 @click.command("eval", context_settings=CONTEXT_SETTINGS)
-@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
-@click.option(
-    "--model",
-    "models",
-    multiple=True,
-    required=True,
-    metavar="SPEC",
-    help="A model to evaluate (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
-    "or a baseline: baseline:random, baseline:first.",
+@bench_dir_argument
+@models_option(
+    "A model to evaluate (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
+    "or a baseline: baseline:random, baseline:first."
 )
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    default=4,
-    show_default=True,
-    help="Answers requested at once (each endpoint's own limit also applies).",
-)
+@answers_concurrency_option
 @limit_option
 @click.option(
     "--judge-model",
@@ -106,14 +153,9 @@ def eval_command(
       benchsmith eval out/capitals --model openai:gpt-4o-mini --model baseline:random
       benchsmith eval out/capitals --model qwen2.5@http://localhost:8000/v1 --limit 20
     """
-    from benchsmith.evaluate.api import check_models, evaluate_benchmark
+    from benchsmith.evaluate.api import evaluate_benchmark  # lazy: see the module docstring
 
-    specs = check_models(models)
-    config = config_from_options(ctx, role_models={"judge": judge_model} if judge_model else {})
-    with _progress(bench_dir, limit, "answers", quiet, per_item=len(specs)) as on_done:
-        result = evaluate_benchmark(
-            bench_dir, specs, config=config, concurrency=concurrency, limit=limit, on_done=on_done
-        )
+    specs, result = run_models_on(ctx, evaluate_benchmark, limit=limit)
     data = result.data
     click.echo(f"{data['benchmark']['n_items']} items, {len(specs)} model(s)")
     for model, r in sorted(data["models"].items(), key=lambda kv: -(kv[1]["accuracy"] or 0)):
@@ -137,12 +179,11 @@ def eval_command(
         )
     for warning in data["warnings"]:
         click.echo(f"warning: {warning}")
-    click.echo(f"new model calls: {result.new_calls}")
-    click.echo(f"wrote {result.eval_path} and {result.report_path}")
+    wrote(result.new_calls, result.eval_path, result.report_path)
 
 
 @click.command("judge", context_settings=CONTEXT_SETTINGS)
-@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@bench_dir_argument
 @model_option
 @click.option(
     "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True,
@@ -168,10 +209,10 @@ def judge_command(
     role of benchsmith.toml, else the embedded model, which is too small to judge well).
     Writes DIR/judge.json and updates DIR/report.html.
     """
-    from benchsmith.evaluate.api import judge_benchmark
+    from benchsmith.evaluate.api import judge_benchmark  # lazy: see the module docstring
 
     config = config_from_options(ctx, role_models={"judge": model} if model else {})
-    with _progress(bench_dir, limit, "items", quiet) as on_done:
+    with progress_bar(bench_dir, limit, "items", quiet) as on_done:
         result = judge_benchmark(
             bench_dir, config=config, concurrency=concurrency, limit=limit, on_done=on_done
         )

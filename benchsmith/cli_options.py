@@ -1,7 +1,7 @@
-"""Options the ``plan`` and ``build`` commands share, defined once.
+"""Arguments and options more than one command takes, defined once.
 
 Each name is a click decorator (or a stack of them); :func:`planning_options` applies every
-option that shapes a plan, so both commands offer the same flags with the same help.
+option that shapes a plan, so ``plan`` and ``build`` offer the same flags with the same help.
 """
 
 from __future__ import annotations
@@ -172,7 +172,52 @@ def out_option(help_text: str) -> Callable[[F], F]:
     )
 
 
+def catalog_option(help_text: str) -> Callable[[F], F]:
+    """``--catalog DIR``: the dataset catalog a command plans or builds from."""
+    return click.option(
+        "--catalog",
+        "catalog_dir",
+        type=click.Path(file_okay=False),
+        default=None,
+        metavar="DIR",
+        help=help_text,
+    )
+
+
+def _source_option(flag: str, name: str, metavar: str, what: str) -> Callable[[F], F]:
+    """A repeatable option naming an existing file (or folder) the run grounds in."""
+    return click.option(
+        flag,
+        name,
+        multiple=True,
+        type=click.Path(exists=True),
+        metavar=metavar,
+        help=f"{what} to ground in (repeatable).",
+    )
+
+
+bench_dir_argument = click.argument(
+    "bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False)
+)
+"""``DIR``: the benchmark folder a command reads (``eval``, ``judge``, ``review``...)."""
+
 quiet_option = click.option("--quiet", is_flag=True, help="No progress bar.")
+
+
+def models_option(help_text: str) -> Callable[[F], F]:
+    """``--model SPEC`` (repeatable, at least one): the models that answer the items."""
+    return click.option(
+        "--model", "models", multiple=True, required=True, metavar="SPEC", help=help_text
+    )
+
+
+answers_concurrency_option = click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    default=4,
+    show_default=True,
+    help="Answers requested at once (each endpoint's own limit also applies).",
+)
 
 
 model_option = click.option(
@@ -193,30 +238,9 @@ role_model_option = click.option(
 _PLANNING: list[Callable[[F], F]] = [
     model_option,
     role_model_option,
-    click.option(
-        "--dataset",
-        "datasets",
-        multiple=True,
-        type=click.Path(exists=True),
-        metavar="PATH",
-        help="A data file or folder to ground in (repeatable).",
-    ),
-    click.option(
-        "--reference",
-        "references",
-        multiple=True,
-        type=click.Path(exists=True),
-        metavar="FILE",
-        help="A reference document to ground in (repeatable).",
-    ),
-    click.option(
-        "--catalog",
-        "catalog_dir",
-        type=click.Path(file_okay=False),
-        default=None,
-        metavar="DIR",
-        help="Dataset catalog (default: $BENCHSMITH_HOME/catalog).",
-    ),
+    _source_option("--dataset", "datasets", "PATH", "A data file or folder"),
+    _source_option("--reference", "references", "FILE", "A reference document"),
+    catalog_option("Dataset catalog (default: $BENCHSMITH_HOME/catalog)."),
     click.option(
         "--modality",
         "--modalities",

@@ -6,7 +6,7 @@ import getpass
 
 import click
 
-from benchsmith.cli_options import CONTEXT_SETTINGS
+from benchsmith.cli_options import CONTEXT_SETTINGS, bench_dir_argument
 
 
 def _default_reviewer() -> str:
@@ -17,7 +17,7 @@ def _default_reviewer() -> str:
 
 
 @click.command("review", context_settings=CONTEXT_SETTINGS)
-@click.argument("bench_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@bench_dir_argument
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -48,7 +48,7 @@ def review_command(
     Example:
       benchsmith review out/demo/spoken-capitals --reviewer ana
     """
-    from benchsmith.review.server import serve
+    from benchsmith.review.server import serve  # lazy: Starlette and the catalog, seconds
 
     def ready(url: str) -> None:
         click.echo(f"reviewing {bench_dir} at {url}  (Ctrl-C to stop)", err=True)

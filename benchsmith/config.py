@@ -25,13 +25,14 @@ else ``./benchsmith.toml`` when it exists::
 from __future__ import annotations
 
 import os
+import threading
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from benchsmith.difficulty import Label
 from benchsmith.errors import ConfigError, describe_validation_error
@@ -178,6 +179,8 @@ def _first_error(exc: Exception) -> str:
 
 JudgeMode = Literal["auto", "enforce", "advisory", "off"]
 JUDGE_MODES: tuple[JudgeMode, ...] = get_args(JudgeMode)
+# How many times a feedback loop of the graph may go round (its router reads the cap).
+LoopCap = Annotated[int, Field(ge=0, le=20)]
 
 
 class RunPaths(BaseModel):
@@ -201,6 +204,65 @@ class RunPaths(BaseModel):
     run_catalog_dir: str | None = Field(
         default=None, description="Catalog of this run's own --dataset/--reference sources."
     )
+
+
+T = TypeVar("T")
+
+
+class RunShared:
+    """What the nodes of one run share beyond its state: one object, made on first use.
+
+    A build's nodes, its slot steps in parallel threads among them, all get the run's
+    :class:`RunConfig` object as the graph's context (LangGraph hands a subgraph its
+    parent's), so what that object holds is the run's and nobody else's: the build's
+    workspace (:func:`benchsmith.agents.workspace.open_workspace`). It is no part of the
+    configuration's value: a copy (``model_copy``, ``with_paths``) is another run's and
+    starts empty, and equality and pickling ignore it.
+    """
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._lock = threading.Lock()
+        self._value: Any = None
+
+    def get(self, make: Callable[[], T]) -> T:
+        """The shared object, made by ``make()`` on the first call (once, whatever the threads)."""
+        value = self._value
+        if value is None:
+            with self._lock:
+                if self._value is None:
+                    self._value = make()
+                value = self._value
+        return value
+
+    def peek(self) -> Any:
+        """The shared object if it was made, else None."""
+        return self._value
+
+    def clear(self) -> None:
+        """Let go of the shared object (the next :meth:`get` makes a new one)."""
+        with self._lock:
+            self._value = None
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any other: what a run opened does not tell two configurations apart."""
+        return isinstance(other, RunShared)
+
+    def __hash__(self) -> int:
+        """One hash for all, as they are all equal."""
+        return 0
+
+    def __copy__(self) -> RunShared:
+        """An empty one: a copy of the configuration is another run's."""
+        return RunShared()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RunShared:
+        """An empty one: a copy of the configuration is another run's."""
+        return RunShared()
+
+    def __reduce__(self) -> tuple[type[RunShared], tuple[()]]:
+        """Pickled empty (a lock and a workspace do not travel)."""
+        return (RunShared, ())
 
 
 class RunConfig(BaseModel):
@@ -250,17 +312,14 @@ class RunConfig(BaseModel):
         description="Allowed answer formats (multiple_choice, short_answer, ...).",
     )
     max_subtasks: int = Field(default=4, ge=1, le=12, description="Most subtasks.")
-    max_design_rounds: int = Field(
-        default=2, ge=0, le=20, description="Propose/critique rounds of the design agent."
+    max_design_rounds: LoopCap = Field(
+        default=2, description="Propose/critique rounds of the design agent."
     )
-    max_regrounding: int = Field(
-        default=2,
-        ge=0,
-        le=20,
-        description="Times ungrounded subtasks go back to design before dropping.",
+    max_regrounding: LoopCap = Field(
+        default=2, description="Times ungrounded subtasks go back to design before dropping."
     )
-    max_allocation_rounds: int = Field(
-        default=5, ge=0, le=20, description="Allocate/diagnose/adjust rounds before giving up."
+    max_allocation_rounds: LoopCap = Field(
+        default=5, description="Allocate/diagnose/adjust rounds before giving up."
     )
     review: bool = Field(
         default=False, description="Pause for a human to approve or edit the plan (interrupt)."
@@ -272,8 +331,8 @@ class RunConfig(BaseModel):
         le=5,
         description="Local fixes of a failing item before it is discarded.",
     )
-    max_refill_rounds: int = Field(
-        default=3, ge=0, le=20, description="Rounds that refill quotas after rejections."
+    max_refill_rounds: LoopCap = Field(
+        default=3, description="Rounds that refill quotas after rejections."
     )
     max_slots_factor: float = Field(
         default=3.0,
@@ -323,6 +382,7 @@ class RunConfig(BaseModel):
     paths: RunPaths = Field(
         default_factory=RunPaths, description="The run's folders (output, records, catalogs)."
     )
+    _shared: RunShared = PrivateAttr(default_factory=RunShared)
 
     @field_validator("difficulty_mix")
     @classmethod
@@ -339,6 +399,17 @@ class RunConfig(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise ConfigError(f"run configuration: {describe_validation_error(exc)}") from exc
+
+    def __copy__(self) -> RunConfig:
+        """A copy (``model_copy``, ``with_paths``) that shares nothing this run opened."""
+        copied = super().__copy__()
+        copied._shared = RunShared()
+        return copied
+
+    @property
+    def shared(self) -> RunShared:
+        """What the nodes of this object's run share (see :class:`RunShared`)."""
+        return self._shared
 
     def with_paths(self, **paths: str | None) -> RunConfig:
         """A copy with some of the run's folders set."""

@@ -14,13 +14,19 @@ import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 from pydantic import BaseModel, Field
 
+from benchsmith.errors import LocalModelError
+from benchsmith.llm.local import INSTALL_HINT, local_model_path, server_available
 from benchsmith.llm.roles import ResolvedModel
 from benchsmith.llm.specs import ModelSpec
+from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
+
+if TYPE_CHECKING:  # the model clients' SDKs take seconds to import; only --probe uses one
+    from benchsmith.llm.client import RoleModel
 
 Status = Literal["ok", "missing", "unreachable", "warn", "info"]
 
@@ -72,9 +78,6 @@ def check_python() -> Check:
 
 def check_embedded_model() -> Check:
     """Whether the embedded model and its server are installed (nothing is started)."""
-    from benchsmith.errors import LocalModelError
-    from benchsmith.llm.local import INSTALL_HINT, local_model_path, server_available
-
     try:
         path = local_model_path()
     except LocalModelError as exc:
@@ -150,8 +153,6 @@ class ProbeAnswer(BaseModel):
 
 def probe_messages(country: str) -> list[tuple[str, str]]:
     """The probe's prompt about one country."""
-    from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
-
     system = render(
         "probe",
         untrusted_open=UNTRUSTED_OPEN.format(label="..."),
@@ -161,11 +162,8 @@ def probe_messages(country: str) -> list[tuple[str, str]]:
     return [("system", system), ("user", f"What is the capital of {country}, and its continent?")]
 
 
-def probe_structured(role_model: object, country: str = "France") -> tuple[ProbeAnswer, float]:
+def probe_structured(role_model: RoleModel, country: str = "France") -> tuple[ProbeAnswer, float]:
     """Send one structured request; return the answer and its latency in seconds."""
-    from benchsmith.llm.client import RoleModel
-
-    assert isinstance(role_model, RoleModel)
     started = time.monotonic()
     answer = role_model.structured(ProbeAnswer, probe_messages(country))
     return answer, time.monotonic() - started

@@ -129,3 +129,16 @@ class Item(BaseModel):
             if 0 <= index < len(self.choices):
                 return self.choices[index]
         return self.target
+
+
+def item_for_judge(item: Item, question: str, answer_label: str = "answer") -> str:
+    """The item as a judge reads it: question, choices, and the answer under ``answer_label``."""
+    lines = [f"question: {question}"]
+    if item.choices:
+        lines.append(
+            "choices: " + " ".join(f"{LETTERS[i]}) {c}" for i, c in enumerate(item.choices))
+        )
+        lines.append(f"{answer_label}: {item.target}) {item.answer_text()}")
+    else:
+        lines.append(f"{answer_label}: {item.target}")
+    return "\n".join(lines)

@@ -1,7 +1,7 @@
 r"""Textbook markup read as Markdown with TeX math: OpenStax CNXML, HTML and LaTeX files.
 
-The reference readers (the catalog's and the solution graph's) take Markdown, so a chapter
-in another format is first rewritten to it: headings become ``#`` lines, paragraphs and list
+The reference reader (:mod:`benchsmith.references`) takes Markdown, so a chapter in another
+format is first rewritten to it: headings become ``#`` lines, paragraphs and list
 items stay text, and math becomes TeX between ``$`` (inline) or ``$$`` (displayed). Spans of
 facts read later index this Markdown, as a PDF's index its extracted text.
 

@@ -650,7 +650,8 @@ def _surely_text(texts: list[str]) -> bool:
     return bool(kinds) and column_kind(kinds) == "str"
 
 
-def _json_kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
+    """The JSON name of a parsed JSON value's type: null, boolean, number, string, array, object."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -679,7 +680,7 @@ def _read_jsonl(path: Path, shown: str) -> pa.Table:
         if not isinstance(record, dict):
             raise TableError(
                 f"{shown}, line {lineno}: expected a JSON object per line, "
-                f"found {_json_kind(record)}"
+                f"found {json_kind(record)}"
             )
         if len(records) >= MAX_TABLE_ROWS:
             raise _too_many_rows(shown, f"line {lineno}")
@@ -692,7 +693,7 @@ def _read_jsonl(path: Path, shown: str) -> pa.Table:
         try:
             arrays.append(pa.array(values))
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
-            kinds = [(n, _json_kind(r.get(name))) for n, r in records]
+            kinds = [(n, json_kind(r.get(name))) for n, r in records]
             first = next((k for _, k in kinds if k != "null"), "null")
             bad = next(((n, k) for n, k in kinds if k not in (first, "null")), None)
             where = f" but line {bad[0]} has a {bad[1]}" if bad else ""

@@ -10,7 +10,6 @@ import pytest
 
 from benchsmith.item import Item
 from benchsmith.programs import (
-    ProgramSpec,
     Refusal,
     WordsMissing,
     build_table,
@@ -19,7 +18,7 @@ from benchsmith.programs import (
     plan,
 )
 from benchsmith.programs.items import to_item
-from benchsmith.programs.spec import Condition, Hop
+from benchsmith.spec import Condition, Hop, ProgramSpec
 from benchsmith.verify.programs import check_program
 
 GADGETS = [

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from benchsmith.evaluate import statistics as st
+from benchsmith import statistics as st
 
 
 def scores(accuracies, n_items, seed=0):

@@ -16,8 +16,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from benchsmith.agents.templates import field_words, stems
+from benchsmith.agents.templates import field_words
 from benchsmith.programs.gloss import intent_language
+from benchsmith.stemming import stems
 
 _FUNCTION_WORDS = """
 a an the of in on at to for from by with about into over under and or not no nor but if

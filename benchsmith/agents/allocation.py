@@ -17,13 +17,15 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.feasibility import plan_allocations, usd_per_item_from_price
+from benchsmith.agents.sources import run_config
 from benchsmith.config import Price, RunConfig
 from benchsmith.errors import StructuredOutputError
-from benchsmith.graph.state import BuildState
 from benchsmith.llm.client import LLMRuntime, RoleModel
+from benchsmith.llm.registry import runtime_for
 from benchsmith.llm.usage import price_for
 from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
 from benchsmith.spec import Dropped, Grounding, Subtask
+from benchsmith.state import BuildState
 
 #: The roles whose calls are spent per item (orchestration and verification of each sample).
 ITEM_ROLES = ("orchestration", "verification")
@@ -175,9 +177,6 @@ def allocation_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str,
         ``allocations`` (as dicts) when feasible, the regrounding fields on ``redesign``,
         or ``error`` when infeasible.
     """
-    from benchsmith.agents.sources import run_config
-    from benchsmith.llm.registry import runtime_for
-
     config = run_config(runtime)
     llm = runtime_for(config)
     subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]

@@ -7,9 +7,10 @@ record twice. When a grounding's records run out (or it reaches its attempt cap)
 shortfall moves to the subtask's other groundings; when none is left the subtask's
 shortfall is reported with the reason. Rounds are capped by ``max_refill_rounds``.
 
-A round also keeps, per grounding, a :class:`Reserve` of the records its attempt cap still
-allows: a slot that ends rejected replaces itself with the next of them and goes on, so
-most rejections are refilled within the round (the next round takes what is left).
+A round also keeps, per grounding, a :class:`~benchsmith.agents.slot_queue.Reserve` of the
+records its attempt cap still allows: a slot that ends rejected replaces itself with the
+next of them and goes on, so most rejections are refilled within the round (the next round
+takes what is left).
 
 With a difficulty mix (``--difficulty``), a computed grounding's candidates carry their
 predicted labels: a round draws, per label, the candidates its shortfall still needs
@@ -22,20 +23,21 @@ from __future__ import annotations
 import collections
 import math
 import random
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.slot_queue import SlotQueue
+from benchsmith.agents.build_plan import settle_plan
+from benchsmith.agents.slot_queue import Reserve, make_slot
+from benchsmith.agents.sources import run_config
+from benchsmith.agents.workspace import current_workspace, open_workspace
 from benchsmith.config import RunConfig
 from benchsmith.difficulty_mix import apportion, choose, shortfall
-from benchsmith.graph.state import BuildState, Slot
 from benchsmith.ledger import Ledger
 from benchsmith.spec import COMPUTED, BenchmarkSpec, Grounding
+from benchsmith.state import BuildState, Slot
 from benchsmith.tools.context import stable_seed
 
 
@@ -68,98 +70,6 @@ def slot_languages(spec: BenchmarkSpec, subtask_id: str, fallback: list[str]) ->
         if s.id == subtask_id:
             return list(s.languages or fallback)
     return list(fallback)
-
-
-def make_slot(
-    grounding: Grounding, position: int, index: int, languages: list[str], round_: int
-) -> Slot:
-    """The slot drawing record ``index`` (the ``position``-th of the grounding's order)."""
-    return Slot(
-        id=f"{grounding.id}#{index}",
-        grounding_id=grounding.id,
-        subtask_id=grounding.subtask_id,
-        record_index=index,
-        language=languages[position % len(languages)] if languages else None,
-        item_id=f"{grounding.id}-{index:05d}",
-        round=round_,
-    )
-
-
-class Reserve:
-    """The records a grounding may still draw this round, beyond the slots planned.
-
-    A slot that ends rejected takes the next one (:meth:`take`) and goes on in place, so
-    a rejection is refilled at once instead of waiting for the round to end (a round's
-    last slots leave the endpoint idle while they finish). The records come in the same
-    seeded order and the same attempt cap as a refill round's, so the records used, and
-    each one's language, are those the rounds would have drawn. Thread-safe.
-
-    Args:
-        grounding: The grounding drawing them.
-        free: ``(position, record index)`` pairs in draw order.
-        languages: The languages its items rotate through.
-        round_: The round the slots belong to.
-        labels: With a difficulty mix, the predicted label of each record index: a
-            replacement is the next record of the replaced one's label when any is left.
-        limit: Most records taken (default: all of ``free``).
-    """
-
-    def __init__(
-        self,
-        grounding: Grounding,
-        free: list[tuple[int, int]],
-        languages: list[str],
-        round_: int,
-        *,
-        labels: Sequence[str | None] | None = None,
-        limit: int | None = None,
-    ) -> None:
-        """Hold ``free`` (pairs of ints, not slots: a large round stays small)."""
-        self.grounding = grounding
-        self.languages = languages
-        self.round = round_
-        self._free = collections.deque(free)
-        self._labels = labels
-        self._left = len(free) if limit is None else max(0, min(limit, len(free)))
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        """Records left."""
-        return self._left
-
-    def _label(self, index: int) -> str | None:
-        labels = self._labels or ()
-        return labels[index] if index < len(labels) else None
-
-    def _pop(self, like: Slot | None) -> tuple[int, int]:
-        """The next pair; with labels, the first of ``like``'s label if any (lock held)."""
-        if self._labels and like is not None:
-            wanted = self._label(like.record_index)
-            for at, (_pos, idx) in enumerate(self._free):
-                if wanted is not None and self._label(idx) == wanted:
-                    pair = self._free[at]
-                    del self._free[at]
-                    return pair
-        return self._free.popleft()
-
-    def take(self, like: Slot | None = None) -> Slot | None:
-        """The next record's slot, or None when none is left.
-
-        Args:
-            like: The slot the record replaces: the new slot keeps its language, so a
-                record that fails in French (no French name for its answer, say) is
-                replaced by another French one and the plan's mix of languages holds.
-                Without it, the record's own position in the order gives the language.
-        """
-        with self._lock:
-            if not self._free or self._left <= 0:
-                return None
-            self._left -= 1
-            pos, idx = self._pop(like)
-        slot = make_slot(self.grounding, pos, idx, self.languages, self.round)
-        if like is not None and like.language != slot.language:
-            slot = slot.model_copy(update={"language": like.language})
-        return slot
 
 
 @dataclass
@@ -339,36 +249,24 @@ def accepted_labels(ledger: Ledger) -> dict[str, dict[str, int]]:
 def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node, the quota monitor: plan the next round of slots (none: package).
 
-    It opens the build's workspace on its first run, so the realize nodes that follow
-    share the ledger, the duplicate index and the loaded records.
+    On its first run in a build it settles the plan on disk (:func:`settle_plan`) and
+    opens the run's workspace, so the realize nodes that follow share the ledger, the
+    duplicate index and the loaded records.
     """
-    from benchsmith.agents.realize import open_workspace
-    from benchsmith.agents.sources import run_config
-
     config = run_config(runtime)
     workers = slot_workers(config.concurrency)
-    spec_path = Path(config.paths.out_dir or ".") / "spec.json"
-    if spec_path.is_file():
-        ws = open_workspace(config)
-        if len(ws.queue):
-            # Slots of this round no task took (a task ends early only when stopping).
-            sends = ws.queue.take_many(workers)
-            ws.backups.begin_fan_out(len(sends))
-            return {
-                "pending_slots": sends,
-                "build_log": [f"collect: {len(sends)} more slot task(s) for this round"],
-            }
+    ws = current_workspace(config)
+    if ws is not None and ws.queued():
+        # Slots of this round no task took (a task ends early only when stopping).
+        sends = ws.fan_out(workers)
+        return {
+            "pending_slots": sends,
+            "build_log": [f"collect: {len(sends)} more slot task(s) for this round"],
+        }
     round_ = int(state.get("exec_round") or 0)
-    if not spec_path.is_file():
-        # The plan is on disk before the first slot, so a killed build resumes without it,
-        # and every slot opens the build's workspace from it.
-        from benchsmith.files import atomic_write
-
-        spec = BenchmarkSpec.model_validate(state["spec"])
-        atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
-    ws = open_workspace(config)
-    # No slot of an earlier round is running (a step ends when all its slots have).
-    ws.reserve = {}
+    if ws is None:
+        settle_plan(config, BenchmarkSpec.model_validate(state["spec"]))
+        ws = open_workspace(config)
     mix = config.difficulty_mix
     plan = plan_slots(
         ws.spec,
@@ -380,10 +278,9 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
         max_slots_factor=config.max_slots_factor,
         languages=list(config.languages),
         mix=mix,
-        labels=ws.candidate_labels() if mix else None,
+        labels=ws.candidates.labels() if mix else None,
         accepted_labels=accepted_labels(ws.ledger) if mix else None,
     )
-    ws.reserve = plan.reserve
     log = list(plan.notes)
     if plan.slots:
         log.append(
@@ -401,9 +298,9 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     subtask_targets: dict[str, int] = {}
     for gid, target in plan.targets.items():
         subtask_targets[subtask_of[gid]] = subtask_targets.get(subtask_of[gid], 0) + target
-    ws.queue = SlotQueue(plan.slots)
-    sends = ws.queue.take_many(workers)
-    ws.backups.begin_fan_out(len(sends))
+    # No slot of an earlier round is running (a step ends when all its slots have).
+    ws.start_round(plan.slots, plan.reserve)
+    sends = ws.fan_out(workers)
     return {
         "pending_slots": sends,
         "targets": plan.targets,

@@ -17,19 +17,25 @@ from typing import Annotated, Any, Literal
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
+from benchsmith.agents import sources  # through the module: tests swap catalog_sources
 from benchsmith.agents.alignment import (
     carries_intent,
+    coverage,
     formats_from_intent,
     languages_from_intent,
+    uncovered_message,
 )
+from benchsmith.agents.grounding import intent_topics
+from benchsmith.agents.programs import table_subtasks
 from benchsmith.agents.references import reference_subtasks
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
-from benchsmith.graph.state import BuildState
+from benchsmith.llm import registry  # through the module: tests swap get_model
 from benchsmith.llm.client import RoleModel
 from benchsmith.naming import unique_slug
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import ANSWER_FORMATS, MODALITIES, Dropped, Subtask
+from benchsmith.state import BuildState
 
 Skill = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=30)]
 
@@ -315,15 +321,11 @@ def uncovered_intent(config: RunConfig, intent: str) -> str | None:
 
     A reference given for the run always covers it (its formulas become computed problems).
     """
-    from benchsmith.agents.alignment import coverage, uncovered_message
-    from benchsmith.agents.grounding import intent_topics
-    from benchsmith.agents.sources import catalog_sources
-
     if config.paths.run_catalog_dir:
         return None  # the run's own --dataset/--reference sources were given for this intent
     topics = intent_topics(intent)
     searched: list[str] = []
-    for source in catalog_sources(config):
+    for source in sources.catalog_sources(config):
         for card in source.list():
             searched.append(card.id)
             if coverage(topics, card) > 0:
@@ -337,10 +339,7 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     On re-entry after grounding (or allocation) feedback, the ungrounded subtasks are
     replaced and the grounded ones kept; the feedback reasons go into the prompt.
     """
-    from benchsmith.agents.sources import describe_sources, run_config
-    from benchsmith.llm.registry import get_model
-
-    config = run_config(runtime)
+    config = sources.run_config(runtime)
     previous = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
     ungrounded = {
         u.subtask_id: u.reason for u in map(Dropped.model_validate, state.get("ungrounded") or [])
@@ -355,12 +354,11 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
             "planner_log": [f"design: {uncovered}"],
         }
     languages = list(config.languages) or list(languages_from_intent(state["intent"]))
-    from benchsmith.agents.programs import table_subtasks
 
     # The user's own tables: question programs built from the intent and the data (no design
     # call: the data defines the subtask; a capable grounding model proposes the program),
     # or a refusal naming what is missing.
-    grounder = get_model(config, "grounding")
+    grounder = registry.get_model(config, "grounding")
     tabled, refused = table_subtasks(config, state["intent"], languages, grounder)
     if refused and not reference_subtasks(config, keep):
         return {
@@ -382,7 +380,7 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     modalities = tuple(config.modalities) or modalities_from_intent(state["intent"]) or MODALITIES
     formats = tuple(config.answer_formats) or formats_from_intent(state["intent"]) or ANSWER_FORMATS
     subtasks, log = design_subtasks(
-        get_model(config, "design"),
+        registry.get_model(config, "design"),
         intent=state["intent"],
         size=state["size"],
         max_subtasks=config.max_subtasks,
@@ -393,7 +391,7 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
         languages=languages,
         keep=keep,
         feedback=feedback,
-        sources=describe_sources(config),
+        sources=sources.describe_sources(config),
     )
     computed = reference_subtasks(config, subtasks)
     if computed:

@@ -13,17 +13,12 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from benchsmith import difficulty as predicted
-from benchsmith.agents.orchestration import (
-    SYNTHESIS_TOOLS,
-    SampleDecision,
-    TemplateMissingError,
-)
+from benchsmith.agents.orchestration import SYNTHESIS_TOOLS, TemplateMissingError
 from benchsmith.agents.plans import PLACEHOLDER
 from benchsmith.agents.templates import answer_field_for, instruction
 from benchsmith.catalog.cards import field_value, value_text
@@ -31,8 +26,10 @@ from benchsmith.errors import ToolParamError
 from benchsmith.files import atomic_path
 from benchsmith.item import NUMERIC_TOLERANCE, AudioPart, ImagePart, Item, Message, TextPart
 from benchsmith.spec import Grounding, Subtask
+from benchsmith.state import Draft, SampleDecision
 from benchsmith.tools.context import ToolContext, stable_seed
-from benchsmith.tools.registry import get_tool, run_tool
+from benchsmith.tools.media import measure_audio, measure_image
+from benchsmith.tools.registry import file_record, get_tool, run_tool
 
 MAX_POOL = 64
 """Most distractor candidates handed to ``make_multiple_choice``: a seeded sample of the
@@ -42,19 +39,6 @@ provenance): 500 values made every item's record and checks about ten times heav
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 AUDIO_SUFFIXES = {".wav", ".mp3", ".ogg", ".flac", ".m4a"}
-
-
-@dataclass
-class Draft:
-    """An executed sample: the item (media already in place) and what it was made from."""
-
-    item: Item
-    question: str
-    answer: str
-    trace: list[dict[str, Any]]
-    clean_speech: Path | None = None
-    rendered_image: Path | None = None
-    shown_text: str = ""
 
 
 def media_kind(path: str | os.PathLike[str]) -> str | None:
@@ -134,9 +118,6 @@ def distinct_texts(values: list[Any]) -> list[str]:
 
 def source_entry(path: Path, ctx: ToolContext) -> dict[str, Any]:
     """The trace entry of a dataset file used as it is (measured like a tool output)."""
-    from benchsmith.tools.media import measure_audio, measure_image
-    from benchsmith.tools.registry import file_record
-
     kind = media_kind(path)
     measured = (
         measure_image(path, ctx.limits) if kind == "image" else measure_audio(path, ctx.limits)

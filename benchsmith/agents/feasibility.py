@@ -43,6 +43,9 @@ from benchsmith.spec import Allocation, Grounding, Subtask
 
 Constraint = Literal["supply", "budget", "coverage"]
 Route = Literal["ok", "design", "stop"]
+Kind = Literal[
+    "short", "over_usd", "over_tokens", "unknown_price", "no_supply", "zero", "deviation"
+]
 
 #: Share of an item's tokens that are output tokens, to blend a model's two prices.
 DEFAULT_OUTPUT_SHARE = 0.25
@@ -53,9 +56,7 @@ class Diagnosis(BaseModel):
     """One failed constraint, with what is at fault and the numbers."""
 
     constraint: Constraint
-    kind: Literal[
-        "short", "over_usd", "over_tokens", "unknown_price", "no_supply", "zero", "deviation"
-    ]
+    kind: Kind
     subjects: list[str] = Field(description="The subtask or grounding ids at fault.")
     message: str
     numbers: dict[str, float] = Field(default_factory=dict)
@@ -134,6 +135,20 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
         The failures, supply first, then budget, then coverage; empty when feasible.
     """
     out: list[Diagnosis] = []
+
+    def fail(
+        constraint: Constraint, kind: Kind, subjects: list[str], message: str, **numbers: float
+    ) -> None:
+        out.append(
+            Diagnosis(
+                constraint=constraint,
+                kind=kind,
+                subjects=subjects,
+                message=message,
+                numbers=numbers,
+            )
+        )
+
     size = result.size
     if result.total_supply < size:
         worst = sorted(result.subtasks, key=lambda s: (s.supply - s.target, s.subtask_id))
@@ -142,21 +157,15 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
             f"({_supply_text(result, s.subtask_id)})"
             for s in worst
         )
-        out.append(
-            Diagnosis(
-                constraint="supply",
-                kind="short",
-                subjects=[s.subtask_id for s in worst],
-                message=(
-                    f"total supply is {result.total_supply} accepted items, short of the size "
-                    f"{size} by {size - result.total_supply}: {detail}"
-                ),
-                numbers={
-                    "total_supply": result.total_supply,
-                    "size": size,
-                    "short": size - result.total_supply,
-                },
-            )
+        fail(
+            "supply",
+            "short",
+            [s.subtask_id for s in worst],
+            f"total supply is {result.total_supply} accepted items, short of the size "
+            f"{size} by {size - result.total_supply}: {detail}",
+            total_supply=result.total_supply,
+            size=size,
+            short=size - result.total_supply,
         )
 
     budget = result.budget
@@ -164,88 +173,67 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
     if budget.usd is not None:
         if result.est_usd is None:
             unknown = [g.grounding_id for g in used if g.usd_per_item is None]
-            out.append(
-                Diagnosis(
-                    constraint="budget",
-                    kind="unknown_price",
-                    subjects=unknown,
-                    message=(
-                        f"a USD budget of {_usd(budget.usd)} is set but the cost per item of "
-                        f"{', '.join(unknown)} is unknown (no price for the model), so the "
-                        "budget cannot be checked; add the model's price under [prices] in "
-                        "benchsmith.toml or use --budget-tokens instead"
-                    ),
-                    numbers={"budget_usd": budget.usd},
-                )
+            fail(
+                "budget",
+                "unknown_price",
+                unknown,
+                f"a USD budget of {_usd(budget.usd)} is set but the cost per item of "
+                f"{', '.join(unknown)} is unknown (no price for the model), so the "
+                "budget cannot be checked; add the model's price under [prices] in "
+                "benchsmith.toml or use --budget-tokens instead",
+                budget_usd=budget.usd,
             )
         elif result.est_usd > budget.usd + _EPS:
             over = result.est_usd - budget.usd
             costly = sorted(
                 used, key=lambda g: (-(g.quota * (g.usd_per_item or 0.0)), g.grounding_id)
             )
-            out.append(
-                Diagnosis(
-                    constraint="budget",
-                    kind="over_usd",
-                    subjects=[g.grounding_id for g in costly],
-                    message=(
-                        f"the estimated cost of {result.placed} items is {_usd(result.est_usd)}, "
-                        f"over the budget of {_usd(budget.usd)} by {_usd(over)}"
-                    ),
-                    numbers={
-                        "estimated_usd": result.est_usd,
-                        "budget_usd": budget.usd,
-                        "over_usd": over,
-                    },
-                )
+            fail(
+                "budget",
+                "over_usd",
+                [g.grounding_id for g in costly],
+                f"the estimated cost of {result.placed} items is {_usd(result.est_usd)}, "
+                f"over the budget of {_usd(budget.usd)} by {_usd(over)}",
+                estimated_usd=result.est_usd,
+                budget_usd=budget.usd,
+                over_usd=over,
             )
     if budget.tokens is not None and result.est_tokens > budget.tokens + _EPS:
         over = result.est_tokens - budget.tokens
         costly = sorted(used, key=lambda g: (-(g.quota * g.tokens_per_item), g.grounding_id))
-        out.append(
-            Diagnosis(
-                constraint="budget",
-                kind="over_tokens",
-                subjects=[g.grounding_id for g in costly],
-                message=(
-                    f"the estimated {_num(result.est_tokens)} tokens for {result.placed} items "
-                    f"are over the budget of {_num(budget.tokens)} tokens by {_num(over)}"
-                ),
-                numbers={
-                    "estimated_tokens": result.est_tokens,
-                    "budget_tokens": budget.tokens,
-                    "over_tokens": over,
-                },
-            )
+        fail(
+            "budget",
+            "over_tokens",
+            [g.grounding_id for g in costly],
+            f"the estimated {_num(result.est_tokens)} tokens for {result.placed} items "
+            f"are over the budget of {_num(budget.tokens)} tokens by {_num(over)}",
+            estimated_tokens=result.est_tokens,
+            budget_tokens=budget.tokens,
+            over_tokens=over,
         )
 
     for s in result.subtasks:
         if s.supply == 0:
-            out.append(
-                Diagnosis(
-                    constraint="coverage",
-                    kind="no_supply",
-                    subjects=[s.subtask_id],
-                    message=(
-                        f"subtask {s.subtask_id} has no supply "
-                        f"({_supply_text(result, s.subtask_id)}), so it gets 0 items "
-                        f"instead of {_num(round(s.target, 1))}"
-                    ),
-                    numbers={"supply": 0, "target": s.target},
-                )
+            fail(
+                "coverage",
+                "no_supply",
+                [s.subtask_id],
+                f"subtask {s.subtask_id} has no supply "
+                f"({_supply_text(result, s.subtask_id)}), so it gets 0 items "
+                f"instead of {_num(round(s.target, 1))}",
+                supply=0,
+                target=s.target,
             )
         elif s.quota == 0 and not result.relax_coverage:
-            out.append(
-                Diagnosis(
-                    constraint="coverage",
-                    kind="zero",
-                    subjects=[s.subtask_id],
-                    message=(
-                        f"subtask {s.subtask_id} gets 0 items: the size {size} is smaller than "
-                        f"the {sum(1 for x in result.subtasks if x.supply)} subtasks with supply"
-                    ),
-                    numbers={"quota": 0, "target": s.target, "size": size},
-                )
+            fail(
+                "coverage",
+                "zero",
+                [s.subtask_id],
+                f"subtask {s.subtask_id} gets 0 items: the size {size} is smaller than "
+                f"the {sum(1 for x in result.subtasks if x.supply)} subtasks with supply",
+                quota=0,
+                target=s.target,
+                size=size,
             )
     for s, off in _deviations(result):
         zero_reported = s.quota == 0 and not result.relax_coverage
@@ -260,23 +248,17 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
             why = "given what subtasks short of supply could not take"
         else:
             why = "squeezed by the one-item floor of the other subtasks"
-        out.append(
-            Diagnosis(
-                constraint="coverage",
-                kind="deviation",
-                subjects=[s.subtask_id],
-                message=(
-                    f"subtask {s.subtask_id} gets {s.quota} items ({s.quota / size:.1%}) against "
-                    f"a target of {target:.1f} ({target / size:.1%}), off by {off / size:.1%} > "
-                    f"tolerance {result.tolerance:.1%}: {why}"
-                ),
-                numbers={
-                    "quota": s.quota,
-                    "target": target,
-                    "deviation": off / size,
-                    "tolerance": result.tolerance,
-                },
-            )
+        fail(
+            "coverage",
+            "deviation",
+            [s.subtask_id],
+            f"subtask {s.subtask_id} gets {s.quota} items ({s.quota / size:.1%}) against "
+            f"a target of {target:.1f} ({target / size:.1%}), off by {off / size:.1%} > "
+            f"tolerance {result.tolerance:.1%}: {why}",
+            quota=s.quota,
+            target=target,
+            deviation=off / size,
+            tolerance=result.tolerance,
         )
     return out
 
@@ -466,7 +448,14 @@ def run_allocation(
             split=split,
         )
         found = diagnose(result)
-        estimates = {"est_usd": result.est_usd, "est_tokens": result.est_tokens}
+        common: dict[str, Any] = {
+            **base,
+            "size": current,
+            "rounds": rounds,
+            "notes": notes,
+            "est_usd": result.est_usd,
+            "est_tokens": result.est_tokens,
+        }
         if not found:
             rounds.append(AllocationRound(round=n, result=result, diagnoses=[], action="accept"))
             cost = "" if result.est_usd is None else f", estimated {_usd(result.est_usd)}"
@@ -478,15 +467,7 @@ def run_allocation(
             if notes:
                 message += "; " + "; ".join(notes)
             return AllocationOutcome(
-                feasible=True,
-                route="ok",
-                allocations=result.allocations,
-                size=current,
-                rounds=rounds,
-                message=message,
-                notes=notes,
-                **base,
-                **estimates,
+                feasible=True, route="ok", allocations=result.allocations, message=message, **common
             )
         if n == max_rounds:
             rounds.append(
@@ -498,16 +479,12 @@ def run_allocation(
                 feasible=False,
                 route=route,
                 allocations=[],
-                size=current,
-                rounds=rounds,
                 bottleneck=failing[0],
                 message=(
                     f"no feasible allocation after {max_rounds} rounds: "
                     + "; ".join(d.message for d in failing)
                 ),
-                notes=notes,
-                **base,
-                **estimates,
+                **common,
             )
         step = adjust_fn(result, found, subtasks, groundings)
         rounds.append(
@@ -521,13 +498,9 @@ def run_allocation(
                 feasible=False,
                 route=step.action,
                 allocations=[],
-                size=current,
-                rounds=rounds,
                 bottleneck=step.bottleneck or found[0],
                 message=step.message or "; ".join(d.message for d in found),
-                notes=notes,
-                **base,
-                **estimates,
+                **common,
             )
         current, relax = step.size, step.relax_coverage
     raise AssertionError("unreachable: the loop returns on its last round")

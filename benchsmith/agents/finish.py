@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.graph.state import BuildState
+from benchsmith.state import BuildState
 
 
 def finish_plan(state: BuildState) -> dict[str, Any]:

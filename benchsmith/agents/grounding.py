@@ -18,6 +18,11 @@ from typing import Any, Literal, Protocol
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents import (
+    programs,
+    references,
+    sources,  # through the module: tests swap catalog_sources
+)
 from benchsmith.agents.alignment import (
     content_stems,
     coverage,
@@ -36,10 +41,12 @@ from benchsmith.agents.templates import (
 from benchsmith.agents.templates import candidates as template_candidates
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
-from benchsmith.graph.state import BuildState
 from benchsmith.llm.client import RoleModel
+from benchsmith.llm.registry import get_model
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Dropped, Grounding, Scores, Subtask
+from benchsmith.state import BuildState
+from benchsmith.verify.wording import wording_problems
 
 Score = Literal[1, 2, 3, 4, 5]
 
@@ -299,10 +306,9 @@ def pick_templates(
     )
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
-    from benchsmith.verify.wording import wording_problems as check
 
     def constant_check(text: str, language: str | None, entity: str | None) -> list[str]:
-        return check(text, language, entity, language_id=False)
+        return wording_problems(text, language, entity, language_id=False)
 
     def usable(text: str, lang: str, origin: str) -> list[str]:
         # A concept's templates are the project's constants, written per language and
@@ -314,7 +320,7 @@ def pick_templates(
             language=lang,
             answer_field=answer_field,
             fields=fields,
-            check=constant_check if constant else check,
+            check=constant_check if constant else wording_problems,
             translations=translated,
             data_language=data_language,
         )
@@ -571,21 +577,16 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
     While ``regroundings`` is below the run's ``max_regrounding``, ungrounded subtasks go
     back to design with their reasons; after that they are dropped and reported.
     """
-    from benchsmith.agents.sources import catalog_sources, run_config
-    from benchsmith.llm.registry import get_model
-
-    config = run_config(runtime)
+    config = sources.run_config(runtime)
     subtasks = [Subtask.model_validate(s) for s in state.get("subtasks") or []]
     existing = [Grounding.model_validate(g) for g in state.get("groundings") or []]
     current_ids = {s.id for s in subtasks}
     existing = [g for g in existing if g.subtask_id in current_ids]
     done = {g.subtask_id for g in existing}
     todo = [s for s in subtasks if s.id not in done]
-    from benchsmith.agents.references import PREFIX, ground_references
-
-    computed = ground_references(config, [s for s in todo if s.id.startswith(PREFIX)])
-    from benchsmith.agents import programs
-
+    computed = references.ground_references(
+        config, [s for s in todo if s.id.startswith(references.PREFIX)]
+    )
     tabled = [s for s in todo if s.id.startswith(programs.PREFIX)]
     programmed: list[Grounding] = []
     program_notes: list[str] = []
@@ -599,8 +600,8 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
         computed = computed + programmed
     done |= {g.subtask_id for g in computed}
     todo = [s for s in todo if s.id not in done and not s.id.startswith(programs.PREFIX)]
-    sources = catalog_sources(config)
-    results = ground_all(get_model(config, "grounding"), todo, sources, intent=state["intent"])
+    catalogs = sources.catalog_sources(config)
+    results = ground_all(get_model(config, "grounding"), todo, catalogs, intent=state["intent"])
     groundings = existing + computed + [g for r in results for g in r.groundings]
     failed = [r for r in results if not r.grounded] + [
         SubtaskGrounding(

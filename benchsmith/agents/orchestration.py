@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -25,7 +24,9 @@ from benchsmith.errors import BenchsmithError, StructuredOutputError
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Grounding, ParamRange, Subtask
+from benchsmith.state import SampleDecision
 from benchsmith.tools.context import stable_seed
+from benchsmith.verify.wording import wording_problems
 
 QUESTION_MAX_CHARS = 200
 GRID_POINTS = 5
@@ -40,27 +41,6 @@ SYNTHESIS_TOOLS = {
 
 class TemplateMissingError(BenchsmithError):
     """The grounding has no question template for a slot's language (or it cannot fill)."""
-
-
-def wording_problems(*args: Any, **kwargs: Any) -> list[str]:
-    """The reviewer checks of a wording (see :func:`benchsmith.verify.wording.wording_problems`)."""
-    from benchsmith.verify.wording import wording_problems as check
-
-    return check(*args, **kwargs)
-
-
-@dataclass
-class SampleDecision:
-    """The specialization of a plan to one record."""
-
-    question: str
-    params: dict[int, dict[str, Any]] = field(default_factory=dict)
-    source: Literal["model", "fallback", "template"] = "model"
-    """``template``: no call was needed (no rewording asked, no parameter to choose)."""
-    note: str = ""
-    wording: Literal["template", "model"] = "template"
-    template: str = ""
-    rewording_rejected: str = ""
 
 
 def record_for_prompt(record: dict[str, Any], media_fields: set[str]) -> str:

@@ -1,35 +1,41 @@
-"""Packaging node: write the benchmark folder once the quota monitor sends no more slots."""
+"""Packaging node: write the benchmark folder once the quota monitor sends no more slots.
+
+Packaging reads the plan from ``spec.json`` and the build's ledger, nothing of the slots'
+workspace but what this run's slots counted (tail backups) or generated (the candidates of
+a difficulty mix) when they ran in this process.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.realize import close_workspace, open_workspace
-from benchsmith.agents.sources import catalog_sources, run_config
+from benchsmith.agents.backups import TailBackups
+from benchsmith.agents.candidates import Candidates
+from benchsmith.agents.plan_data import PlanData
+from benchsmith.agents.sources import find_card, run_config
+from benchsmith.agents.workspace import close_workspace, current_workspace
 from benchsmith.config import RunConfig
-from benchsmith.graph.state import BuildState
+from benchsmith.difficulty_mix import mix_report
+from benchsmith.errors import ConfigError
+from benchsmith.layout import read_spec
+from benchsmith.ledger import Ledger
 from benchsmith.llm.registry import runtime_for
-from benchsmith.spec import BenchmarkSpec
+from benchsmith.spec import COMPUTED, BenchmarkSpec
+from benchsmith.state import BuildState
 
 
-def source_cards(config: Any, dataset_ids: list[str]) -> list[Any]:
+def source_cards(config: RunConfig, dataset_ids: list[str]) -> list[Any]:
     """The catalog cards of the datasets a benchmark was built from (for the card)."""
-    cards = []
-    for dataset_id in dict.fromkeys(dataset_ids):
-        for source in catalog_sources(config):
-            if dataset_id in source:
-                cards.append(source.get(dataset_id))
-                break
-    return cards
+    cards = (find_card(config, dataset_id) for dataset_id in dict.fromkeys(dataset_ids))
+    return [card for card in cards if card is not None]
 
 
-def judge_note(config: Any) -> str:
+def judge_note(config: RunConfig) -> str:
     """How the LLM judge ran in this build, in words for the report."""
-    from benchsmith.llm.registry import runtime_for
-
     mode = config.judge
     if mode == "off":
         return "off (--judge off)"
@@ -49,28 +55,38 @@ def judge_note(config: Any) -> str:
     return f"enforced, {who}"
 
 
-def difficulty_mix_report(config: RunConfig, ws: Any, targets: dict[str, int]) -> dict[str, Any]:
-    """The requested and achieved difficulty mix per subtask (report.json ``difficulty_mix``)."""
-    from collections import Counter
+def difficulty_mix_report(
+    config: RunConfig,
+    spec: BenchmarkSpec,
+    ledger: Ledger,
+    labels: dict[str, list[str | None]],
+    targets: dict[str, int],
+) -> dict[str, Any]:
+    """The requested and achieved difficulty mix per subtask (report.json ``difficulty_mix``).
 
-    from benchsmith.difficulty_mix import mix_report
-    from benchsmith.spec import COMPUTED
-
-    subtask_of = {g.id: g.subtask_id for g in ws.spec.groundings}
-    quotas = targets or {a.grounding_id: a.quota for a in ws.spec.allocations}
+    Args:
+        config: The run configuration (the mix asked for).
+        spec: The plan.
+        ledger: The build's ledger (the accepted items' labels).
+        labels: Per computed grounding, the predicted label of each candidate
+            (:meth:`~benchsmith.agents.candidates.Candidates.labels`).
+        targets: Items per grounding after reallocations (empty: the plan's quotas).
+    """
+    subtask_of = {g.id: g.subtask_id for g in spec.groundings}
+    quotas = targets or {a.grounding_id: a.quota for a in spec.allocations}
     per_subtask: Counter[str] = Counter()
     for gid, target in quotas.items():
         per_subtask[subtask_of[gid]] += target
     accepted: dict[str, Counter[str]] = {}
-    for item in ws.ledger.accepted_items():
+    for item in ledger.accepted_items():
         subtask = str(item.metadata.get("subtask"))
         accepted.setdefault(subtask, Counter())[str(item.metadata.get("difficulty"))] += 1
     pool: dict[str, Counter[str]] = {}
-    for gid, labels in ws.candidate_labels().items():
-        pool.setdefault(subtask_of[gid], Counter()).update(str(x) for x in labels)
+    for gid, found in labels.items():
+        pool.setdefault(subtask_of[gid], Counter()).update(str(x) for x in found)
     steerable = {
-        s.id: any(g.strategy in COMPUTED for g in ws.spec.groundings if g.subtask_id == s.id)
-        for s in ws.spec.subtasks
+        s.id: any(g.strategy in COMPUTED for g in spec.groundings if g.subtask_id == s.id)
+        for s in spec.subtasks
     }
     return mix_report(
         dict(config.difficulty_mix or {}), dict(per_subtask), accepted, pool, steerable
@@ -87,31 +103,42 @@ def package_build(
     started_at: float,
     status: str | None = None,
 ) -> dict[str, Any]:
-    """Write the folder of the build ``config`` describes from its ledger; return the report."""
+    """Write the folder of the build ``config`` describes from its ledger; return the report.
+
+    The plan is the one in ``spec.json`` (``spec`` when the build wrote none, the budget
+    having run out before any slot).
+    """
+    # About 0.3 s to import, which a plan-only run of the same graph does not need (a
+    # build loads what it imports meanwhile: Workspace.warm_packaging).
     from benchsmith.package.writer import write_package
 
-    spec_path = Path(config.paths.out_dir or ".") / "spec.json"
-    if not spec_path.is_file():  # the budget ran out before any slot: the plan is all there is
-        from benchsmith.files import atomic_write
-
-        atomic_write(spec_path, spec.model_dump_json(indent=2) + "\n")
-    ws = open_workspace(config)
-    mix = difficulty_mix_report(config, ws, targets) if config.difficulty_mix else None
+    if not config.paths.out_dir or not config.paths.run_dir:
+        raise ConfigError("a build needs an output folder (--out)")
+    bench_dir = Path(config.paths.out_dir)
+    plan = read_spec(bench_dir) or spec
+    # The run's own ledger, counts and candidates when its slots ran in this process.
+    ws = current_workspace(config)
+    ledger = ws.ledger if ws is not None else Ledger(config.paths.run_dir)
+    mix = None
+    if config.difficulty_mix:
+        candidates = ws.candidates if ws is not None else Candidates(PlanData(config, plan))
+        mix = difficulty_mix_report(config, plan, ledger, candidates.labels(), targets)
+    backups = ws.backups if ws is not None else TailBackups(enabled=False)
     report = write_package(
-        ws.bench_dir,
-        ws.spec,
-        ws.ledger,
+        bench_dir,
+        plan,
+        ledger,
         targets=targets,
         shortfalls=shortfalls,
         llm_usage=runtime_for(config).ledger.summary(),
         models=models,
         started_at=started_at,
         seed=config.seed,
-        sources=source_cards(config, [g.dataset_id for g in ws.spec.groundings]),
+        sources=source_cards(config, [g.dataset_id for g in plan.groundings]),
         status=status,
         judge_note=judge_note(config),
-        notes=list(ws.template_notes) + list(ws.spec.notes or []),
-        tail_backups=ws.backups.summary(),
+        notes=list(plan.notes),
+        tail_backups=backups.summary(),
         difficulty_mix=mix,
     )
     close_workspace(config)

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from benchsmith.errors import describe_validation_error
 from benchsmith.spec import ParamRange, PlanStep, Subtask
 from benchsmith.tools.registry import registry
+from benchsmith.tools.tts import available_voices
 
 PLACEHOLDER = re.compile(r"\{(question|answer|record\.[A-Za-z0-9_.]+)\}")
 
@@ -71,8 +72,6 @@ def candidate_tools(subtask: Subtask) -> list[str]:
 
 def voices_for(languages: list[str]) -> list[str]:
     """espeak-ng voices for the requested languages (English when none is requested)."""
-    from benchsmith.tools.tts import available_voices
-
     known = sorted(available_voices().items())
     out = []
     for lang in languages or ["en"]:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import time
 
 from langgraph.runtime import Runtime
+from pydantic import ValidationError
 
 from benchsmith.config import RunConfig
-from benchsmith.errors import ConfigError
-from benchsmith.graph.state import BuildState
+from benchsmith.errors import ConfigError, describe_validation_error
 from benchsmith.llm.registry import runtime_for
+from benchsmith.spec import BenchmarkSpec
+from benchsmith.state import BuildState
+from benchsmith.verify.reviewer import prewarm_language_id
 
 MAX_SIZE = 100_000
 
@@ -56,11 +59,6 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
         )
     spec = state.get("spec")
     if spec is not None:
-        from pydantic import ValidationError
-
-        from benchsmith.errors import describe_validation_error
-        from benchsmith.spec import BenchmarkSpec
-
         try:
             spec = BenchmarkSpec.model_validate(spec)
         except ValidationError as exc:
@@ -68,8 +66,6 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
                 f"the given spec is invalid: {describe_validation_error(exc)}"
             ) from exc
     # lingua's models load in a worker process while the build goes on (~2.5 s of CPU).
-    from benchsmith.verify.reviewer import prewarm_language_id
-
     languages = list(config.languages)
     for subtask in spec.subtasks if spec is not None else []:
         languages += list(subtask.languages)

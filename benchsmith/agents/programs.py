@@ -27,11 +27,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from benchsmith.catalog.cards import slugify
+from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
 from benchsmith.programs import (
     Candidate,
-    ProgramSpec,
     Refusal,
     Table,
     build_table,
@@ -45,7 +45,8 @@ from benchsmith.programs.propose import (
     proposal_schema,
     to_spec,
 )
-from benchsmith.spec import Grounding, Scores, Subtask
+from benchsmith.prompts import render, untrusted
+from benchsmith.spec import Grounding, ProgramSpec, Scores, Subtask
 
 PREFIX = "records-"
 SKILLS = {
@@ -79,8 +80,6 @@ def table_cards(config: RunConfig) -> list[Any]:
     """The run's own tables (``--dataset`` data with no image or audio field)."""
     if not config.paths.run_catalog_dir:
         return []
-    from benchsmith.catalog.store import Catalog
-
     catalog = Catalog(config.paths.run_catalog_dir)
     return [c for c in catalog.list() if c.domain != "reference" and not c.media_fields()]
 
@@ -91,8 +90,6 @@ def run_tables(config: RunConfig, intent: str) -> dict[str, Table]:
     with _LOCK:
         if cache_key in _TABLES:
             return _TABLES[cache_key]
-    from benchsmith.catalog.store import Catalog
-
     tables: dict[str, Table] = {}
     cards = table_cards(config)
     if cards:
@@ -139,8 +136,6 @@ def proposed(config: RunConfig, intent: str, model: Any) -> Proposed | None:
     tables = run_tables(config, intent)
     if not tables:
         return None
-    from benchsmith.prompts import render, untrusted
-
     prompt = render(
         "grounding_propose",
         tables=untrusted(describe(tables), "tables"),
@@ -278,8 +273,6 @@ def choose(model: Any, intent: str, cands: list[Candidate]) -> tuple[Candidate, 
     """The candidate the grounding role picks (the code's best when one, or on failure)."""
     if len(cands) == 1 or model is None:
         return cands[0], "the only candidate" if len(cands) == 1 else "the code's best"
-    from benchsmith.prompts import render, untrusted
-
     ids = [f"p{i + 1}" for i in range(len(cands))]
     listing = "\n".join(
         f"{i}: {c.spec.describe()} ({c.why})" for i, c in zip(ids, cands, strict=True)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.catalog.cards import slugify
+from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig
 from benchsmith.spec import Grounding, Scores, Subtask
 
@@ -30,8 +31,6 @@ def reference_cards(config: RunConfig) -> list[Any]:
     """The reference documents of this run (``--reference``), as catalog cards."""
     if not config.paths.run_catalog_dir:
         return []
-    from benchsmith.catalog.store import Catalog
-
     catalog = Catalog(config.paths.run_catalog_dir)
     return [c for c in catalog.list() if c.domain == "reference"]
 
@@ -44,6 +43,7 @@ def knowledge_for(card: Any) -> Any | None:
     with _LOCK:
         if source in _KNOWLEDGE:
             return _KNOWLEDGE[source]
+    # lazy: sympy and the solution graph, most of a second, only for a run given --reference
     from benchsmith.solution import SolutionError
     from benchsmith.solution.knowledge import build_knowledge
 

@@ -14,10 +14,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from benchsmith.agents.sources import run_config
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError
-from benchsmith.graph.state import BuildState
 from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
+from benchsmith.state import BuildState
 
 
 def assemble_spec(state: BuildState) -> BenchmarkSpec:
@@ -71,8 +72,6 @@ def summarize(spec: BenchmarkSpec) -> str:
 def review_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: assemble the spec; with review on, interrupt for approval or edits."""
     from langgraph.types import interrupt
-
-    from benchsmith.agents.sources import run_config
 
     spec = assemble_spec(state)
     if not run_config(runtime).review:

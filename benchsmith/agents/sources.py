@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchsmith.catalog.store import Catalog
+from benchsmith.catalog.store import Catalog, first_holding
 from benchsmith.config import RunConfig
 
 
@@ -27,6 +27,12 @@ def catalog_sources(config: RunConfig) -> list[Any]:
         Catalog(config.paths.catalog_dir) if config.paths.catalog_dir else Catalog.default()
     )
     return sources
+
+
+def find_card(config: RunConfig, dataset_id: str) -> Any | None:
+    """The card of ``dataset_id`` from the first of the run's catalogs that holds it, or None."""
+    catalog = first_holding(catalog_sources(config), dataset_id)
+    return catalog.get(dataset_id) if catalog is not None else None
 
 
 def describe_sources(config: RunConfig, limit: int = 20) -> list[str]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
+from benchsmith.stemming import stems
 
 STAND_IN = "Atlantis"
 """A proper name standing in for a slot value when a template is checked without data."""
@@ -215,27 +216,6 @@ CONCEPTS: tuple[Concept, ...] = (
 
 
 # -- words ----------------------------------------------------------------------------------
-_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-
-
-def _stemmer() -> Any:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
-_STEMMER: Any = None
-
-
-def stems(text: str) -> list[str]:
-    """The English stems of the words of ``text`` (lowercased, Snowball stemmer)."""
-    global _STEMMER
-    if _STEMMER is None:
-        _STEMMER = _stemmer()
-    words = [w.lower() for w in _WORD.findall(text.replace("_", " "))]
-    return list(_STEMMER.stemWords(words))
-
-
 def field_words(path: str, semantics: str = "") -> set[str]:
     """Stems that describe a field: its path's words and its semantics (before any example)."""
     sem = re.split(r"\b(?:e\.g\.|for example|such as)\b|:", semantics or "", maxsplit=1)[0]

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from benchsmith.errors import StructuredOutputError
-from benchsmith.item import LETTERS, Item
+from benchsmith.item import LETTERS, Item, item_for_judge
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Subtask
@@ -177,19 +177,6 @@ def describe_media(item: Item) -> str:
         detail = ", ".join(s for s in steps if s and s != "make_multiple_choice")
         notes.append(f"an {kind} file (made by: {detail})" if detail else f"an {kind} file")
     return "; ".join(notes)
-
-
-def item_for_judge(item: Item, question: str, answer_label: str = "answer") -> str:
-    """The item as a judge reads it: question, choices, and the answer under ``answer_label``."""
-    lines = [f"question: {question}"]
-    if item.choices:
-        lines.append(
-            "choices: " + " ".join(f"{LETTERS[i]}) {c}" for i, c in enumerate(item.choices))
-        )
-        lines.append(f"{answer_label}: {item.target}) {item.answer_text()}")
-    else:
-        lines.append(f"{answer_label}: {item.target}")
-    return "\n".join(lines)
 
 
 def judge_item(model: RoleModel, item: Item, subtask: Subtask, question: str) -> JudgeVerdict:

@@ -15,6 +15,7 @@ import click
 
 from benchsmith.catalog.errors import CatalogError, HubUnavailableError
 from benchsmith.catalog.limits import CatalogLimits, option_name
+from benchsmith.files import canonical_json
 
 if TYPE_CHECKING:
     from benchsmith.catalog.store import Catalog
@@ -23,7 +24,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 
 def _catalog(ctx: click.Context) -> Catalog:
-    from benchsmith.catalog.store import Catalog
+    from benchsmith.catalog.store import Catalog  # lazy: about a second, only when used
 
     root = (ctx.obj or {}).get("catalog_dir") if isinstance(ctx.obj, dict) else None
     return Catalog(root) if root else Catalog.default()
@@ -226,7 +227,7 @@ def search_cmd(
     hub_hits: list = []
     hub_note = None
     if hub:
-        from benchsmith.catalog.hub import HubSource
+        from benchsmith.catalog.hub import HubSource  # lazy: the Hub client, only for --hub
 
         source = HubSource()
         status = source.status()
@@ -265,7 +266,7 @@ def search_cmd(
 @click.pass_context
 def starter_cmd(ctx: click.Context, force: bool) -> None:
     """Build the offline starter catalog from datasets inside installed packages."""
-    from benchsmith.catalog.starter import build_starter_report
+    from benchsmith.catalog.starter import build_starter_report  # lazy: only this command
 
     store = _catalog(ctx)
     outcome = build_starter_report(store, force=force)
@@ -291,8 +292,6 @@ def starter_cmd(ctx: click.Context, force: bool) -> None:
 @click.pass_context
 def records_cmd(ctx: click.Context, dataset_id: str, limit: int | None, offset: int) -> None:
     """Print a dataset's records as JSON Lines (media fields as absolute paths)."""
-    from benchsmith.files import canonical_json
-
     for record in _catalog(ctx).records(dataset_id, limit=limit, offset=offset):
         click.echo(canonical_json(record))
 

@@ -15,7 +15,7 @@ message names the file, the cap and the option that raises it.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,40 +31,38 @@ MAX_JSON_BYTES = 200_000_000
 LIMITS_OPTION = "limits"
 """The loader option that keeps a card's caps when they are not the defaults."""
 
+Cap = Annotated[int, Field(ge=1)]
+"""A cap: a count or size of at least 1."""
+
 
 class CatalogLimits(BaseModel):
     """Caps on what the catalog reads, so no input can take unbounded memory or time."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_file_bytes: int = Field(
+    max_file_bytes: Cap = Field(
         default=tables.MAX_FILE_BYTES,
-        ge=1,
         description="Largest data file, in bytes (a .gz file: also uncompressed); each file "
         "of a folder is checked. Checked before the file is read.",
     )
-    max_columns: int = Field(
+    max_columns: Cap = Field(
         default=tables.MAX_TABLE_COLUMNS,
-        ge=1,
         description="Most columns of a CSV file (checked on its header) or distinct field "
         "paths across the records of any format.",
     )
-    max_line_bytes: int = Field(
+    max_line_bytes: Cap = Field(
         default=tables.MAX_LINE_BYTES,
-        ge=1,
         description="Longest line (one JSON Lines record, one CSV row) in bytes; lines are "
         "read in bounded pieces, so a longer one is refused without being loaded.",
     )
-    max_json_depth: int = Field(
+    max_json_depth: Cap = Field(
         default=MAX_JSON_DEPTH,
-        ge=1,
         le=MAX_JSON_DEPTH_CEILING,
         description="Deepest nesting of objects and arrays in a JSON record (the record "
         "itself is level 1).",
     )
-    max_json_bytes: int = Field(
+    max_json_bytes: Cap = Field(
         default=MAX_JSON_BYTES,
-        ge=1,
         description="Largest plain .json file, in bytes: it is parsed whole, so it has a "
         "lower cap than the streamed formats.",
     )

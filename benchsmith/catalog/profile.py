@@ -46,6 +46,7 @@ from benchsmith.catalog.cards import (
 )
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.limits import DEFAULT_LIMITS, LIMITS_OPTION, CatalogLimits, over
+from benchsmith.tools.search.providers import clean_text
 
 MAX_DISTINCT = 1000
 MAX_DISTINCT_TOTAL = 1_000_000
@@ -1048,8 +1049,6 @@ def enrich_description(card: DatasetCard, text: str) -> DatasetCard:
     This is the only way a model's words enter a card: the text is untrusted, so control
     characters are dropped and it is cut to the description's limit (5000 characters).
     """
-    from benchsmith.tools.search.providers import clean_text
-
     cleaned = clean_text(text, 5000, keep_newlines=True)
     data = card.model_dump()
     data["description"] = cleaned

@@ -63,17 +63,11 @@ def _as_catalog_error() -> Iterator[None]:
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return type(value).__name__
+    """A parsed JSON value's type as a message names it: "null", "a number", "an array"."""
+    kind = tables.json_kind(value)
+    if kind == "null":
+        return kind
+    return f"{'an' if kind in ('array', 'object') else 'a'} {kind}"
 
 
 def strip_suffixes(name: str) -> str:
@@ -447,14 +441,22 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _pyarrow() -> Any:
+@contextlib.contextmanager
+def _pyarrow_reading(path: str | os.PathLike[str], kind: str) -> Iterator[Any]:
+    """``pyarrow`` to read the ``kind`` (Parquet, Arrow) file ``path`` with.
+
+    An Arrow or OS error inside the block becomes a :class:`CatalogError` naming the file.
+    """
     try:
         import pyarrow
         import pyarrow.ipc  # noqa: F401 - loads the submodule
         import pyarrow.parquet  # noqa: F401 - loads the submodule
     except ImportError as exc:  # pragma: no cover - pyarrow is a dependency
         raise CatalogError(f"reading Parquet/Arrow needs pyarrow ({exc})") from exc
-    return pyarrow
+    try:
+        yield pyarrow
+    except (pyarrow.ArrowException, OSError) as exc:
+        raise CatalogError(f"{display(path)}: not a readable {kind} file ({exc})") from exc
 
 
 def _check_schema(path: str | os.PathLike[str], names: list[str], limits: CatalogLimits) -> None:
@@ -473,11 +475,8 @@ def parquet_rows(path: str | os.PathLike[str], limits: CatalogLimits | None = No
         CatalogLimitError: The file is too large.
     """
     (limits or DEFAULT_LIMITS).check_file(path)
-    pa = _pyarrow()
-    try:
+    with _pyarrow_reading(path, "Parquet") as pa:
         return int(pa.parquet.ParquetFile(path).metadata.num_rows)
-    except (pa.ArrowException, OSError) as exc:
-        raise CatalogError(f"{display(path)}: not a readable Parquet file ({exc})") from exc
 
 
 def iter_parquet(
@@ -497,8 +496,7 @@ def iter_parquet(
     """
     limits = limits or DEFAULT_LIMITS
     limits.check_file(path)
-    pa = _pyarrow()
-    try:
+    with _pyarrow_reading(path, "Parquet") as pa:
         pfile = pa.parquet.ParquetFile(path)
         _check_schema(path, pfile.schema_arrow.names, limits)
         meta = pfile.metadata
@@ -518,8 +516,6 @@ def iter_parquet(
                 if row <= skip:
                     continue
                 yield row, jsonable(record)
-    except (pa.ArrowException, OSError) as exc:
-        raise CatalogError(f"{display(path)}: not a readable Parquet file ({exc})") from exc
 
 
 def _arrow_reader(pa: Any, path: str | os.PathLike[str]) -> Any:
@@ -545,11 +541,8 @@ def arrow_rows(path: str | os.PathLike[str], limits: CatalogLimits | None = None
         CatalogLimitError: The file is too large.
     """
     (limits or DEFAULT_LIMITS).check_file(path)
-    pa = _pyarrow()
-    try:
+    with _pyarrow_reading(path, "Arrow") as pa:
         return sum(batch.num_rows for batch in _arrow_batches(_arrow_reader(pa, path)))
-    except (pa.ArrowException, OSError) as exc:
-        raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
 
 
 def iter_arrow(
@@ -562,8 +555,7 @@ def iter_arrow(
     """
     limits = limits or DEFAULT_LIMITS
     limits.check_file(path)
-    pa = _pyarrow()
-    try:
+    with _pyarrow_reading(path, "Arrow") as pa:
         row = 0
         reader = _arrow_reader(pa, path)
         _check_schema(path, reader.schema.names, limits)
@@ -576,8 +568,6 @@ def iter_arrow(
                 if row <= skip:
                     continue
                 yield row, jsonable(record)
-    except (pa.ArrowException, OSError) as exc:
-        raise CatalogError(f"{display(path)}: not a readable Arrow file ({exc})") from exc
 
 
 def iter_data_file(

@@ -35,6 +35,7 @@ from typing import Any
 from benchsmith.catalog.cards import DatasetCard, LoaderSpec, Provenance
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.profile import profile_path
+from benchsmith.catalog.readers import iter_csv, parse_csv_value
 from benchsmith.catalog.store import Catalog
 from benchsmith.naming import slugify
 
@@ -506,19 +507,34 @@ def build_country_names(folder: Path) -> Spec:
 
 
 # -- scikit-learn ------------------------------------------------------------------------------
+def _write_sklearn_table(
+    folder: Path, data: Any, names: list[str], target: str, value: Callable[[Any], Any]
+) -> None:
+    """Write a scikit-learn table: a row's features as floats, then its ``target`` column.
+
+    Args:
+        folder: Where the records go.
+        data: The loaded ``Bunch`` (``data``: feature rows, ``target``: one value a row).
+        names: The feature columns' names, in order.
+        target: The target column's name.
+        value: The record's value of a row's target.
+    """
+    _write_jsonl(
+        folder,
+        (
+            {**dict(zip(names, map(float, row), strict=True)), target: value(t)}
+            for row, t in zip(data.data, data.target, strict=True)
+        ),
+    )
+
+
 def build_iris(folder: Path) -> Spec:
     """Fisher's iris measurements (scikit-learn's ``load_iris``)."""
     from sklearn.datasets import load_iris
 
     data = load_iris()
     names = [_snake(n) for n in data.feature_names]
-    _write_jsonl(
-        folder,
-        (
-            {**dict(zip(names, map(float, row), strict=True)), "species": str(data.target_names[t])}
-            for row, t in zip(data.data, data.target, strict=True)
-        ),
-    )
+    _write_sklearn_table(folder, data, names, "species", lambda t: str(data.target_names[t]))
     return Spec(
         name="Iris flower measurements",
         description=(
@@ -545,16 +561,7 @@ def build_wine(folder: Path) -> Spec:
 
     data = load_wine()
     names = [_snake(n) for n in data.feature_names]
-    _write_jsonl(
-        folder,
-        (
-            {
-                **dict(zip(names, map(float, row), strict=True)),
-                "cultivar": str(data.target_names[t]),
-            }
-            for row, t in zip(data.data, data.target, strict=True)
-        ),
-    )
+    _write_sklearn_table(folder, data, names, "cultivar", lambda t: str(data.target_names[t]))
     return Spec(
         name="Wine recognition (chemical analysis)",
         description=(
@@ -581,13 +588,7 @@ def build_diabetes(folder: Path) -> Spec:
 
     data = load_diabetes(scaled=False)
     names = ["age", "sex", "bmi", "bp", "s1_tc", "s2_ldl", "s3_hdl", "s4_tch", "s5_ltg", "s6_glu"]
-    _write_jsonl(
-        folder,
-        (
-            {**dict(zip(names, map(float, row), strict=True)), "progression": float(t)}
-            for row, t in zip(data.data, data.target, strict=True)
-        ),
-    )
+    _write_sklearn_table(folder, data, names, "progression", float)
     return Spec(
         name="Diabetes disease progression",
         description=(
@@ -869,8 +870,6 @@ def _vega_file(name: str) -> Path:
 
 
 def _vega_csv(name: str) -> Iterable[dict[str, Any]]:
-    from benchsmith.catalog.readers import iter_csv, parse_csv_value
-
     for _, row in iter_csv(_vega_file(name), delimiter=","):
         yield {k: parse_csv_value(v) for k, v in row.items()}
 

@@ -26,7 +26,7 @@ import shutil
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,13 @@ from benchsmith.catalog.limits import CatalogLimits
 from benchsmith.catalog.loaders import data_path, iter_records
 from benchsmith.catalog.profile import REFERENCE_SUFFIXES, profile_path
 from benchsmith.catalog.readers import data_suffix, strip_suffixes
-from benchsmith.files import atomic_path, atomic_write
+from benchsmith.catalog.references import (
+    REFERENCE_TASKS,
+    open_reference,
+    reference_records,
+    reference_title,
+)
+from benchsmith.files import atomic_path, atomic_write, home_dir
 from benchsmith.tools.search.index import fts_query
 
 try:  # POSIX advisory locks; elsewhere the in-process lock is all there is
@@ -103,8 +109,6 @@ def search_terms(query: str) -> str:
 
 def default_root() -> Path:
     """``$BENCHSMITH_HOME/catalog``, with ``~/.benchsmith`` as the default home."""
-    from benchsmith.files import home_dir
-
     return home_dir() / "catalog"
 
 
@@ -269,13 +273,18 @@ class Catalog:
                 source, id=id, name=name, description=description, license=license,
                 replace=replace, limits=limits,
             )  # fmt: skip
-        card_id = id if id is not None else _slugify(strip_suffixes(source.absolute().name))
-        self._check_new(card_id, replace)
+        card_id = self._new_id(source.absolute(), id, replace)
         card = profile_path(
             source, id=card_id, name=name, description=description, license=license,
             limits=limits,
         )  # fmt: skip
         return self.add_card(card, replace=replace)
+
+    def _new_id(self, source: Path, card_id: str | None, replace: bool) -> str:
+        """The id of a card for ``source`` (``card_id``, else a slug of its file name), if new."""
+        card_id = card_id if card_id is not None else _slugify(strip_suffixes(source.name))
+        self._check_new(card_id, replace)
+        return card_id
 
     def _check_new(self, card_id: str, replace: bool) -> None:
         path = self._card_path(card_id)
@@ -370,22 +379,16 @@ class Catalog:
             CatalogLimitError: The document is over ``limits.max_file_bytes`` (checked
                 before anything is read or written).
         """
-        from benchsmith.catalog.references import (
-            REFERENCE_TASKS,
-            reference_records,
-            reference_title,
-        )
-
         source = Path(path).expanduser().absolute()
-        card_id = id if id is not None else _slugify(strip_suffixes(source.name))
-        self._check_new(card_id, replace)
+        card_id = self._new_id(source, id, replace)
         limits = limits or CatalogLimits()
         limits.check_file(source)  # the document is read whole
+        reference = open_reference(source)
         with self.staged_data(card_id) as staging:
             target = staging / "passages.jsonl"
             with open(target, "w", encoding="utf-8") as handle:
                 n = 0
-                for record in reference_records(source):
+                for record in reference_records(reference):
                     handle.write(json.dumps(record, ensure_ascii=False) + "\n")
                     n += 1
             if n == 0:
@@ -393,7 +396,7 @@ class Catalog:
             card = profile_path(target, id=card_id, limits=limits)
             first = next((f for f in card.fields if f.path == "text"), None)
             text_field = [first] if first else []
-            title = name or reference_title(source)
+            title = name or reference_title(reference)
             card = card.model_copy(
                 update={
                     "name": title,
@@ -663,3 +666,15 @@ class Catalog:
             )
             for i, r in enumerate(rows, start=1)
         ]
+
+
+def first_holding(catalogs: Iterable[Catalog], dataset_id: str) -> Catalog | None:
+    """The first of ``catalogs`` that holds ``dataset_id`` (a run's own sources come first).
+
+    The one answer to "where is this dataset": the build's workspace, packaging's source
+    cards and the review page's record look-up all ask it.
+    """
+    for catalog in catalogs:
+        if dataset_id in catalog:
+            return catalog
+    return None

@@ -1,9 +1,9 @@
 """Running models on a benchmark and reporting on it (issue 7).
 
-Modules, one concern each: :mod:`~benchsmith.evaluate.folder` (reading a benchmark folder),
+Modules, one concern each: :mod:`~benchsmith.evaluate.folder` (a folder's items, for evaluation),
 :mod:`~benchsmith.evaluate.messages` (the prompt, as the Inspect task builds it),
 :mod:`~benchsmith.evaluate.baselines`, :mod:`~benchsmith.evaluate.runner` (models on items),
-:mod:`~benchsmith.evaluate.scoring`, :mod:`~benchsmith.evaluate.statistics` (pure
+:mod:`~benchsmith.evaluate.scoring`, :mod:`~benchsmith.statistics` (pure
 functions), :mod:`~benchsmith.evaluate.analysis` (``eval.json``),
 :mod:`~benchsmith.evaluate.quality` (the LLM judge of item quality),
 :mod:`~benchsmith.evaluate.plots` and :mod:`~benchsmith.evaluate.html` (``report.html``),

@@ -8,7 +8,7 @@ a model answered (``n``); skipped items (media the model cannot take) and errors
 apart and reported as warnings. Baselines are compared with real models on the
 multiple-choice items only: on other items a baseline answers nothing, so "does not beat
 the baseline" would mean nothing there. The statistics themselves are in
-:mod:`benchsmith.evaluate.statistics`.
+:mod:`benchsmith.statistics`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evaluate import statistics as st
+from benchsmith import statistics as st
 from benchsmith.evaluate.baselines import is_baseline
 from benchsmith.item import Item
 

@@ -25,25 +25,32 @@ from benchsmith.config import RunConfig
 from benchsmith.errors import ModelSpecError
 from benchsmith.evaluate.analysis import summarize
 from benchsmith.evaluate.baselines import BASELINES, is_baseline
-from benchsmith.evaluate.folder import (
-    EVAL_FILE,
-    JUDGE_FILE,
-    REPORT_FILE,
-    RUN_DIR,
-    SAMPLES_FILE,
-    EvaluationError,
-    load_items,
-    load_spec,
-    read_json,
-)
+from benchsmith.evaluate.folder import EvaluationError, load_items
+from benchsmith.evaluate.html import render_report
 from benchsmith.evaluate.quality import judge_benchmark_items
 from benchsmith.evaluate.runner import Response, run_models
 from benchsmith.evaluate.scoring import answer_format, score_item
 from benchsmith.files import write_json
 from benchsmith.item import Item
+from benchsmith.layout import (
+    EVAL_FILE,
+    EVAL_RUNS_DIR,
+    HTML_REPORT,
+    JUDGE_FILE,
+    SAMPLES_FILE,
+    read_json,
+    read_spec,
+)
 from benchsmith.llm.client import LLMRuntime, RoleModel
 from benchsmith.llm.registry import runtime_for
 from benchsmith.llm.specs import parse_model_spec
+from benchsmith.package.calibration import (
+    SEPARABILITY_END,
+    SEPARABILITY_START,
+    add_to_report,
+    current_calibration,
+)
+from benchsmith.package.portable import portable_path
 
 
 @dataclass
@@ -76,7 +83,7 @@ class JudgeResult:
 def _config(bench_dir: Path, config: RunConfig | None) -> RunConfig:
     config = config or RunConfig()
     if config.paths.run_dir is None:
-        config = config.with_paths(run_dir=str(bench_dir / RUN_DIR))
+        config = config.with_paths(run_dir=str(bench_dir / EVAL_RUNS_DIR))
     return config
 
 
@@ -134,35 +141,66 @@ def _score_all(
         return list(pool.map(one, flat))
 
 
-def run_and_score(
-    items: Sequence[Item],
-    specs: Sequence[str],
-    *,
-    folder: Path,
-    runtime: LLMRuntime,
-    seed: int,
-    concurrency: int,
-    on_done: Callable[[Response], None] | None,
-    epoch: int = 0,
-) -> tuple[dict[str, list[Response]], list[dict[str, Any]], RoleModel | None]:
-    """Every model's answers to every item (one epoch), scored; and the judge that graded.
+class AnswerRun:
+    """Models answering a folder's items under one run configuration, and what it cost.
 
-    Open answers are graded by the judge role when one was configured on purpose, else by
-    an includes match (see :func:`judge_configured`).
+    ``eval`` asks once, ``calibrate`` once per epoch (:meth:`answer`); each answer is
+    scored. Open answers are graded by the judge role when one was configured on purpose,
+    else by an includes match (see :func:`judge_configured`). The model calls and the time
+    are counted from the run's start.
     """
-    responses = run_models(
-        items,
-        specs,
-        bench_dir=folder,
-        runtime=runtime,
-        seed=seed,
-        concurrency=concurrency,
-        on_done=on_done,
-        epoch=epoch,
-    )
-    needs_judge = any(answer_format(i) == "open" for i in items)
-    judge = runtime.for_role("judge") if needs_judge and judge_configured(runtime) else None
-    return responses, _score_all(items, responses, judge, concurrency), judge
+
+    def __init__(
+        self,
+        folder: Path,
+        config: RunConfig | None,
+        *,
+        concurrency: int,
+        on_done: Callable[[Response], None] | None,
+    ) -> None:
+        """Start the run: its configuration (records under ``BENCH/eval_runs`` by default)."""
+        self.folder = folder
+        self.config = _config(folder, config)
+        self.runtime = runtime_for(self.config)
+        self.concurrency = concurrency
+        self.on_done = on_done
+        self.judge: RoleModel | None = None
+        """The judge that graded the latest answers' open ones (None: an includes match)."""
+        self._calls_before = len(self.runtime.records)
+        self._started = time.monotonic()
+
+    def answer(
+        self, items: Sequence[Item], specs: Sequence[str], epoch: int = 0
+    ) -> tuple[dict[str, list[Response]], list[dict[str, Any]]]:
+        """Every model's answers to every item (one epoch), and the answers scored."""
+        responses = run_models(
+            items,
+            specs,
+            bench_dir=self.folder,
+            runtime=self.runtime,
+            seed=self.config.seed,
+            concurrency=self.concurrency,
+            on_done=self.on_done,
+            epoch=epoch,
+        )
+        needs_judge = any(answer_format(i) == "open" for i in items)
+        configured = needs_judge and judge_configured(self.runtime)
+        self.judge = self.runtime.for_role("judge") if configured else None
+        return responses, _score_all(items, responses, self.judge, self.concurrency)
+
+    @property
+    def open_answers(self) -> str:
+        """How open answers were graded, in the words of ``eval.json``."""
+        return "judge role " + self.judge.spec.text if self.judge else "includes match"
+
+    @property
+    def new_calls(self) -> int:
+        """Model calls made since the run started (not served from the run records)."""
+        return len(self.runtime.records) - self._calls_before
+
+    def seconds(self) -> float:
+        """Seconds since the run started, to the hundredth."""
+        return round(time.monotonic() - self._started, 2)
 
 
 def evaluate_benchmark(
@@ -203,26 +241,14 @@ def evaluate_benchmark(
         if limit < 1:
             raise EvaluationError(f"--limit must be at least 1, got {limit}")
         items = items[:limit]
-    config = _config(folder, config)
-    runtime = runtime_for(config)
-    before = len(runtime.records)
-    started = time.monotonic()
-    responses, samples, judge = run_and_score(
-        items,
-        specs,
-        folder=folder,
-        runtime=runtime,
-        seed=config.seed,
-        concurrency=concurrency,
-        on_done=on_done,
-    )
-    data = summarize(items, samples, specs, seed=config.seed)
-    spec = load_spec(folder)
+    run = AnswerRun(folder, config, concurrency=concurrency, on_done=on_done)
+    responses, samples = run.answer(items, specs)
+    seed = run.config.seed
+    data = summarize(items, samples, specs, seed=seed)
+    spec = read_spec(folder)
     # Paths as the folder records them: its name, and the run folder relative to it (or
     # by its name), never the evaluating machine's absolute paths.
-    from benchsmith.package.portable import portable_path
-
-    run_dir = config.paths.run_dir
+    run_dir = run.config.paths.run_dir
     data = {
         "benchmark": {
             "path": folder.resolve().name,
@@ -231,17 +257,17 @@ def evaluate_benchmark(
             "limit": limit,
         },
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "open_answers": "judge role " + judge.spec.text if judge else "includes match",
+        "open_answers": run.open_answers,
         **data,
         "run": {
             "run_dir": portable_path(run_dir, folder) if run_dir else None,
-            "new_calls": len(runtime.records) - before,
+            "new_calls": run.new_calls,
             # Per model: calls this run made (the rest came from the run records).
             "new_calls_by_model": {
                 m: sum(1 for r in responses[m] if r.call and not r.call["cached"]) for m in specs
             },
-            "seconds": round(time.monotonic() - started, 2),
-            "seed": config.seed,
+            "seconds": run.seconds(),
+            "seed": seed,
         },
     }
     eval_path = write_json(folder / EVAL_FILE, data)
@@ -249,7 +275,7 @@ def evaluate_benchmark(
     (folder / SAMPLES_FILE).write_text(lines, encoding="utf-8")
     if report:
         write_separability(folder, data)
-    report_path = write_report(folder) if report else folder / REPORT_FILE
+    report_path = write_report(folder) if report else folder / HTML_REPORT
     return EvalResult(
         bench_dir=folder,
         eval_path=eval_path,
@@ -262,8 +288,6 @@ def evaluate_benchmark(
 
 def separability_section(data: dict[str, Any]) -> str:
     """The separability section of ``report.md`` from ``eval.json``'s data (Markdown)."""
-    from benchsmith.package.calibration import SEPARABILITY_END, SEPARABILITY_START
-
     sep = data.get("separability") or {}
     lines = [SEPARABILITY_START, "## Separability (benchsmith eval)", ""]
     if sep.get("share") is None:
@@ -291,8 +315,6 @@ def separability_section(data: dict[str, Any]) -> str:
 
 def write_separability(folder: Path, data: dict[str, Any]) -> None:
     """Put an evaluation's separability into the folder's ``report.md`` and ``report.json``."""
-    from benchsmith.package.calibration import SEPARABILITY_END, SEPARABILITY_START, add_to_report
-
     sep = data.get("separability") or {}
     value = {"source": EVAL_FILE, "models": list(data["models"]), **sep}
     marks = (SEPARABILITY_START, SEPARABILITY_END)
@@ -329,13 +351,13 @@ def judge_benchmark(
     data = judge_benchmark_items(
         items,
         runtime.for_role("judge"),
-        load_spec(folder),
+        read_spec(folder),
         concurrency=concurrency,
         on_done=on_done,
     )
     data["created"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     judge_path = write_json(folder / JUDGE_FILE, data)
-    report_path = write_report(folder) if report else folder / REPORT_FILE
+    report_path = write_report(folder) if report else folder / HTML_REPORT
     return JudgeResult(folder, judge_path, report_path, data)
 
 
@@ -366,20 +388,17 @@ def write_report(bench_dir: str | Path) -> Path:
     Returns:
         The path of the page.
     """
-    from benchsmith.evaluate.html import render_report
-    from benchsmith.package.calibration import current_calibration
-
     folder = Path(bench_dir)
     items = load_items(folder)
     page = render_report(
         items=items,
-        spec=load_spec(folder),
+        spec=read_spec(folder),
         evaluation=read_json(folder / EVAL_FILE),
         quality=read_json(folder / JUDGE_FILE),
         samples=read_samples(folder),
         # only a calibration of these very items (a refilled folder's is stale)
         calibration=current_calibration(folder),
     )
-    path = folder / REPORT_FILE
+    path = folder / HTML_REPORT
     path.write_text(page, encoding="utf-8")
     return path

@@ -35,15 +35,16 @@ from typing import Any
 
 import numpy as np
 
+from benchsmith import statistics as st
 from benchsmith.config import RunConfig
 from benchsmith.evaluate import irt
-from benchsmith.evaluate import statistics as st
-from benchsmith.evaluate.api import _config, check_models, run_and_score, write_report
-from benchsmith.evaluate.folder import CALIBRATION_FILE, EvaluationError, load_items
+from benchsmith.evaluate.api import AnswerRun, check_models, write_report
+from benchsmith.evaluate.folder import EvaluationError, load_items
 from benchsmith.evaluate.runner import Response
 from benchsmith.files import write_json
 from benchsmith.item import Item
-from benchsmith.llm.registry import runtime_for
+from benchsmith.layout import CALIBRATION_FILE, SAMPLES_FILE
+from benchsmith.package.calibration import write_calibration
 
 MIN_PANEL = 3
 """Fewer models cannot rank anything worth fitting."""
@@ -141,43 +142,25 @@ def calibrate_benchmark(
     items = load_items(folder)
     if subset_size is not None and subset_size < 1:
         raise EvaluationError(f"--subset must be at least 1, got {subset_size}")
-    config = _config(folder, config)
-    runtime = runtime_for(config)
-    before = len(runtime.records)
-    started = time.monotonic()
+    run = AnswerRun(folder, config, concurrency=concurrency, on_done=on_done)
     samples: list[dict[str, Any]] = []
-    judge = None
     for epoch in range(epochs):
-        _responses, scored, judge = run_and_score(
-            items,
-            specs,
-            folder=folder,
-            runtime=runtime,
-            seed=config.seed,
-            concurrency=concurrency,
-            on_done=on_done,
-            epoch=epoch,
-        )
+        _responses, scored = run.answer(items, specs, epoch)
         samples += [s | {"epoch": epoch} for s in scored]
+    seed = run.config.seed
     correct, attempts = panel_matrix(items, specs, samples)
-    data = analyse(items, specs, correct, attempts, seed=config.seed, subset_size=subset_size)
+    data = analyse(items, specs, correct, attempts, seed=seed, subset_size=subset_size)
     data = {
         "benchmark": {"name": folder.name, "n_items": len(items)},
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "epochs": epochs,
-        "open_answers": "judge role " + judge.spec.text if judge else "includes match",
+        "open_answers": run.open_answers,
         **data,
-        "run": {
-            "new_calls": len(runtime.records) - before,
-            "seconds": round(time.monotonic() - started, 2),
-            "seed": config.seed,
-        },
+        "run": {"new_calls": run.new_calls, "seconds": run.seconds(), "seed": seed},
     }
     path = folder / CALIBRATION_FILE
     if write:
         write_json(path, data)
-        from benchsmith.package.calibration import write_calibration
-
         write_calibration(folder, data)
         write_report(folder)
     return CalibrationResult(folder, path, data, data["run"]["new_calls"])
@@ -227,7 +210,7 @@ def analyse(
     if answered.sum() < 2:
         raise EvaluationError(
             "the panel answered fewer than two items (every answer skipped or failed); "
-            "see eval_samples.jsonl after 'benchsmith eval' for why"
+            f"see {SAMPLES_FILE} after 'benchsmith eval' for why"
         )
     fit = irt.fit_2pl(correct, attempts)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -33,11 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig
 from benchsmith.difficulty import LABELS
 from benchsmith.difficulty_mix import apportion
 from benchsmith.evaluate.calibrate import calibrate_benchmark
 from benchsmith.evaluate.folder import EvaluationError
+from benchsmith.layout import EVAL_RUNS_DIR, RUN_DIR
+from benchsmith.ledger import Ledger
 from benchsmith.package.calibration import add_to_report
 
 EASY_FROM = 2 / 3
@@ -150,16 +153,13 @@ def calibrated_build(
     Raises:
         EvaluationError: A panel of fewer than three models, or no round possible.
     """
-    from benchsmith.api import build_benchmark
-    from benchsmith.ledger import Ledger
-
     if max_rounds < 1:
         raise EvaluationError(f"max_rounds must be at least 1, got {max_rounds}")
     folder = Path(out)
     config = config or RunConfig()
     resume = build_args.pop("resume", False)
     if panel_config is None:  # the build's settings (budget, seed); the panel's own records
-        panel_config = config.with_paths(run_dir=str(folder / "eval_runs"))
+        panel_config = config.with_paths(run_dir=str(folder / EVAL_RUNS_DIR))
     result = CalibratedBuildResult(folder)
     result.build = build_benchmark(out=folder, config=config, resume=resume, **build_args)
     size = result.build.spec.size
@@ -182,7 +182,7 @@ def calibrated_build(
             on_round(summary)
         if not drops or round_no == max_rounds:
             break
-        ledger = Ledger(folder / ".run")
+        ledger = Ledger(folder / RUN_DIR)
         for item_id, reason in sorted(drops.items()):
             if ledger.is_accepted(item_id):
                 ledger.revoke(item_id, reason, check="calibration")

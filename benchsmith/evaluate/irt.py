@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchsmith.evaluate.statistics import kendall_tau_b
+from benchsmith.statistics import kendall_tau_b
 
 ABILITY_PRIOR_SD = 1.0
 """Standard deviation of the normal prior on abilities (it also fixes the latent scale)."""

@@ -34,15 +34,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchsmith import statistics as st
+from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig
-from benchsmith.evaluate import statistics as st
 from benchsmith.evaluate.api import check_models, evaluate_benchmark
-from benchsmith.evaluate.folder import EvaluationError, load_items, read_json
+from benchsmith.evaluate.folder import EvaluationError, load_items
 from benchsmith.evaluate.runner import Response
 from benchsmith.files import write_json
 from benchsmith.item import Item
+from benchsmith.layout import PERTURB_FILE, RUN_DIR, data_path, read_report, spec_path
+from benchsmith.package.calibration import add_to_report
 
-PERTURB_FILE = "perturb.json"
 ALPHA = 0.01
 SEED_STEP = 1000
 """Default fresh seed: the published build's seed plus this."""
@@ -66,7 +68,7 @@ def fresh_folder(bench_dir: Path, seed: int) -> Path:
 
 
 def _published_seed(bench_dir: Path) -> int | None:
-    report = read_json(bench_dir / "report.json") or {}
+    report = read_report(bench_dir) or {}
     seed = report.get("seed")
     return seed if isinstance(seed, int) else None
 
@@ -86,17 +88,15 @@ def build_fresh(
     bench_dir: Path, fresh_dir: Path, seed: int, config: RunConfig | None
 ) -> dict[str, Any]:
     """Build the published plan again with ``seed`` into ``fresh_dir`` (or resume it)."""
-    from benchsmith.api import build_benchmark
-
-    spec_path = bench_dir / "spec.json"
-    if not spec_path.is_file():
+    plan = spec_path(bench_dir)
+    if not plan.is_file():
         raise EvaluationError(
-            f"{bench_dir}: no spec.json, so there is no plan to build fresh instances from; "
+            f"{bench_dir}: no {plan.name}, so there is no plan to build fresh instances from; "
             "perturb needs a folder benchsmith built"
         )
     config = (config or RunConfig()).model_copy(update={"seed": seed})
-    resume = (fresh_dir / ".run").is_dir()
-    result = build_benchmark(out=fresh_dir, config=config, spec=spec_path, resume=resume)
+    resume = (fresh_dir / RUN_DIR).is_dir()
+    result = build_benchmark(out=fresh_dir, config=config, spec=plan, resume=resume)
     return {"items": result.items, "status": result.status}
 
 
@@ -203,7 +203,7 @@ def perturb_benchmark(
             "need another"
         )
     fresh = Path(fresh_dir) if fresh_dir is not None else fresh_folder(folder, seed)
-    if not (fresh / "data" / "test.jsonl").is_file() or (fresh / ".run").is_dir():
+    if not data_path(fresh).is_file() or (fresh / RUN_DIR).is_dir():
         build_fresh(folder, fresh, seed, config)
     started = time.monotonic()
     runs = {}
@@ -289,7 +289,5 @@ def section(data: dict[str, Any]) -> str:
 
 
 def _write_sections(folder: Path, data: dict[str, Any]) -> None:
-    from benchsmith.package.calibration import add_to_report
-
     summary = {k: v for k, v in data.items() if k != "methods"}
     add_to_report(folder, "contamination", summary, section(data), (START, END))

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from benchsmith.errors import StructuredOutputError
-from benchsmith.item import Item
+from benchsmith.item import Item, item_for_judge
 from benchsmith.llm.client import RoleModel
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import BenchmarkSpec
@@ -85,8 +85,6 @@ def attribute(scores: dict[str, int]) -> str | None:
 
 def item_block(item: Item) -> str:
     """The item as the judge reads it: question, choices, target answer."""
-    from benchsmith.agents.verification import item_for_judge
-
     return item_for_judge(item, item.input_text(), answer_label="target")
 
 

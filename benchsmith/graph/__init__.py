@@ -1,8 +1,10 @@
 """The LangGraph state machine: state, routers and the builder.
 
 Exports ``graph`` (compiled; ``langgraph.json`` points at it), ``builder`` and
-``make_builder``, imported lazily so that agents can import ``benchsmith.graph.state``
-without pulling in the builder (which imports the agents).
+``make_builder``, loaded on first access: ``benchsmith.api`` imports
+``benchsmith.graph.progress`` at its top, and the builder imports every agent (seconds),
+which a build loads only after it has started the language-ID worker. The graph's state
+types are in :mod:`benchsmith.state`, below the agents.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from benchsmith.agents.realize import open_workspace
 from benchsmith.agents.sources import run_config
+from benchsmith.agents.workspace import open_workspace
 from benchsmith.config import RunConfig
-from benchsmith.graph.state import BuildState, SlotInput, SlotState
 from benchsmith.spec import COMPUTED
+from benchsmith.state import BuildState, SlotInput, SlotState
 
 
 def route_after_design(state: BuildState) -> Literal["grounding", "__end__"]:

@@ -77,7 +77,7 @@ from benchsmith.graph.routers import (
     route_after_verify,
     route_slot_start,
 )
-from benchsmith.graph.state import (
+from benchsmith.state import (
     BuildInput,
     BuildOutput,
     BuildState,

@@ -641,6 +641,7 @@ class LLMRuntime:
         base_url = spec.base_url
         api_key = self.env.get(spec.api_key_env) if spec.api_key_env else None
         if spec.provider == "local":
+            # lazy: httpx, ~70 ms that a run on remote models (benchsmith eval) need not pay
             from benchsmith.llm.local import local_server
 
             base_url = local_server(self.settings.local_context).ensure_started()

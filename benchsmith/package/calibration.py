@@ -19,12 +19,23 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.files import atomic_write, json_line
+from benchsmith.layout import (
+    CALIBRATION_FILE,
+    CARD_FILE,
+    REPORT_MD,
+    FolderError,
+    data_path,
+    item_lines,
+    read_json,
+    read_report,
+    report_path,
+)
+from benchsmith.package.report import write_report
 
 START = "<!-- benchsmith:calibration -->"
 END = "<!-- /benchsmith:calibration -->"
 SEPARABILITY_START = "<!-- benchsmith:separability -->"
 SEPARABILITY_END = "<!-- /benchsmith:separability -->"
-DATA_FILE = Path("data") / "test.jsonl"
 
 
 def item_fields(row: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
@@ -58,6 +69,13 @@ def merge_into_items(lines: list[str], data: Mapping[str, Any]) -> list[str]:
             line = json_line(record)
         out.append(line)
     return out
+
+
+def _merge_into_file(folder: Path, data: Mapping[str, Any]) -> None:
+    """Rewrite ``data/test.jsonl`` with the calibration in each calibrated item's metadata."""
+    path = data_path(folder)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    atomic_write(path, "\n".join(merge_into_items(lines, data)) + "\n")
 
 
 def _pct(value: float | None) -> str:
@@ -127,14 +145,15 @@ def replace_section(text: str, section: str, start_mark: str = START, end_mark: 
 
 def _rewrite_split(folder: Path) -> None:
     """Write the Hugging Face split again and point the card and report at its files."""
+    # Here, not at the top: it loads pyarrow (about 0.3 s), which `benchsmith eval` does not
+    # need when it imports this module for the separability section.
     from benchsmith.package.hf_export import remove_stale, write_hf_split
 
-    report_path = folder / "report.json"
-    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.is_file() else {}
+    report = read_report(folder) or {}
     hf_report = (report.get("exports") or {}).get("hf_datasets") or {}
     old = dict(hf_report.get("configs") or {})
     hf = write_hf_split(folder)
-    card = folder / "README.md"
+    card = folder / CARD_FILE
     if card.is_file():
         text = card.read_text(encoding="utf-8")
         for config, path in old.items():
@@ -143,7 +162,7 @@ def _rewrite_split(folder: Path) -> None:
         atomic_write(card, text)
     if hf_report:
         hf_report["configs"] = hf.files
-        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        write_report(folder, report)
     remove_stale(folder, hf.files)
 
 
@@ -161,24 +180,21 @@ def add_to_report(
     The section (between ``marks``) replaces an earlier one; ``card`` puts it in the card
     (``README.md``) too. Files that do not exist (a folder no build packaged) are left alone.
     """
-    for name in ("README.md", "report.md") if card else ("report.md",):
+    for name in (CARD_FILE, REPORT_MD) if card else (REPORT_MD,):
         path = folder / name
         if path.is_file():
             text = replace_section(path.read_text(encoding="utf-8"), section, *marks)
             atomic_write(path, text)
-    report_path = folder / "report.json"
-    if report_path.is_file():
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        report[key] = value
-        atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    report = read_report(folder)
+    if report is not None:
+        report[key] = value  # a section of a later command: appended, or replaced in place
+        write_report(folder, report)
 
 
 def write_calibration(folder: Path, data: Mapping[str, Any]) -> None:
     """Write a calibration into the items, the split, the card and the report of ``folder``."""
-    data_path = folder / DATA_FILE
-    lines = data_path.read_text(encoding="utf-8").splitlines()
-    atomic_write(data_path, "\n".join(merge_into_items(lines, data)) + "\n")
-    if (folder / "report.json").is_file() or any((folder / "data").glob("*/test-*.parquet")):
+    _merge_into_file(folder, data)
+    if report_path(folder).is_file() or any((folder / "data").glob("*/test-*.parquet")):
         _rewrite_split(folder)
     summary = {k: v for k, v in data.items() if k != "items"}
     add_to_report(folder, "calibration", summary, card_section(data), card=True)
@@ -190,20 +206,14 @@ def current_calibration(folder: Path) -> dict[str, Any] | None:
     A folder packaged again with other items (a review's refills) has a stale calibration:
     its figures are of other items, so packaging leaves them out until ``calibrate`` runs.
     """
-    path = folder / "calibration.json"
-    data_path = folder / DATA_FILE
-    if not path.is_file() or not data_path.is_file():
+    data = read_json(folder / CALIBRATION_FILE)
+    if data is None:
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        ids = {
-            json.loads(line).get("id")
-            for line in data_path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        }
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+        ids = {record.get("id") for _number, record in item_lines(folder)}
+    except (FolderError, UnicodeDecodeError):
         return None
-    rows = data.get("items") if isinstance(data, dict) else None
+    rows = data.get("items")
     if not isinstance(rows, list) or {r.get("id") for r in rows} != ids:
         return None
     return data
@@ -217,7 +227,5 @@ def reapply_to_items(folder: Path) -> dict[str, Any] | None:
     """
     data = current_calibration(folder)
     if data is not None:
-        data_path = folder / DATA_FILE
-        lines = data_path.read_text(encoding="utf-8").splitlines()
-        atomic_write(data_path, "\n".join(merge_into_items(lines, data)) + "\n")
+        _merge_into_file(folder, data)
     return data

@@ -30,6 +30,7 @@ import yaml
 
 from benchsmith.catalog.cards import DatasetCard
 from benchsmith.item import NUMERIC_TOLERANCE, Item
+from benchsmith.layout import DATA_FILE, MEDIA_DIR, REJECTS_FILE, REPORT_FILE, SPEC_FILE
 from benchsmith.package.checks import describe
 from benchsmith.package.hf_export import (
     HF_COLUMNS,
@@ -42,11 +43,13 @@ from benchsmith.package.hf_export import (
 from benchsmith.package.inspect_export import INSPECT_TASK_FILE, MAX_RETRIES
 from benchsmith.package.portable import portable_source
 from benchsmith.spec import BenchmarkSpec
+from benchsmith.statistics import wilson_interval
 
 if TYPE_CHECKING:
     from benchsmith.package.lmeval_export import LmEvalExport
 
-DATA_FILE = "data/test.jsonl"
+_DATA_NAME = DATA_FILE.as_posix()
+"""The items' file as the card names it (with ``/`` on every system)."""
 _JSONL_NOTE = (
     "(`datasets` reads every config of a folder with the file format of its first config, "
     "huggingface/datasets#7101, so the jsonl itself cannot be a config beside the Parquet "
@@ -381,7 +384,7 @@ def _subtask_section(spec: BenchmarkSpec, stats: CardStats) -> str:
     ]
     known = {s.id for s in spec.subtasks}
     rows += [
-        (k, "", "(not in spec.json)", "", "", v)
+        (k, "", f"(not in {SPEC_FILE})", "", "", v)
         for k, v in stats.by_subtask.items()
         if k not in known
     ]
@@ -418,16 +421,12 @@ def acceptance_line(stats: CardStats) -> str:
     checks = md_text(one_line(describe(stats.acceptance_checks)))
     return (
         f"Acceptance: {rate:.1%} of generated candidates {checks}. The rejected ones are in "
-        "`rejects.jsonl`."
+        f"`{REJECTS_FILE}`."
     )
 
 
 def human_line(accepted: int, reviewed: int) -> str:
     """Human acceptance of the reviewed items, with its 95 % Wilson interval."""
-    # Here, not at the top: importing benchsmith.evaluate loads its API (about 2 s), which
-    # a build without a review does not need.
-    from benchsmith.evaluate.statistics import wilson_interval
-
     if not reviewed:
         return "Human review: no item reviewed yet."
     low, high = wilson_interval(accepted, reviewed)
@@ -574,9 +573,9 @@ def _load_section(stats: CardStats, bench: str) -> list[str]:
         "```",
         "",
         f'The Inspect-style items are the `{INSPECT_CONFIG}` config: `load_dataset("{bench}", '
-        f'"{INSPECT_CONFIG}", split="test")` gives the fields of `{DATA_FILE}` (`input` and '
+        f'"{INSPECT_CONFIG}", split="test")` gives the fields of `{_DATA_NAME}` (`input` and '
         f"`metadata` decoded from JSON). {_JSONL_NOTE} To read the jsonl itself: "
-        f'`load_dataset("json", data_files="{bench}/{DATA_FILE}", split="train")`.',
+        f'`load_dataset("json", data_files="{bench}/{_DATA_NAME}", split="train")`.',
         "",
         "### Audio",
         "",
@@ -596,7 +595,8 @@ def _load_section(stats: CardStats, bench: str) -> list[str]:
         "(mixed down to mono) and their rate, `.get_all_samples()` every channel. Without "
         "torchcodec, reading a row whose audio is set raises `ImportError: To support decoding "
         "audio data, please install 'torchcodec'.`, so cast the column as above and decode the "
-        "embedded bytes (the file as it is in `media/`) yourself, for instance with `soundfile` "
+        f"embedded bytes (the file as it is in `{MEDIA_DIR}/`) yourself, for instance with "
+        "`soundfile` "
         "(`pip install soundfile`; its wheels bundle libsndfile, which reads WAV, FLAC, OGG and "
         "MP3):",
         "",
@@ -621,7 +621,7 @@ _FEATURE_NAMES = {
 }
 
 _JSONL_FORMAT = f"""\
-### `{DATA_FILE}` (Inspect-style)
+### `{_DATA_NAME}` (Inspect-style)
 
 One JSON object a line (Inspect AI, lm-evaluation-harness and `benchsmith eval` read it):
 
@@ -630,7 +630,7 @@ One JSON object a line (Inspect AI, lm-evaluation-harness and `benchsmith eval` 
   (`{{"role": "user", "content": [parts]}}`) whose parts are `{{"type": "text", "text": ...}}`,
   `{{"type": "image", "image": "media/x.png"}}` or
   `{{"type": "audio", "audio": "media/x.wav", "format": "wav"}}`; media paths are relative to
-  this folder and every file is in `media/`.
+  this folder and every file is in `{MEDIA_DIR}/`.
 - `choices`: the options of a multiple-choice item, else null.
 - `target`: the letter of the right choice (`A`, `B`, ...) when there are choices, else the
   answer.
@@ -639,8 +639,8 @@ One JSON object a line (Inspect AI, lm-evaluation-harness and `benchsmith eval` 
   source record, the transformation trace (tool names and parameters) and the verification
   verdicts.
 
-`spec.json` is the plan the items were built from (subtasks, groundings, quotas), and
-`report.json` tells how the build went."""
+`{SPEC_FILE}` is the plan the items were built from (subtasks, groundings, quotas), and
+`{REPORT_FILE}` tells how the build went."""
 
 
 def _format_section(stats: CardStats) -> str:
@@ -660,17 +660,17 @@ def _format_section(stats: CardStats) -> str:
             (
                 f"`{INSPECT_CONFIG}`",
                 f"`{stats.data_file(INSPECT_CONFIG)}`",
-                f"the items of `{DATA_FILE}`, row for row, in its own fields",
+                f"the items of `{_DATA_NAME}`, row for row, in its own fields",
             ),
-            ("", f"`{DATA_FILE}`", "the items, Inspect-style (the source of both)"),
-            ("", "`media/`", "every image and audio file an item refers to"),
+            ("", f"`{_DATA_NAME}`", "the items, Inspect-style (the source of both)"),
+            ("", f"`{MEDIA_DIR}/`", "every image and audio file an item refers to"),
         ],
     )
     media = (
         "An item without an image or without audio has null in that column. benchsmith gives "
         "an item at most one image and one audio clip (one per input modality); an item with "
         "more (only a hand-written one can have them) keeps its first of each kind in these "
-        f"columns, and all of them in `input` (the `{INSPECT_CONFIG}` config and `{DATA_FILE}`)."
+        f"columns, and all of them in `input` (the `{INSPECT_CONFIG}` config and `{_DATA_NAME}`)."
     )
     if stats.extra_media:
         media += (

@@ -52,8 +52,8 @@ from pydantic import ValidationError
 from benchsmith.errors import ExportError, describe_validation_error
 from benchsmith.files import HashedPath, atomic_hashed_path, json_line, parse_json
 from benchsmith.item import Item
+from benchsmith.layout import data_path
 
-DATA_FILE = "data/test.jsonl"
 HF_CONFIG = "default"
 INSPECT_CONFIG = "inspect"
 SPLIT = "test"
@@ -345,7 +345,7 @@ def write_hf_split(
         ) as inspect_file,
     ):
         if records is None:
-            records = read_records(bench_dir / DATA_FILE)
+            records = read_records(data_path(bench_dir))
         _write_rows(bench_dir, done, hf_file.tmp, inspect_file.tmp, records)
     for config, written in ((HF_CONFIG, hf_file), (INSPECT_CONFIG, inspect_file)):
         final = cast(Path, written.path)  # set once the block ended well

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.errors import ExportError
+from benchsmith.layout import data_path
+from benchsmith.package.hf_export import data_lines
 from benchsmith.package.inspect_export import scoring_source, task_name
 from benchsmith.package.item_prompt import media_kinds, prompt_messages, prompt_source
 from benchsmith.spec import BenchmarkSpec
@@ -317,11 +319,11 @@ class TextOnlyCount:
             self.reasons[reason] += 1
 
 
-def count_items(data_path: Path) -> tuple[int, Counter[str]]:
+def count_items(path: Path) -> tuple[int, Counter[str]]:
     """Text-only items of a ``test.jsonl`` and the skip reasons of the others, streamed.
 
     Args:
-        data_path: The ``data/test.jsonl`` file.
+        path: The ``data/test.jsonl`` file.
 
     Returns:
         ``(n_text_only, reasons)``.
@@ -329,12 +331,10 @@ def count_items(data_path: Path) -> tuple[int, Counter[str]]:
     Raises:
         ExportError: The file is missing or a line is not a JSON item.
     """
-    from benchsmith.package.hf_export import data_lines
-
     tally = TextOnlyCount()
-    for number, record in data_lines(data_path):
+    for number, record in data_lines(path):
         if not isinstance(record, dict) or "id" not in record or "input" not in record:
-            raise ExportError(f"{data_path}:{number}: not an item (needs id and input)")
+            raise ExportError(f"{path}:{number}: not an item (needs id and input)")
         tally.add(record)
     return tally.n_text, tally.reasons
 
@@ -363,7 +363,7 @@ def write_lmeval_task(
     bench_dir = Path(bench_dir)
     name = task_name(bench_dir, spec)
     if counts is None:
-        n_items, reasons = count_items(bench_dir / "data" / "test.jsonl")
+        n_items, reasons = count_items(data_path(bench_dir))
     else:
         n_items, reasons = counts.n_text, counts.reasons
     n_skipped = sum(reasons.values())

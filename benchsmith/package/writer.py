@@ -2,11 +2,12 @@
 
 From the build ledger it writes, each file atomically (a temporary file, then
 ``os.replace``): ``data/test.jsonl`` (accepted items in id order), ``rejects.jsonl``,
-``spec.json``, ``report.json`` and ``report.md``, the Hugging Face dataset card
-``README.md`` with its Parquet split (``data/hf/test-DIGEST.parquet``, media embedded, and
-the Inspect-style ``data/inspect/test-DIGEST.parquet``), the Inspect AI task file and the
-lm-evaluation-harness task. Media files no accepted item refers to (left by a killed
-attempt) are removed from ``media/``.
+``spec.json``, ``report.json`` (a :class:`~benchsmith.package.report.BuildReport`) and
+``report.md``, the Hugging Face dataset card ``README.md`` with its Parquet split
+(``data/hf/test-DIGEST.parquet``, media embedded, and the Inspect-style
+``data/inspect/test-DIGEST.parquet``), the Inspect AI task file and the lm-evaluation-harness
+task. Media files no accepted item refers to (left by a killed attempt) are removed from
+``media/``.
 Writing the same ledger again produces the same files, and a finished build whose ledger
 has not changed is left untouched.
 """
@@ -23,22 +24,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchsmith.files import atomic_lines, atomic_write, canonical_json, json_line
+from benchsmith.files import atomic_lines, atomic_write, canonical_json, json_line, sha256_text
+from benchsmith.item import Item
+from benchsmith.layout import (
+    CARD_FILE,
+    REJECTS_FILE,
+    REPORT_MD,
+    REVIEW_FILE,
+    RUN_DIR,
+    data_path,
+    media_dir,
+    write_spec,
+)
 from benchsmith.ledger import Ledger
+from benchsmith.package.calibration import card_section, reapply_to_items
+from benchsmith.package.card import ItemCounts, card_stats, render_card
 from benchsmith.package.checks import CheckTally, describe
+from benchsmith.package.hf_export import read_records, remove_stale, write_hf_split
+from benchsmith.package.inspect_export import write_inspect_task
+from benchsmith.package.lmeval_export import TextOnlyCount, write_lmeval_task
 from benchsmith.package.portable import portable_files, portable_metadata, scrub_value
+from benchsmith.package.report import (
+    Acceptance,
+    BuildReport,
+    CheckNotRun,
+    CheckSummary,
+    Exports,
+    Fixes,
+    JudgeSummary,
+    QuotaRow,
+    Wording,
+    read_build_report,
+    write_report,
+)
+from benchsmith.review.items import apply_edit
+from benchsmith.review.journal import REJECT_REASONS, ReviewJournal
+from benchsmith.review.summary import human_summary
 from benchsmith.spec import BenchmarkSpec
-
-DATA_FILE = "data/test.jsonl"
-REJECTS_FILE = "rejects.jsonl"
-REPORT_FILE = "report.json"
-REPORT_MD = "report.md"
 
 
 def ledger_fingerprint(ledger: Ledger, review: HumanReview | None = None) -> str:
     """What the package was made from: the finished slots, and the human review if any."""
-    from benchsmith.files import sha256_text
-
     done = sorted(ledger.done_ids())
     if review is None or not (review.decisions or ledger.revoked()):
         return sha256_text(canonical_json(done))
@@ -57,8 +83,6 @@ class HumanReview:
     @classmethod
     def read(cls, bench_dir: Path) -> HumanReview:
         """The latest decision on each item of ``bench_dir`` (none without a journal)."""
-        from benchsmith.review.journal import REVIEW_FILE, ReviewJournal
-
         if not (Path(bench_dir) / REVIEW_FILE).is_file():
             return cls()
         journal = ReviewJournal(bench_dir)
@@ -79,8 +103,6 @@ class HumanReview:
         if decision is None or not decision.accepted:
             return item
         if decision.edit is not None:
-            from benchsmith.review.items import apply_edit
-
             item = apply_edit(item, decision.edit)
         item.metadata["review"] = {
             "decision": decision.decision,
@@ -132,8 +154,6 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         Item counts (per subtask, per modality combination), the media paths the items use,
         local fixes and orchestration fallbacks; the rejected slots and their reasons.
     """
-    from benchsmith.item import Item
-
     review = review or HumanReview()
     revoked = ledger.revoked()
     accepted: list[tuple[str, tuple[int, int]]] = []
@@ -209,7 +229,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         reviewer_view(review.apply(_portable(ledger.read_at(where)["item"], bench_dir)))
         for _id, where in _spread(accepted, 5)
     ]
-    with atomic_lines(bench_dir / DATA_FILE) as out:
+    with atomic_lines(data_path(bench_dir)) as out:
         for _item_id, where in accepted:
             item = review.apply(_portable(ledger.read_at(where)["item"], bench_dir))
             out.write(json_line(item.model_dump(mode="json")) + "\n")
@@ -218,8 +238,6 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
 
 def _portable(item: Any, bench_dir: Path) -> Any:
     """An item (or its JSON) with the files its metadata cites recorded portably."""
-    from benchsmith.item import Item
-
     if not isinstance(item, Item):
         item = Item.model_validate(item)
     item.metadata = portable_metadata(item.metadata, bench_dir)
@@ -300,8 +318,6 @@ def _reject_reason(entry: dict[str, Any], revoked: dict[str, Any]) -> str:
     """How ``rejects.jsonl`` counts a discarded slot, or an item a reviewer took out."""
     if entry["status"] == "rejected":
         return entry.get("check") or "other"
-    from benchsmith.review.journal import REJECT_REASONS
-
     why = revoked[entry["item"]["id"]]
     return f"human: {REJECT_REASONS.get(why.get('reason'), why.get('reason'))}"
 
@@ -353,20 +369,18 @@ def write_rejects(bench_dir: Path, ledger: Ledger, scanned: DataStats) -> Counte
 
 def clean_media(bench_dir: Path, used: set[str]) -> int:
     """Remove files in ``media/`` no accepted item refers to; return how many."""
-    media_dir = bench_dir / "media"
+    folder = media_dir(bench_dir)
     removed = 0
-    if not media_dir.is_dir():
+    if not folder.is_dir():
         return 0
-    for path in media_dir.rglob("*"):
+    for path in folder.rglob("*"):
         if path.is_file() and path.relative_to(bench_dir).as_posix() not in used:
             path.unlink()
             removed += 1
     return removed
 
 
-def quota_table(
-    spec: BenchmarkSpec, ledger: Ledger, targets: dict[str, int]
-) -> list[dict[str, Any]]:
+def quota_table(spec: BenchmarkSpec, ledger: Ledger, targets: dict[str, int]) -> list[QuotaRow]:
     """One row per grounding: quota, target after reallocation, accepted, rejected."""
     quotas = {a.grounding_id: a.quota for a in spec.allocations}
     rows = []
@@ -374,15 +388,15 @@ def quota_table(
         if g.id not in quotas and g.id not in targets:
             continue
         rows.append(
-            {
-                "subtask_id": g.subtask_id,
-                "grounding_id": g.id,
-                "dataset_id": g.dataset_id,
-                "quota": quotas.get(g.id, 0),
-                "target": targets.get(g.id, quotas.get(g.id, 0)),
-                "accepted": ledger.accepted_count(g.id),
-                "rejected": ledger.rejected_count(g.id),
-            }
+            QuotaRow(
+                subtask_id=g.subtask_id,
+                grounding_id=g.id,
+                dataset_id=g.dataset_id,
+                quota=quotas.get(g.id, 0),
+                target=targets.get(g.id, quotas.get(g.id, 0)),
+                accepted=ledger.accepted_count(g.id),
+                rejected=ledger.rejected_count(g.id),
+            )
         )
     return rows
 
@@ -511,6 +525,7 @@ def render_report_md(report: dict[str, Any]) -> str:
         lines += ["", f"Formulas not admitted: {len(rejected)}"]
         lines += [f"- `{r.get('text', '')}`: {r.get('reason', '')}" for r in rejected]
         if computed.get("solution_report"):
+            # Only a build with computed problems gets here: the import loads sympy.
             from benchsmith.solution.report import report_markdown
 
             body = report_markdown(computed["solution_report"])
@@ -609,32 +624,28 @@ def write_package(
 
     A folder already packaged from the same ledger is left as it is (its report is
     returned), so rerunning a finished build changes nothing.
+
+    Returns:
+        The report as ``report.json`` holds it (:meth:`BuildReport.dump`).
     """
     bench_dir = Path(bench_dir)
     review = HumanReview.read(bench_dir)
     fingerprint = ledger_fingerprint(ledger, review)
-    report_path = bench_dir / REPORT_FILE
-    if report_path.is_file() and (bench_dir / DATA_FILE).is_file():
-        try:
-            old = json.loads(report_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            old = None
+    if data_path(bench_dir).is_file():
+        old = read_build_report(bench_dir)
         if (
-            isinstance(old, dict)
-            and old.get("ledger_fingerprint") == fingerprint
+            old is not None
+            and old.ledger_fingerprint == fingerprint
             and _hf_split_in_place(bench_dir, old)
         ):
-            return old
+            return old.dump()
     data = write_data(bench_dir, ledger, review)
     n_items = data.n_items
     reasons = write_rejects(bench_dir, ledger, data)
     human = human_section(data.reviewed_pool, review)
     revoked = len(ledger.revoked())
     removed = clean_media(bench_dir, data.media)
-    atomic_write(
-        bench_dir / "spec.json",
-        json.dumps(spec.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n",
-    )
+    write_spec(bench_dir, spec)
     rejected = sum(reasons.values())
     # A record with no answer (none in the slot's language, say) was skipped before any item
     # was made: listed in rejects.jsonl, but not a candidate the checks turned down.
@@ -669,97 +680,88 @@ def write_package(
         human=(human["overall"]["accepted"], human["overall"]["reviewed"]) if human else None,
     )
     shortfalls = scrub_value(list(shortfalls), bench_dir)
-    report = {
-        "intent": spec.intent,
-        "size": spec.size,
-        "status": status
-        or ("complete" if n_items >= spec.size and not shortfalls else "shortfall"),
-        "items": n_items,
-        "rejected": rejected,
-        "acceptance_rate": rate,
-        "items_per_subtask": dict(sorted(data.per_subtask.items())),
-        "items_per_modality": dict(sorted(data.per_modality.items())),
-        "quotas": quota_table(spec, ledger, targets),
-        "shortfalls": shortfalls,
-        "rejection_reasons": dict(sorted(reasons.items())),
-        "fixes": {"items_fixed": data.items_fixed, "total_fixes": data.total_fixes},
-        "orchestration_fallbacks": data.fallbacks,
-        "tail_backups": dict(tail_backups or {}),
-        "acceptance": {
-            "enforced_checks": rate,
-            "accepted": passed,
-            "candidates": passed + automatic,
-            "records_skipped": skipped,
-            "checks": checks,
-            "note": "items that passed every enforced check, over every candidate realized "
+    run_dir = bench_dir / RUN_DIR
+    report = BuildReport(
+        intent=spec.intent,
+        size=spec.size,
+        status=status or ("complete" if n_items >= spec.size and not shortfalls else "shortfall"),
+        items=n_items,
+        rejected=rejected,
+        acceptance_rate=rate,
+        items_per_subtask=dict(sorted(data.per_subtask.items())),
+        items_per_modality=dict(sorted(data.per_modality.items())),
+        quotas=quota_table(spec, ledger, targets),
+        shortfalls=shortfalls,
+        rejection_reasons=dict(sorted(reasons.items())),
+        fixes=Fixes(items_fixed=data.items_fixed, total_fixes=data.total_fixes),
+        orchestration_fallbacks=data.fallbacks,
+        tail_backups=dict(tail_backups or {}),
+        acceptance=Acceptance(
+            enforced_checks=rate,
+            accepted=passed,
+            candidates=passed + automatic,
+            records_skipped=skipped,
+            checks=CheckSummary.model_validate(checks),
+            note="items that passed every enforced check, over every candidate realized "
             "(records skipped for having no answer are not candidates; rejects.jsonl lists "
             "them with the check 'record'); checks names the checks that ran and those that "
             "did not",
-        },
-        "wording": {
-            "template": data.wording.get("template", 0),
-            "model": data.wording.get("model", 0),
-            "computed": data.wording.get("computed", 0),
-            "template_share": round(data.wording.get("template", 0) / n_items, 4)
-            if n_items
-            else 0.0,
-        },
-        "checks_not_run": {
-            check: {
-                "items": n,
-                "why": "; ".join(
+        ),
+        wording=Wording(
+            template=data.wording.get("template", 0),
+            model=data.wording.get("model", 0),
+            computed=data.wording.get("computed", 0),
+            template_share=round(data.wording.get("template", 0) / n_items, 4) if n_items else 0.0,
+        ),
+        checks_not_run={
+            check: CheckNotRun(
+                items=n,
+                why="; ".join(
                     f"{cause} ({k})" for cause, k in data.unavailable_why.get(check, {}).items()
                 ),
-            }
+            )
             for check, n in sorted(data.unavailable.items())
         },
-        "judge": {
-            "runs": data.judge_runs,
-            "enforced": data.judge_enforced,
-            "no": dict(sorted(data.judge_no.items())),
-            "note": judge_note,
-        },
-        "read_these": data.samples,
-        "notes": scrub_value(list(notes or []), bench_dir),
-        "llm": llm_usage,
-        "models": models,
-        "seed": seed,
-        "wall_time_s": wall_time(bench_dir / ".run", started_at, data.ledger_times),
-        "media_files": len(data.media),
-        "stale_media_removed": removed,
-        "exports": exports,
-        "computed": computed_summaries(bench_dir / ".run", data.computed_items),
-        "ledger_fingerprint": fingerprint,
-    }
-    if human is not None:
-        report["human_review"] = human
-    if difficulty_mix is not None:
-        report["difficulty_mix"] = difficulty_mix
-    atomic_write(report_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    atomic_write(bench_dir / REPORT_MD, render_report_md(report))
-    return report
+        judge=JudgeSummary(
+            runs=data.judge_runs,
+            enforced=data.judge_enforced,
+            no=dict(sorted(data.judge_no.items())),
+            note=judge_note,
+        ),
+        read_these=data.samples,
+        notes=scrub_value(list(notes or []), bench_dir),
+        llm=llm_usage,
+        models=models,
+        seed=seed,
+        wall_time_s=wall_time(run_dir, started_at, data.ledger_times),
+        media_files=len(data.media),
+        stale_media_removed=removed,
+        exports=Exports.model_validate(exports),
+        computed=computed_summaries(run_dir, data.computed_items),
+        ledger_fingerprint=fingerprint,
+        human_review=human,
+        difficulty_mix=difficulty_mix,
+    )
+    written = report.dump()
+    write_report(bench_dir, written)
+    atomic_write(bench_dir / REPORT_MD, render_report_md(written))
+    return written
 
 
-def _hf_split_in_place(bench_dir: Path, report: dict[str, Any]) -> bool:
+def _hf_split_in_place(bench_dir: Path, report: BuildReport) -> bool:
     """Whether the Hugging Face split files the report names are there.
 
     A folder packaged before the split existed (or whose split files were deleted) is
     packaged again, to get them.
     """
-    configs = ((report.get("exports") or {}).get("hf_datasets") or {}).get("configs")
-    return (
-        isinstance(configs, dict)
-        and bool(configs)
-        and all(isinstance(f, str) and (bench_dir / f).is_file() for f in configs.values())
-    )
+    configs = report.exports.hf_datasets.configs
+    return bool(configs) and all((bench_dir / f).is_file() for f in configs.values())
 
 
 def human_section(pool: list[Any], review: HumanReview) -> dict[str, Any] | None:
     """Human acceptance of the reviewed items (rejected ones included), or None unreviewed."""
     if review.journal is None:
         return None
-    from benchsmith.review.summary import human_summary
-
     summary = human_summary(pool, review.journal)
     overall = summary["overall"]
     if not overall["reviewed"]:
@@ -822,19 +824,13 @@ def write_exports(
     ``acceptance_rate`` did (see :meth:`benchsmith.package.checks.CheckTally.summary`),
     ``human`` the items a human reviewer accepted and reviewed; the card states both.
     """
-    from benchsmith.package.calibration import card_section, reapply_to_items
-    from benchsmith.package.card import ItemCounts, card_stats, render_card
-    from benchsmith.package.hf_export import read_records, remove_stale, write_hf_split
-    from benchsmith.package.inspect_export import write_inspect_task
-    from benchsmith.package.lmeval_export import TextOnlyCount, write_lmeval_task
-
     # A calibration of these very items (benchsmith calibrate) stays in their metadata.
     calibration = reapply_to_items(bench_dir)
     # One read of data/test.jsonl: the split's rows, the lm-eval and the card's counts.
     text_only, counts = TextOnlyCount(), ItemCounts()
 
     def counted() -> Iterator[tuple[dict[str, Any], Any]]:
-        for record, item in read_records(bench_dir / DATA_FILE):  # each one an item
+        for record, item in read_records(data_path(bench_dir)):  # each one an item
             text_only.add(record)
             counts.add(item)
             yield record, item
@@ -855,7 +851,7 @@ def write_exports(
     card = render_card(spec, stats, sources)
     if calibration is not None:
         card = card.rstrip("\n") + "\n\n" + card_section(calibration)
-    atomic_write(bench_dir / "README.md", card)
+    atomic_write(bench_dir / CARD_FILE, card)
     remove_stale(bench_dir, hf.files)  # only now: the old card pointed at them
     return {
         "inspect": {
@@ -872,7 +868,7 @@ def write_exports(
             "note": lmeval.message,
         },
         "hf_datasets": {
-            "card": "README.md",
+            "card": CARD_FILE,
             "configs": hf.files,
             "items": hf.n_items,
             "images": hf.n_images,

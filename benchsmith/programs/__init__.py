@@ -1,6 +1,6 @@
 """Question programs: typed programs over records whose answers are computed by execution.
 
-A program (:class:`~benchsmith.programs.spec.ProgramSpec`) is a kind from the library -
+A program (:class:`~benchsmith.spec.ProgramSpec`) is a kind from the library -
 lookup, filtered lookup, comparison of two records, superlative among k, count and
 aggregate over a filtered set, classification from stated features, multi-hop - with typed
 parameters. :mod:`~benchsmith.programs.intent` builds candidate programs from an intent by
@@ -11,19 +11,14 @@ code, :mod:`~benchsmith.programs.run` executes them over a
 
 from benchsmith.programs.intent import Candidate, Refusal, plan
 from benchsmith.programs.run import Instance, ProgramError, execute, generate, probe
-from benchsmith.programs.spec import KINDS, Condition, Hop, ProgramSpec
 from benchsmith.programs.table import Column, Table, build_table
 from benchsmith.programs.wording import WordsMissing
 
 __all__ = [
-    "KINDS",
     "Candidate",
     "Column",
-    "Condition",
-    "Hop",
     "Instance",
     "ProgramError",
-    "ProgramSpec",
     "Refusal",
     "Table",
     "WordsMissing",

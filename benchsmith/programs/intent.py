@@ -18,7 +18,6 @@ from typing import Any
 
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
 from benchsmith.programs.labels import demonym_of, is_place, singular
-from benchsmith.programs.spec import Condition, Hop, ProgramSpec
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
     PERSON_FIELDS,
@@ -27,6 +26,8 @@ from benchsmith.programs.table import (
     words_of,
 )
 from benchsmith.programs.wording import holds_years
+from benchsmith.spec import Condition, Hop, ProgramSpec
+from benchsmith.stemming import stems
 
 NUMBER_WORDS = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -247,8 +248,6 @@ def variants(token: str) -> set[str]:
 
 
 def _stem_list(words: Sequence[str]) -> list[str]:
-    from benchsmith.agents.templates import stems
-
     return stems(" ".join(w.removesuffix("'s") for w in words))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from benchsmith.difficulty import KEY, from_design_label
 from benchsmith.item import LETTERS, NUMERIC_TOLERANCE, Item
 from benchsmith.programs.run import Instance, choice_values
-from benchsmith.programs.spec import ProgramSpec
+from benchsmith.spec import ProgramSpec
 
 
 def to_item(

@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from benchsmith.catalog.cards import value_text
 from benchsmith.programs.intent import joins, shown_rows
 from benchsmith.programs.run import probe
-from benchsmith.programs.spec import Aggregate, Book, Condition, Hop, Kind, Op, ProgramSpec
 from benchsmith.programs.table import Column, Table
+from benchsmith.spec import Aggregate, Book, Condition, Hop, Kind, Op, ProgramSpec
 
 LOOKUPS = ("lookup", "filtered_lookup")
 RANKS = ("compare", "superlative")

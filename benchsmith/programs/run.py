@@ -1,6 +1,6 @@
 """Executing question programs: instances with computed answers, distractors and difficulty.
 
-:func:`generate` runs one :class:`~benchsmith.programs.spec.ProgramSpec` over its table(s)
+:func:`generate` runs one :class:`~benchsmith.spec.ProgramSpec` over its table(s)
 and returns :class:`Instance` objects: the question (worded by
 :mod:`~benchsmith.programs.wording`), the rows an open-book prompt shows, the answer computed
 by executing the program over the records, distractors drawn by the program's own rule,
@@ -18,7 +18,6 @@ from typing import Any
 from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
 from benchsmith.programs.labels import translate_value
-from benchsmith.programs.spec import Condition, ProgramSpec
 from benchsmith.programs.table import Table, as_date, as_number
 from benchsmith.programs.wording import (
     PREAMBLE,
@@ -33,6 +32,7 @@ from benchsmith.programs.wording import (
     rank_question,
     via_noun,
 )
+from benchsmith.spec import Condition, ProgramSpec
 
 
 class ProgramError(ValueError):

@@ -107,19 +107,28 @@ def _fr_which(noun: Noun) -> str:
     return "Quelle" if noun.gender == "f" else "Quel"
 
 
+def _extreme(direction: str, first: bool, high: tuple[str, str], low: tuple[str, str]) -> str:
+    """The word of a ranking: ``high`` for ``max``, else ``low``; its first form if ``first``.
+
+    The two forms are a comparative and a superlative (of two records or more), or a
+    feminine and a masculine.
+    """
+    forms = high if direction == "max" else low
+    return forms[0] if first else forms[1]
+
+
 def _fr_most(noun: Noun, direction: str, kind: str) -> str:
     f = noun.gender == "f"
     if kind == "date":
-        word = (
-            ("la plus récente" if f else "le plus récent")
-            if direction == "max"
-            else ("la plus ancienne" if f else "le plus ancien")
+        word = _extreme(
+            direction,
+            f,
+            ("la plus récente", "le plus récent"),
+            ("la plus ancienne", "le plus ancien"),
         )
     else:
-        word = (
-            ("la plus élevée" if f else "le plus élevé")
-            if direction == "max"
-            else ("la plus faible" if f else "le plus faible")
+        word = _extreme(
+            direction, f, ("la plus élevée", "le plus élevé"), ("la plus faible", "le plus faible")
         )
     return f"{_fr_the(noun)} {word}"
 
@@ -247,11 +256,7 @@ def rank_question(
     happened = event(label.text) if words.language == "en" else None
     if happened and holds_years(words.table, field):
         # "Which language first appeared earlier: Swift or Perl?"
-        when = (
-            ("later" if two else "most recently")
-            if direction == "max"
-            else ("earlier" if two else "first")
-        )
+        when = _extreme(direction, two, ("later", "most recently"), ("earlier", "first"))
         done = happened[0]
         if open_book:
             return f"According to the table, which {noun.text} {done} {when}?"
@@ -270,29 +275,13 @@ def rank_question(
             return f"{who} a {most} : {_list(names, 'fr')} ?"
         return f"Parmi {_list(names, 'fr').replace(' ou ', ' et ')}, {who.lower()} a {most} ?"
     if holds_years(words.table, field):
-        adjective = (
-            ("later" if two else "latest")
-            if direction == "max"
-            else ("earlier" if two else "earliest")
-        )
+        adjective = _extreme(direction, two, ("later", "latest"), ("earlier", "earliest"))
     elif label.text.split()[0] in ("runtime", "duration"):
-        adjective = (
-            ("longer" if two else "longest")
-            if direction == "max"
-            else ("shorter" if two else "shortest")
-        )
+        adjective = _extreme(direction, two, ("longer", "longest"), ("shorter", "shortest"))
     elif label.text.split()[0] in MAGNITUDES:
-        adjective = (
-            ("greater" if two else "greatest")
-            if direction == "max"
-            else ("smaller" if two else "smallest")
-        )
+        adjective = _extreme(direction, two, ("greater", "greatest"), ("smaller", "smallest"))
     else:
-        adjective = (
-            ("higher" if two else "highest")
-            if direction == "max"
-            else ("lower" if two else "lowest")
-        )
+        adjective = _extreme(direction, two, ("higher", "highest"), ("lower", "lowest"))
     last = label.text.split()[-1] if label.text.split() else ""
     integers = all(
         v.is_integer()
@@ -300,23 +289,17 @@ def rank_question(
         if v is not None
     )
     first = label.text.split()[0]
-    if column.kind == "number" and first.endswith("s") and not first.endswith(("ss", "us", "is")):
-        # A quantity of things ("units sold (millions)"): "fewer units sold".
-        adjective = (
-            ("more" if two else "most") if direction == "max" else ("fewer" if two else "fewest")
-        )
-        phrase = f"{adjective} {label.text}" if two else f"the {adjective} {label.text}"
-    elif (
-        column.kind == "number"
-        and integers
+    # A quantity of things ("units sold (millions)"): "fewer units sold"; or a count
+    # ("moons", "legs"): "more moons", "the most moons".
+    things = first.endswith("s") and not first.endswith(("ss", "us", "is"))
+    count = (
+        integers
         and "(" not in label.text
         and last.endswith("s")
         and not last.endswith(("ss", "us", "is"))
-    ):
-        # A count ("moons", "legs"): "more moons", "the most moons".
-        adjective = (
-            ("more" if two else "most") if direction == "max" else ("fewer" if two else "fewest")
-        )
+    )
+    if column.kind == "number" and (things or count):
+        adjective = _extreme(direction, two, ("more", "most"), ("fewer", "fewest"))
         phrase = f"{adjective} {label.text}" if two else f"the {adjective} {label.text}"
     else:
         phrase = f"the {adjective} {label.text}"

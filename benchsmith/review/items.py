@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from benchsmith.catalog.store import Catalog, first_holding
 from benchsmith.item import LETTERS, AudioPart, Item, TextPart
+from benchsmith.layout import RUN_CATALOG, RUN_DIR
 from benchsmith.review.journal import ItemEdit, ReviewDecision, ReviewError
 from benchsmith.review.summary import status_of
+from benchsmith.verify.structural import check_answer_in_choices, check_schema
 
 
 def modality(item: Item) -> str:
@@ -124,8 +127,6 @@ def apply_edit(item: Item, edit: ItemEdit) -> Item:
     Raises:
         ReviewError: The edited item fails a structural check (the check is named).
     """
-    from benchsmith.verify.structural import check_answer_in_choices, check_schema
-
     data = item.model_dump()
     if edit.question is not None:
         if isinstance(item.input, str):
@@ -160,20 +161,23 @@ def apply_edit(item: Item, edit: ItemEdit) -> Item:
 
 
 def source_record(bench_dir: Path, item: Item) -> dict[str, Any] | None:
-    """The dataset record the item was made from, when a catalog that holds it is at hand."""
+    """The dataset record the item was made from, when a catalog that holds it is at hand.
+
+    The build's own catalog (its ``--dataset`` sources) is asked first, then the user's.
+    """
     source = item.metadata.get("source")
     if not isinstance(source, dict) or "dataset" not in source or "record_index" not in source:
         return None
-    from benchsmith.catalog.store import Catalog
-
-    roots = [bench_dir / ".run" / "catalog"]
-    catalogs = [Catalog(r) for r in roots if r.is_dir()]
+    run_catalog = bench_dir / RUN_DIR / RUN_CATALOG
+    catalogs = [Catalog(run_catalog)] if run_catalog.is_dir() else []
     with contextlib.suppress(Exception):
         catalogs.append(Catalog.default())
-    for catalog in catalogs:
-        with contextlib.suppress(Exception):
-            for record in catalog.records(
-                str(source["dataset"]), offset=int(source["record_index"]), limit=1
-            ):
-                return {k: v for k, v in record.items() if isinstance(v, str | int | float | bool)}
+    catalog = first_holding(catalogs, str(source["dataset"]))
+    if catalog is None:
+        return None
+    with contextlib.suppress(Exception):
+        for record in catalog.records(
+            str(source["dataset"]), offset=int(source["record_index"]), limit=1
+        ):
+            return {k: v for k, v in record.items() if isinstance(v, str | int | float | bool)}
     return None

@@ -20,8 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from benchsmith.errors import BenchsmithError, describe_validation_error
 from benchsmith.files import append_jsonl, read_whole_lines
-
-REVIEW_FILE = "review.jsonl"
+from benchsmith.layout import REVIEW_FILE
 
 DecisionKind = Literal["accept", "reject", "edit"]
 RejectReason = Literal[

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from benchsmith.layout import REVIEW_FILE
 from benchsmith.ledger import Ledger
-from benchsmith.review.journal import REVIEW_FILE, ReviewJournal
+from benchsmith.review.journal import ReviewJournal
 
 
 def revoke_rejected(bench_dir: str | Path, run_dir: str | Path) -> list[str]:

@@ -34,8 +34,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from benchsmith.evaluate.folder import load_items
 from benchsmith.item import Item
+from benchsmith.layout import MEDIA_DIR, media_dir, read_items
 from benchsmith.review.items import apply_edit, item_row, item_view, source_record
 from benchsmith.review.journal import (
     REJECT_REASONS,
@@ -66,13 +66,13 @@ class ReviewState:
         """Load the items of ``bench_dir`` and open its journal.
 
         Raises:
-            EvaluationError: The folder holds no readable ``data/test.jsonl``.
+            FolderError: The folder holds no readable ``data/test.jsonl``.
             ReviewError: ``review.jsonl`` has a line that is not a decision.
         """
         self.bench_dir = Path(bench_dir).resolve()
-        self.media_dir = self.bench_dir / "media"
+        self.media_dir = media_dir(self.bench_dir)
         self.reviewer = reviewer
-        self.items: dict[str, Item] = {item.id: item for item in load_items(self.bench_dir)}
+        self.items: dict[str, Item] = {item.id: item for item in read_items(self.bench_dir)}
         self.journal = ReviewJournal(self.bench_dir)
         self._records: dict[str, dict[str, Any] | None] = {}
         self._lock = threading.Lock()
@@ -183,7 +183,7 @@ def create_app(state: ReviewState, *, token: str | None = None) -> Starlette:
         )
 
     async def media(request: Request) -> Response:
-        found = state.media_file("media/" + request.path_params["path"])
+        found = state.media_file(f"{MEDIA_DIR}/{request.path_params['path']}")
         if found is None:
             return _error(404, "no such media file")
         return FileResponse(found)
@@ -194,7 +194,8 @@ def create_app(state: ReviewState, *, token: str | None = None) -> Starlette:
         Route("/api/items", guard(items)),
         Route("/api/items/{item_id}", guard(one_item)),
         Route("/api/items/{item_id}/decision", guard(decide), methods=["POST"]),
-        Route("/media/{path:path}", guard(media)),
+        # An item's media path (relative to the folder) is its URL: see items._media_url.
+        Route(f"/{MEDIA_DIR}/{{path:path}}", guard(media)),
     ]
     return Starlette(routes=routes)
 

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from benchsmith.evaluate.statistics import cohen_kappa, wilson_interval
 from benchsmith.item import Item
 from benchsmith.review.journal import REJECT_REASONS, ReviewDecision, ReviewJournal
+from benchsmith.statistics import cohen_kappa, wilson_interval
 
 ItemStatus = Literal["unreviewed", "accepted", "rejected", "edited"]
 

@@ -13,9 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
+from benchsmith.agents.plans import build_plan
+from benchsmith.catalog.store import Catalog
+from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores
 from benchsmith.testing.fake_openai import Reply, example_from_schema
 
 _RECORD = re.compile(r"<<<UNTRUSTED dataset record>>>\n(.*?)\n<<<END UNTRUSTED>>>", re.S)
@@ -59,8 +63,6 @@ def jsonl_dataset(root: Path, dataset_id: str, rows: list[dict[str, Any]]) -> An
     Returns:
         The dataset's card.
     """
-    from benchsmith.catalog.store import Catalog
-
     path = Path(root) / f"{dataset_id}.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return Catalog(Path(root) / "catalog").add(str(path), id=dataset_id, replace=True)
@@ -77,9 +79,6 @@ def one_grounding_spec(
     intent: str | None = None,
 ) -> Any:
     """A spec with one subtask grounded in one dataset, its plan built like the planner's."""
-    from benchsmith.agents.plans import build_plan
-    from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores
-
     modalities = [m for m in card.modalities if m != "table"] or ["text"]
     media = next((f.path for f in card.fields if f.modality in ("image", "audio")), None)
     plan = build_plan(
@@ -178,8 +177,6 @@ class FaultyBuilder:
         self, latency: float = 0.0, *, fix_share: float = 0.0, reject_share: float = 0.0
     ) -> None:
         """Set the shares (each within 0..1, summing to at most 1)."""
-        import threading
-
         if not (0 <= fix_share <= 1 and 0 <= reject_share <= 1 and fix_share + reject_share <= 1):
             raise ValueError(
                 f"shares must be within 0..1 and sum to at most 1, got {fix_share}, {reject_share}"

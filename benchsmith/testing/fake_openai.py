@@ -85,7 +85,10 @@ class Reply:
 
     Build instances with the class methods (:meth:`auto`, :meth:`tool_call`, :meth:`text`,
     :meth:`status`, :meth:`malformed`, :meth:`empty`, :meth:`refusal`, :meth:`truncated`,
-    :meth:`disconnect`) rather than calling the constructor directly.
+    :meth:`disconnect`) rather than calling the constructor directly. Every one takes
+    ``latency``, extra seconds to wait before answering (before closing, for
+    :meth:`disconnect`); those that answer with a completion also take ``usage``, an optional
+    override of the reported token usage.
 
     Attributes:
         kind: Which behaviour to produce.
@@ -130,13 +133,6 @@ class Reply:
         (or the first tool) with arguments built by :func:`example_from_schema`. Otherwise the
         text answer follows ``response_format`` (``json_schema`` -> an example instance,
         ``json_object`` -> ``"{}"``), else the text ``"ok"``.
-
-        Args:
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
         """
         return cls(kind="auto", latency=latency, usage=usage)
 
@@ -151,16 +147,10 @@ class Reply:
     ) -> Reply:
         """A 200 reply with exactly one tool call and ``finish_reason`` ``"tool_calls"``.
 
-        Args:
-            arguments: A mapping is serialised with ``json.dumps``; a string is sent verbatim,
-                so tests can send invalid or schema-invalid JSON.
-            name: Function name. Defaults to the function named by the request's
-                ``tool_choice``, else the first tool of the request, else ``"tool"``.
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
+        ``arguments`` given as a mapping is serialised with ``json.dumps``; a string is sent
+        verbatim, so tests can send invalid or schema-invalid JSON. ``name`` defaults to the
+        function named by the request's ``tool_choice``, else the first tool of the request,
+        else ``"tool"``.
         """
         text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments))
         return cls(kind="tool_call", arguments=text, name=name, latency=latency, usage=usage)
@@ -169,16 +159,7 @@ class Reply:
     def text(
         cls, content: str, *, latency: float = 0.0, usage: Mapping[str, int] | None = None
     ) -> Reply:
-        """A 200 reply with plain assistant text and ``finish_reason`` ``"stop"``.
-
-        Args:
-            content: The assistant message content.
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
-        """
+        """A 200 reply with ``content`` as plain assistant text and ``finish_reason`` ``"stop"``."""
         return cls(kind="text", content=content, latency=latency, usage=usage)
 
     @classmethod
@@ -221,27 +202,12 @@ class Reply:
 
     @classmethod
     def malformed(cls, *, latency: float = 0.0) -> Reply:
-        """A 200 ``application/json`` reply whose body is truncated, invalid JSON.
-
-        Args:
-            latency: Extra seconds to wait before answering.
-
-        Returns:
-            The reply.
-        """
+        """A 200 ``application/json`` reply whose body is truncated, invalid JSON."""
         return cls(kind="malformed", latency=latency)
 
     @classmethod
     def empty(cls, *, latency: float = 0.0, usage: Mapping[str, int] | None = None) -> Reply:
-        """A valid completion whose message content is ``""``, with no tool calls.
-
-        Args:
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
-        """
+        """A valid completion whose message content is ``""``, with no tool calls."""
         return cls(kind="empty", latency=latency, usage=usage)
 
     @classmethod
@@ -252,16 +218,7 @@ class Reply:
         latency: float = 0.0,
         usage: Mapping[str, int] | None = None,
     ) -> Reply:
-        """A structured-output style refusal: ``content`` null, ``refusal`` set.
-
-        Args:
-            text: The refusal text.
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
-        """
+        """A structured-output style refusal: ``content`` null, ``refusal`` set to ``text``."""
         return cls(kind="refusal", content=text, latency=latency, usage=usage)
 
     @classmethod
@@ -271,26 +228,12 @@ class Reply:
         With tools in the request, a tool call whose arguments are the :meth:`auto` arguments'
         JSON cut roughly in half (invalid JSON). Otherwise truncated text: the JSON answer cut
         in half when ``response_format`` asks for JSON, else ``"The answer is"``.
-
-        Args:
-            latency: Extra seconds to wait before answering.
-            usage: Optional override of the reported token usage.
-
-        Returns:
-            The reply.
         """
         return cls(kind="truncated", latency=latency, usage=usage)
 
     @classmethod
     def disconnect(cls, *, latency: float = 0.0) -> Reply:
-        """Close the connection without sending any HTTP response.
-
-        Args:
-            latency: Extra seconds to wait before closing.
-
-        Returns:
-            The reply.
-        """
+        """Close the connection without sending any HTTP response."""
         return cls(kind="disconnect", latency=latency)
 
 

@@ -11,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchsmith.spec import Subtask
+from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+
 BIN = Path(sys.executable).parent
 COUNTRIES = [
     ("France", "Paris"), ("Spain", "Madrid"), ("Italy", "Rome"), ("Japan", "Tokyo"),
@@ -59,9 +62,6 @@ def build_capitals_locally(
     Returns:
         The benchmark folder and the finished build process.
     """
-    from benchsmith.spec import Subtask
-    from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
-
     card = jsonl_dataset(tmp, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
     subtask = Subtask(
         id="capitals",

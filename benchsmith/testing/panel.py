@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchsmith.evaluate.folder import load_items
 from benchsmith.evaluate.scoring import score_item
 from benchsmith.item import Item
 from benchsmith.testing.fake_openai import Reply
@@ -125,8 +126,6 @@ class SimulatedPanel:
             self._watched.append((Path(folder), params_for))
 
     def _learn(self) -> None:
-        from benchsmith.evaluate.folder import load_items
-
         with self._lock:
             watched = list(self._watched)
         for folder, params_for in watched:

@@ -34,6 +34,7 @@ from benchsmith.tools.media import (
     measure_image,
     open_image,
     pipe_pcm,
+    probe_audio,
     run_ffmpeg,
     save_image,
 )
@@ -360,8 +361,6 @@ def _audio_packets_digest(path: Path, limits: Limits) -> bytes:
 def _edit_audio_tags(
     ctx: ToolContext, params: EditMetadataParams, src: Path, out: Path
 ) -> dict[str, Any]:
-    from benchsmith.tools.media import probe_audio
-
     probe_audio(src, ctx.limits)  # refuse non-audio and over-long inputs before ffmpeg reads it
     args = ["-i", str(src), "-map", "0", "-c", "copy"]
     # Ogg keeps its tags per stream (Vorbis comments); the other containers globally. Both are

@@ -57,6 +57,9 @@ def _check_fill(value: str) -> str:
 
 Colour = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_check_colour)]
 Fill = Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_check_fill)]
+# A position along the width or height as a share of it: 0 is the left/top border, 1 the
+# right/bottom one (crop box edges, patch corners).
+Fraction = Annotated[float, Field(ge=0, le=1)]
 
 
 def _check_output_name(name: str | None, allowed: tuple[str, ...], what: str) -> None:
@@ -284,30 +287,22 @@ def image_resize(ctx: ToolContext, params: ResizeParams, inputs: list[Path]) -> 
 class CropParams(ImageOutParams):
     """Parameters of ``image_crop``."""
 
-    left: float = Field(
+    left: Fraction = Field(
         default=0.0,
-        ge=0,
-        le=1,
         description="Left edge of the kept box, as a fraction of the "
         "width (0 = left border). Must be less than right.",
     )
-    top: float = Field(
+    top: Fraction = Field(
         default=0.0,
-        ge=0,
-        le=1,
         description="Top edge of the kept box, as a fraction of the "
         "height (0 = top border). Must be less than bottom.",
     )
-    right: float = Field(
+    right: Fraction = Field(
         default=1.0,
-        ge=0,
-        le=1,
         description="Right edge of the kept box, as a fraction of the width (1 = right border).",
     )
-    bottom: float = Field(
+    bottom: Fraction = Field(
         default=1.0,
-        ge=0,
-        le=1,
         description="Bottom edge of the kept box, as a fraction of the height (1 = bottom border).",
     )
 
@@ -645,17 +640,13 @@ class OccludeParams(ImageOutParams):
         description="'box' places the patch at left/top; 'random' picks a position (seeded, "
         "reproducible) where the whole patch fits, ignoring left/top.",
     )
-    left: float = Field(
+    left: Fraction = Field(
         default=0.375,
-        ge=0,
-        le=1,
         description="Left edge of the patch as a fraction of the "
         "image width (with position 'box'); left + width must be at most 1.",
     )
-    top: float = Field(
+    top: Fraction = Field(
         default=0.375,
-        ge=0,
-        le=1,
         description="Top edge of the patch as a fraction of the "
         "image height (with position 'box'); top + height must be at most 1.",
     )

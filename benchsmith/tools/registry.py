@@ -73,6 +73,10 @@ class InputSpec:
         return f"{count} {self.kind} file(s)"
 
 
+# For tools that make their output from their parameters alone (speech, search, fetch).
+NO_INPUTS = InputSpec("any", min=0, max=0)
+
+
 @dataclass
 class ToolOutput:
     """What a tool function returns: files it wrote, what it measured, other values."""

@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from benchsmith.errors import InputRejectedError, ToolParamError
+from benchsmith.injection import is_instruction_like
 from benchsmith.tables import cell_text, read_table
 from benchsmith.tools.context import Limits, ToolContext, check_input_file
 from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, discard_output, tool
@@ -520,9 +521,6 @@ def pool_entry(value: str | int | float) -> tuple[str, str, bool]:
     process, not once per item, keeps the tool's cost to a look-up per value. Pure, so
     the cache cannot change an item (``typed``: ``1`` and ``1.0`` stay apart).
     """
-    # Imported here, not at the top: benchsmith.verify imports benchsmith.tools (a cycle).
-    from benchsmith.verify.injection import is_instruction_like
-
     text = _choice_text(value)
     key = normalize_choice(text)
     return text, key, bool(key) and is_instruction_like(text)
@@ -579,7 +577,7 @@ def make_multiple_choice(
     The choices are shuffled by the seed and lettered A, B, C... Returns values: choices,
     target (the answer's letter), answer_index, distractor_source. Writes no file. Pool
     values that read as instructions to a model (see
-    :func:`benchsmith.verify.injection.find_instruction`) are skipped and counted. Too few
+    :func:`benchsmith.injection.find_instruction`) are skipped and counted. Too few
     distinct distractors is an error saying how many were found.
     """
     if inputs:

@@ -27,7 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from benchsmith.errors import ToolParamError, ToolUnavailableError
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.tools.media import load_audio, measure_audio
-from benchsmith.tools.registry import InputSpec, ToolOutput, discard_output, tool
+from benchsmith.tools.registry import NO_INPUTS, ToolOutput, discard_output, tool
 from benchsmith.tools.sound import (
     AudioOutParams,
     EspeakVoice,
@@ -89,7 +89,6 @@ def _check_speakable(text: str) -> str:
 
 
 SpeakableText = Annotated[str, AfterValidator(_check_speakable)]
-NO_INPUTS = InputSpec("any", min=0, max=0)
 
 
 def _espeak(

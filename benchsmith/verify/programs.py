@@ -16,7 +16,7 @@ from typing import Any
 from benchsmith.item import Item
 from benchsmith.programs import ProgramError, Table, execute
 from benchsmith.programs.run import holds, shown_value
-from benchsmith.programs.spec import Condition
+from benchsmith.spec import Condition
 from benchsmith.verify.structural import Verdict
 
 PROGRAM = "program"

@@ -29,6 +29,8 @@ def _fail(reason: str) -> Verdict:
 
 def printed_numbers(text: str) -> list[float]:
     """Every number the text states (``$1,234.50`` -> 1234.5, ``4.25%`` -> 0.0425)."""
+    # Imported here to save start-up time: benchsmith.solution loads sympy, which a build
+    # without a solution_graph grounding never needs.
     from benchsmith.solution.formatting import parse_value
 
     out = []
@@ -50,6 +52,7 @@ def execute_graph(graph: Mapping[str, Any]) -> dict[str, float]:
     Raises:
         ValueError: A malformed graph, or a step that does not give a finite real number.
     """
+    # Imported here to save start-up time (sympy), as in printed_numbers().
     from benchsmith.solution.errors import FormulaSyntaxError
     from benchsmith.solution.expressions import parse_expression
 

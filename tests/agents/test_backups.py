@@ -7,23 +7,16 @@ moment the scripted model is asked, so every interleaving is fixed, not left to 
 
 from __future__ import annotations
 
-import pytest
 from executor_fakes import Router, good_question, judge_yes, make_catalog, make_spec
 from test_executor import items, run
 from test_slot_graph import first_slot, ledger_entries, run_slot, setup
 
 from benchsmith.agents.backups import TailBackups
-from benchsmith.agents.collect import Reserve, record_order
-from benchsmith.agents.realize import close_workspace, open_workspace
-from benchsmith.config import RunConfig, RunPaths
+from benchsmith.agents.collect import record_order
+from benchsmith.agents.slot_queue import Reserve
+from benchsmith.agents.workspace import open_workspace
 
 GID = "capitals--capitals"
-
-
-@pytest.fixture(autouse=True)
-def _forget(tmp_path):
-    yield
-    close_workspace(RunConfig(paths=RunPaths(out_dir=str(tmp_path / "bench"))))
 
 
 # -- the bookkeeping ----------------------------------------------------------------------------
@@ -89,7 +82,7 @@ def _reserve(config, spec, skip=1):
     grounding = spec.groundings[0]
     order = record_order(grounding, 0)
     free = list(enumerate(order))[skip:]
-    ws.reserve = {grounding.id: Reserve(grounding, free, ["en"], 0)}
+    ws.start_round([], {grounding.id: Reserve(grounding, free, ["en"], 0)})
     ws.backups.begin_fan_out(0)  # every slot of the fan-out has started: the tail
     return ws
 
@@ -198,7 +191,7 @@ def test_a_replacement_keeps_the_language_of_the_slot_it_replaces():
     # Languages rotate over the records' positions; a French slot whose record fails (no
     # French name for its answer, say) is replaced by a French one, not by whatever
     # language the next position had, so the plan's mix of languages holds.
-    from benchsmith.agents.collect import make_slot
+    from benchsmith.agents.slot_queue import make_slot
     from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores, Subtask
 
     grounding = Grounding(

@@ -137,7 +137,7 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
 def test_interleaving_keeps_every_item_and_spreads_prefixes():
     from types import SimpleNamespace
 
-    from benchsmith.agents.realize import interleave_cells
+    from benchsmith.agents.candidates import interleave_cells
 
     for n_concepts, n_steps in ((6, 3), (2, 3), (1, 1), (4, 2)):
         items = [

@@ -3,7 +3,8 @@ same label, refills for the labels still short."""
 
 from __future__ import annotations
 
-from benchsmith.agents.collect import Reserve, make_slot, plan_slots
+from benchsmith.agents.collect import plan_slots
+from benchsmith.agents.slot_queue import Reserve, make_slot
 from benchsmith.difficulty_mix import parse_mix
 from benchsmith.item import Item
 from benchsmith.ledger import Ledger

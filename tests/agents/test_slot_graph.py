@@ -7,7 +7,6 @@ media discarded, and a slot the ledger already holds skipped without a model cal
 
 from __future__ import annotations
 
-import pytest
 from executor_fakes import (
     COUNTRIES,
     Router,
@@ -19,21 +18,22 @@ from executor_fakes import (
     record_name,
 )
 
-from benchsmith.agents.collect import make_slot, record_order
-from benchsmith.agents.realize import close_workspace, open_workspace
+from benchsmith.agents.build_plan import settle_plan
+from benchsmith.agents.collect import record_order
+from benchsmith.agents.slot_queue import make_slot
+from benchsmith.agents.workspace import open_workspace
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.graph.routers import route_after_execute, route_after_verify
-from benchsmith.graph.state import Failure
 from benchsmith.graph.workflow import slot_graph
 from benchsmith.ledger import Ledger
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Subtask
+from benchsmith.state import Failure
 
 
 def setup(tmp_path, spec, router, **config_kw):
     out = tmp_path / "bench"
     (out / ".run").mkdir(parents=True)
-    (out / "spec.json").write_text(spec.model_dump_json(indent=2))
     config = RunConfig(
         judge="enforce",
         reword="on",
@@ -42,6 +42,7 @@ def setup(tmp_path, spec, router, **config_kw):
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
     )
+    settle_plan(config, spec)  # the plan as collect writes it before the first slot
     install(config, router)
     return config
 
@@ -69,12 +70,6 @@ def run_slot(config, slot):
 def ledger_entries(config):
     """What the ledger on disk holds (read afresh, as a resumed build would)."""
     return list(Ledger(config.paths.run_dir).entries())
-
-
-@pytest.fixture(autouse=True)
-def _forget(tmp_path):
-    yield
-    close_workspace(RunConfig(paths=RunPaths(out_dir=str(tmp_path / "bench"))))
 
 
 def test_accept(tmp_path):
@@ -197,14 +192,14 @@ def test_the_distractor_pool_is_computed_once_however_many_slots_ask_at_once(tmp
     """Every slot of a build's first wave asks for the pool at once: one computes it."""
     import threading
 
-    import benchsmith.agents.realize as realize
+    import benchsmith.agents.plan_data as plan_data
 
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
     config = setup(tmp_path, spec, Router(SampleDecision=good_question, JudgeVerdict=judge_yes))
     ws = open_workspace(config)
     computed = []
-    inner = realize.distinct_texts
+    inner = plan_data.distinct_texts
     start = threading.Barrier(8)
 
     def slow_distinct(values):
@@ -212,12 +207,12 @@ def test_the_distractor_pool_is_computed_once_however_many_slots_ask_at_once(tmp
         threading.Event().wait(0.05)  # long enough for every thread to arrive meanwhile
         return inner(values)
 
-    monkeypatch.setattr(realize, "distinct_texts", slow_distinct)
+    monkeypatch.setattr(plan_data, "distinct_texts", slow_distinct)
     pools = []
 
     def ask():
         start.wait()
-        pools.append(ws.answer_values("capitals", "capital"))
+        pools.append(ws.data.answer_values("capitals", "capital"))
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for t in threads:

@@ -19,7 +19,7 @@ import benchsmith
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.errors import ModelRequestError, ModelUnreachableError
 from benchsmith.evaluate.api import evaluate_benchmark
-from benchsmith.evaluate.folder import EVAL_FILE
+from benchsmith.layout import EVAL_FILE
 from benchsmith.llm.registry import register_runtime
 from benchsmith.testing.fake_openai import FakeOpenAIServer, Reply
 from benchsmith.testing.runtime import endpoint_runtime

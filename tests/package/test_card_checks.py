@@ -7,7 +7,6 @@ import json
 
 from test_exports import ITEMS, make_source, make_spec
 
-from benchsmith.evaluate.statistics import wilson_interval
 from benchsmith.item import Item
 from benchsmith.ledger import Ledger
 from benchsmith.package.card import card_stats, render_card
@@ -19,6 +18,7 @@ from benchsmith.package.portable import (
     scrub_paths,
 )
 from benchsmith.package.writer import write_data
+from benchsmith.statistics import wilson_interval
 
 EMBEDDED = (
     "skipped: the verification role is the embedded 135M model, whose verdicts cannot be "

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from benchsmith.evaluate.statistics import cohen_kappa, wilson_interval
 from benchsmith.item import Item
+from benchsmith.layout import REVIEW_FILE
 from benchsmith.review.journal import (
-    REVIEW_FILE,
     ReviewDecision,
     ReviewError,
     ReviewJournal,
@@ -25,6 +24,7 @@ from benchsmith.review.journal import (
 )
 from benchsmith.review.server import ReviewState, create_app, is_loopback, new_token
 from benchsmith.review.summary import human_summary
+from benchsmith.statistics import cohen_kappa, wilson_interval
 
 
 # -- statistics ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from benchsmith.review.journal import REVIEW_FILE
+from benchsmith.layout import REVIEW_FILE
 
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [

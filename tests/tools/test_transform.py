@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchsmith.errors import InputRejectedError, ToolParamError
+from benchsmith.injection import is_instruction_like
 from benchsmith.tools.context import ToolContext
 from benchsmith.tools.registry import get_tool, run_tool
-from benchsmith.tools.transform import normalize_choice
+from benchsmith.tools.transform import _choice_text, normalize_choice
 
 
 def out_path(ctx: ToolContext, result) -> Path:
@@ -366,9 +367,6 @@ def test_mcq_from_table_column(tmp_path):
 
 def _choices_without_cache(answer: str, pool: list, n_choices: int, rng) -> tuple[list, str]:
     """make_multiple_choice as it was before its pool cache: every value normalized per item."""
-    from benchsmith.tools.transform import _choice_text
-    from benchsmith.verify.injection import is_instruction_like
-
     seen, candidates = {normalize_choice(answer)}, []
     for value in pool:
         text = _choice_text(value)

@@ -11,15 +11,10 @@ from benchsmith.agents.templates import CONCEPTS, INSTRUCTIONS
 from benchsmith.catalog.cards import MEDIA_MODALITIES
 from benchsmith.catalog.starter import build_starter
 from benchsmith.catalog.store import Catalog
+from benchsmith.injection import Finding, find_instruction, find_instructions, is_instruction_like
 from benchsmith.package.item_prompt import INSTRUCTIONS as PROMPT_INSTRUCTIONS
 from benchsmith.package.item_prompt import MC_TEMPLATE
-from benchsmith.verify.injection import (
-    Finding,
-    check_injection,
-    find_instruction,
-    find_instructions,
-    is_instruction_like,
-)
+from benchsmith.verify.injection import check_injection
 from benchsmith.verify.wording import wording_problems
 
 

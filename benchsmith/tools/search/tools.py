@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 
 from benchsmith.errors import InputRejectedError, ToolParamError, ToolUnavailableError
 from benchsmith.tools.context import TOOL_RECORDS_FILE, ToolContext
-from benchsmith.tools.registry import InputSpec, ToolOutput, ToolParams, tool
+from benchsmith.tools.registry import NO_INPUTS, ToolOutput, ToolParams, tool
 from benchsmith.tools.search.guard import fetch_url
 from benchsmith.tools.search.html import html_to_text
 from benchsmith.tools.search.index import OfflineProvider
@@ -113,7 +113,7 @@ class SearchParams(ToolParams):
     "web_search",
     params=SearchParams,
     category="search",
-    inputs=InputSpec("any", min=0, max=0),
+    inputs=NO_INPUTS,
     outputs="values",
 )
 def web_search(ctx: ToolContext, params: SearchParams, inputs: list[Path]) -> ToolOutput:
@@ -169,7 +169,7 @@ class FetchParams(ToolParams):
     )
 
 
-@tool("web_fetch", params=FetchParams, category="search", inputs=InputSpec("any", min=0, max=0))
+@tool("web_fetch", params=FetchParams, category="search", inputs=NO_INPUTS)
 def web_fetch(ctx: ToolContext, params: FetchParams, inputs: list[Path]) -> ToolOutput:
     """Download one public http(s) page and save its plain text (HTML, text or JSON) as a file.
 

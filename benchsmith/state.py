@@ -10,11 +10,14 @@ used only where values accumulate (``warnings``, ``planner_log``, ``tallies``).
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict
 from typing_extensions import TypedDict
 
+from benchsmith.item import Item
 from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
 
 SlotStatus = Literal["accepted", "rejected", "superseded", "surplus"]
@@ -69,6 +72,40 @@ class Failure(BaseModel):
     """Whether the failure used an attempt (a record without an answer did not)."""
 
 
+@dataclass
+class SampleDecision:
+    """The orchestration role's specialization of a plan to one record.
+
+    Made by :func:`benchsmith.agents.orchestration.orchestrate`: the question and the
+    plan's tool parameters per step.
+    """
+
+    question: str
+    params: dict[int, dict[str, Any]] = field(default_factory=dict)
+    source: Literal["model", "fallback", "template"] = "model"
+    """``template``: no call was needed (no rewording asked, no parameter to choose)."""
+    note: str = ""
+    wording: Literal["template", "model"] = "template"
+    template: str = ""
+    rewording_rejected: str = ""
+
+
+@dataclass
+class Draft:
+    """An executed sample: the item (media already in place) and what it was made from.
+
+    Made by :func:`benchsmith.agents.execution.execute`, or from a computed problem.
+    """
+
+    item: Item
+    question: str
+    answer: str
+    trace: list[dict[str, Any]]
+    clean_speech: Path | None = None
+    rendered_image: Path | None = None
+    shown_text: str = ""
+
+
 class SlotInput(TypedDict):
     """What the quota monitor sends to the slot subgraph."""
 
@@ -89,8 +126,10 @@ class SlotState(SlotInput, SlotOutput):
 
     ``attempt`` counts the attempts made; ``feedback`` holds the failures the orchestration
     role sees on its next attempt and ``history`` the record of every failed attempt.
-    ``decision`` is the orchestration's decision, ``draft`` the executed item with its media
-    paths, ``failure`` the last attempt's failure (None once verification passed).
+    ``decision`` is the orchestration's decision (None for a computed item), ``draft`` the
+    executed item with its media paths (None until an attempt made one), ``failure`` the
+    last attempt's failure (None once verification passed). The checkpointer serializes
+    both dataclasses field by field, as it does the pydantic models here.
     ``replaced`` counts the rejected records this slot task replaced in place.
 
     ``claim`` names the place in the quota the slot works for (the id of the slot first
@@ -106,8 +145,8 @@ class SlotState(SlotInput, SlotOutput):
     attempt: int
     feedback: list[str]
     history: list[dict[str, Any]]
-    decision: Any
-    draft: Any
+    decision: SampleDecision | None
+    draft: Draft | None
     failure: Failure | None
     status: SlotStatus
 
