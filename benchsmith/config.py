@@ -179,6 +179,8 @@ def _first_error(exc: Exception) -> str:
 
 JudgeMode = Literal["auto", "enforce", "advisory", "off"]
 JUDGE_MODES: tuple[JudgeMode, ...] = get_args(JudgeMode)
+# A behaviour that is forced on, forced off, or decided by the run (auto).
+Switch = Literal["auto", "on", "off"]
 # How many times a feedback loop of the graph may go round (its router reads the cap).
 LoopCap = Annotated[int, Field(ge=0, le=20)]
 
@@ -340,7 +342,7 @@ class RunConfig(BaseModel):
         le=50.0,
         description="Most sample slots a grounding may use, as a multiple of its quota.",
     )
-    reword: Literal["auto", "on", "off"] = Field(
+    reword: Switch = Field(
         default="auto",
         description="Ask the orchestration model to reword each template question (the "
         "wording checks still decide): auto does, except when that model is the embedded "
@@ -355,7 +357,7 @@ class RunConfig(BaseModel):
         "checks every field, value and join, runs it once, and keeps the rules' reading "
         "when the proposal fails); auto is model except with the embedded 135M model.",
     )
-    tail_backups: Literal["auto", "on", "off"] = Field(
+    tail_backups: Switch = Field(
         default="auto",
         description="At the end of each fan-out, when every slot has started and some are "
         "still on a chain of fixes or replacements, slots that finish take a backup record "

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchsmith.errors import BenchsmithError, describe_validation_error
-from benchsmith.files import atomic_write
+from benchsmith.files import atomic_write, parse_json
 from benchsmith.item import Item
 from benchsmith.spec import BenchmarkSpec
 
@@ -89,6 +89,25 @@ def read_spec(folder: str | Path) -> BenchmarkSpec | None:
         return None
 
 
+def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line of the JSON-lines file ``path``.
+
+    Lines are parsed with :func:`benchsmith.files.parse_json` (``json.loads``'s result).
+    The caller checks that the file exists, with a message that fits its command.
+
+    Raises:
+        FolderError: A line is not JSON; the message names the file and the line.
+    """
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, parse_json(line)
+            except json.JSONDecodeError as exc:
+                raise FolderError(f"{path}:{number}: not a JSON line ({exc})") from exc
+
+
 def item_lines(folder: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of ``data/test.jsonl``.
 
@@ -99,17 +118,24 @@ def item_lines(folder: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     path = data_path(folder)
     if not path.is_file():
         raise FolderError(f"{path} does not exist; is {folder} a benchmark folder?")
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise FolderError(f"{path}:{number}: not a JSON line ({exc})") from exc
-            if not isinstance(data, dict):
-                raise FolderError(f"{path}:{number}: not an item (a JSON object is expected)")
-            yield number, data
+    for number, data in json_lines(path):
+        if not isinstance(data, dict):
+            raise FolderError(f"{path}:{number}: not an item (a JSON object is expected)")
+        yield number, data
+
+
+def line_item(path: Path, number: int, data: Any, *, detail_limit: int = 3) -> Item:
+    """The item that line ``number`` of ``path`` holds (a value from :func:`json_lines`).
+
+    Raises:
+        FolderError: The value is not a valid item; the message names the file, the line
+            and up to ``detail_limit`` of the validation errors.
+    """
+    try:
+        return Item.model_validate(data)
+    except ValidationError as exc:
+        detail = describe_validation_error(exc, limit=detail_limit)
+        raise FolderError(f"{path}:{number}: not an item ({detail})") from exc
 
 
 def read_items(folder: str | Path) -> list[Item]:
@@ -123,11 +149,7 @@ def read_items(folder: str | Path) -> list[Item]:
     items: list[Item] = []
     seen: set[str] = set()
     for number, data in item_lines(folder):
-        try:
-            item = Item.model_validate(data)
-        except ValidationError as exc:
-            detail = describe_validation_error(exc, limit=2)
-            raise FolderError(f"{path}:{number}: not an item ({detail})") from exc
+        item = line_item(path, number, data, detail_limit=2)
         if item.id in seen:
             raise FolderError(f"{path}:{number}: item id {item.id!r} repeats")
         seen.add(item.id)

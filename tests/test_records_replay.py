@@ -161,3 +161,23 @@ def test_the_index_finds_every_key_in_its_compact_form(tmp_path):
             for n, key in enumerate(keys):
                 assert opened.lookup(key)["n"] == n
             assert opened.lookup("cd" * 32) is None
+
+
+@pytest.mark.parametrize("estimated,cost", [(False, 0.0012), (True, None)])
+def test_a_call_record_reads_back_as_the_facts_it_was_written_from(estimated, cost):
+    """CallFacts.record_fields and CallFacts.from_record are each other's inverse."""
+    from dataclasses import replace
+
+    from benchsmith.llm.client import CallFacts
+
+    made = CallFacts(
+        input_tokens=120,
+        output_tokens=7,
+        tokens_estimated=estimated,
+        cost_usd=cost,
+        latency_s=0.25,
+        cached=False,
+        params={"temperature": 0.0},
+    )
+    record = json.loads(json.dumps({"kind": "call"} | made.record_fields()))
+    assert CallFacts.from_record(record, made.params) == replace(made, cached=True)

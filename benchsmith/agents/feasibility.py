@@ -33,6 +33,7 @@ from benchsmith.agents.quotas import (
     AllocationResult,
     Budget,
     BudgetEstimate,
+    GroundingLine,
     Split,
     _deviations,
     _prepare,
@@ -170,6 +171,23 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
 
     budget = result.budget
     used = [g for g in result.groundings if g.quota]
+
+    def over_budget(
+        kind: Kind,
+        cost: Callable[[GroundingLine], float],
+        estimate: float,
+        cap: float,
+        message: str,
+    ) -> None:
+        """An estimate over its cap, the groundings that cost the most in it first.
+
+        Its numbers are ``estimated_<unit>``, ``budget_<unit>`` and ``over_<unit>``.
+        """
+        unit = kind.removeprefix("over_")
+        costly = sorted(used, key=lambda g: (-(g.quota * cost(g)), g.grounding_id))
+        numbers = {f"estimated_{unit}": estimate, f"budget_{unit}": cap, kind: estimate - cap}
+        fail("budget", kind, [g.grounding_id for g in costly], message, **numbers)
+
     if budget.usd is not None:
         if result.est_usd is None:
             unknown = [g.grounding_id for g in used if g.usd_per_item is None]
@@ -185,31 +203,23 @@ def diagnose(result: AllocationResult) -> list[Diagnosis]:
             )
         elif result.est_usd > budget.usd + _EPS:
             over = result.est_usd - budget.usd
-            costly = sorted(
-                used, key=lambda g: (-(g.quota * (g.usd_per_item or 0.0)), g.grounding_id)
-            )
-            fail(
-                "budget",
+            over_budget(
                 "over_usd",
-                [g.grounding_id for g in costly],
+                lambda g: g.usd_per_item or 0.0,
+                result.est_usd,
+                budget.usd,
                 f"the estimated cost of {result.placed} items is {_usd(result.est_usd)}, "
                 f"over the budget of {_usd(budget.usd)} by {_usd(over)}",
-                estimated_usd=result.est_usd,
-                budget_usd=budget.usd,
-                over_usd=over,
             )
     if budget.tokens is not None and result.est_tokens > budget.tokens + _EPS:
         over = result.est_tokens - budget.tokens
-        costly = sorted(used, key=lambda g: (-(g.quota * g.tokens_per_item), g.grounding_id))
-        fail(
-            "budget",
+        over_budget(
             "over_tokens",
-            [g.grounding_id for g in costly],
+            lambda g: g.tokens_per_item,
+            result.est_tokens,
+            budget.tokens,
             f"the estimated {_num(result.est_tokens)} tokens for {result.placed} items "
             f"are over the budget of {_num(budget.tokens)} tokens by {_num(over)}",
-            estimated_tokens=result.est_tokens,
-            budget_tokens=budget.tokens,
-            over_tokens=over,
         )
 
     for s in result.subtasks:

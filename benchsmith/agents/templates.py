@@ -21,9 +21,11 @@ is an instruction in the item's language (:data:`INSTRUCTIONS`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
@@ -79,140 +81,34 @@ class Concept:
     following country" never fires on states or films. Empty: any records."""
 
 
-COUNTRY = "country countries nation nations territory territories"
-OTHER_RECORDS = (
-    "state states province provinces county counties city cities town towns film films "
-    "movie movies book books novel novels person people staff employee employees planet "
-    "planets element elements river rivers mountain mountains team teams company companies "
-    "university universities species animal animals"
+_DATA: dict[str, Any] = json.loads(
+    resources.files("benchsmith.agents").joinpath("template_concepts.json").read_text("utf-8")
 )
+"""The concepts' words and hand-written templates (``template_concepts.json``)."""
+
+COUNTRY: str = _DATA["subjects"]["country"]
+OTHER_RECORDS: str = _DATA["other_records"]
 """Words that name records other than countries (a country template does not fit them)."""
 
 
-def _concept(
-    name: str, words: str, forbid: str = "", media: bool = False, subject: str = "", **t: str
-) -> Concept:
+def _concept(entry: Mapping[str, Any]) -> Concept:
+    """A concept from its data entry.
+
+    Words are space-separated text; ``subject`` names one of the data's ``subjects``.
+    """
+    subject = _DATA["subjects"][entry["subject"]] if "subject" in entry else ""
     return Concept(
-        name, frozenset(words.split()), t, media, frozenset(forbid.split()),
+        entry["name"],
+        frozenset(entry["words"].split()),
+        entry["templates"],
+        entry.get("media", False),
+        frozenset(entry.get("forbid", "").split()),
         frozenset(subject.split()),
-    )  # fmt: skip
+    )
 
 
 #: Concepts, most specific first (the first whose words match the answer field wins).
-CONCEPTS: tuple[Concept, ...] = (
-    _concept(
-        "subregion",
-        "subregion",
-        subject=COUNTRY,
-        en="In which subregion of the world is the following country: {q}?",
-        fr="Dans quelle sous-région du monde se trouve le pays suivant : {q} ?",
-        de="In welcher Teilregion der Welt liegt das folgende Land: {q}?",
-        es="¿En qué subregión del mundo se encuentra el siguiente país: {q}?",
-    ),
-    _concept(
-        "capital",
-        "capital",
-        subject=COUNTRY,
-        en="What is the capital of the following country: {q}?",
-        fr="Quelle est la capitale du pays suivant : {q} ?",
-        de="Was ist die Hauptstadt des folgenden Landes: {q}?",
-        es="¿Cuál es la capital del siguiente país: {q}?",
-        it="Qual è la capitale del seguente paese: {q}?",
-        pt="Qual é a capital do seguinte país: {q}?",
-        nl="Wat is de hoofdstad van het volgende land: {q}?",
-    ),
-    _concept(
-        "region",
-        "region continent",
-        subject=COUNTRY,
-        forbid="subregion",
-        en="In which world region is the following country: {q}?",
-        fr="Dans quelle région du monde se trouve le pays suivant : {q} ?",
-        de="In welcher Weltregion liegt das folgende Land: {q}?",
-        es="¿En qué región del mundo se encuentra el siguiente país: {q}?",
-        it="In quale regione del mondo si trova il seguente paese: {q}?",
-        pt="Em que região do mundo fica o seguinte país: {q}?",
-    ),
-    _concept(
-        "currency",
-        "currency",
-        subject=COUNTRY,
-        en="Which currency is used in the following country: {q}?",
-        fr="Quelle monnaie est utilisée dans le pays suivant : {q} ?",
-        de="Welche Währung wird im folgenden Land verwendet: {q}?",
-        es="¿Qué moneda se usa en el siguiente país: {q}?",
-        it="Quale valuta si usa nel seguente paese: {q}?",
-        pt="Que moeda é usada no seguinte país: {q}?",
-    ),
-    _concept(
-        "languages",
-        "language",
-        subject=COUNTRY,
-        forbid="code codes iso translation",
-        en="Which languages are official in the following country: {q}?",
-        fr="Quelles sont les langues officielles du pays suivant : {q} ?",
-        de="Welche Sprachen sind im folgenden Land Amtssprachen: {q}?",
-        es="¿Cuáles son los idiomas oficiales del siguiente país: {q}?",
-    ),
-    _concept(
-        "population",
-        "population",
-        subject=COUNTRY,
-        en="What is the population of the following country: {q}?",
-        fr="Quelle est la population du pays suivant : {q} ?",
-        de="Wie viele Einwohner hat das folgende Land: {q}?",
-        es="¿Cuál es la población del siguiente país: {q}?",
-    ),
-    _concept(
-        "area",
-        "area",
-        subject=COUNTRY,
-        en="What is the area of the following country, in square kilometres: {q}?",
-        fr="Quelle est la superficie du pays suivant, en kilomètres carrés : {q} ?",
-    ),
-    _concept(
-        "demonym",
-        "demonym",
-        subject=COUNTRY,
-        en="What is the demonym of the people of the following country: {q}?",
-    ),
-    _concept(
-        "digit",
-        "digit",
-        media=True,
-        en="Which digit is written in the image?",
-        fr="Quel chiffre est écrit sur l'image ?",
-        de="Welche Ziffer ist auf dem Bild geschrieben?",
-        es="¿Qué dígito está escrito en la imagen?",
-        it="Quale cifra è scritta nell'immagine?",
-        pt="Qual dígito está escrito na imagem?",
-        nl="Welk cijfer staat er in de afbeelding?",
-    ),
-    _concept(
-        "caption",
-        "caption description",
-        media=True,
-        en="Which description fits the image?",
-        fr="Quelle description correspond à l'image ?",
-        de="Welche Beschreibung passt zum Bild?",
-        es="¿Qué descripción corresponde a la imagen?",
-    ),
-    _concept(
-        "subject",
-        "label subject",
-        media=True,
-        en="What is the main subject of the image?",
-        fr="Quel est le sujet principal de l'image ?",
-        de="Was ist das Hauptmotiv des Bildes?",
-        es="¿Cuál es el tema principal de la imagen?",
-    ),
-    _concept(
-        "city",
-        "city",
-        subject="airport airports",
-        en="Which city does {q} serve?",
-    ),
-)
+CONCEPTS: tuple[Concept, ...] = tuple(_concept(entry) for entry in _DATA["concepts"])
 
 
 # -- words ----------------------------------------------------------------------------------

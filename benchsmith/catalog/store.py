@@ -112,6 +112,16 @@ def default_root() -> Path:
     return home_dir() / "catalog"
 
 
+def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write ``records`` to ``path`` as JSON Lines (UTF-8, non-ASCII kept); how many there were."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
 class Catalog:
     """A folder of dataset cards with full-text search and record streaming."""
 
@@ -386,11 +396,7 @@ class Catalog:
         reference = open_reference(source)
         with self.staged_data(card_id) as staging:
             target = staging / "passages.jsonl"
-            with open(target, "w", encoding="utf-8") as handle:
-                n = 0
-                for record in reference_records(reference):
-                    handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    n += 1
+            n = write_jsonl(target, reference_records(reference))
             if n == 0:
                 raise CatalogError(f"{source}: no text found in the document")
             card = profile_path(target, id=card_id, limits=limits)

@@ -451,6 +451,18 @@ class CallFacts:
             params=params,
         )
 
+    def record_fields(self) -> dict[str, Any]:
+        """The fields a call's record keeps of these facts (what :meth:`from_record` reads)."""
+        return {
+            "usage": {
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "estimated": self.tokens_estimated,
+            },
+            "cost_usd": self.cost_usd,
+            "latency_s": self.latency_s,
+        }
+
     def as_dict(self) -> dict[str, Any]:
         """The facts as a JSON-ready dict."""
         return asdict(self)
@@ -850,21 +862,6 @@ class RoleModel:
             cost = rt.ledger.add(
                 self.role, input_tokens=input_tokens, output_tokens=output_tokens, price=price
             )
-        rt.records.append(
-            self._base_record(key, wire_messages, key_params)
-            | {
-                "kind": "call",
-                "response": message_to_dict(reply),
-                "usage": {
-                    "input_tokens": input_tokens,
-                    "output_tokens": output_tokens,
-                    "estimated": estimated,
-                },
-                "cost_usd": cost,
-                "latency_s": latency,
-                "attempts": attempts,
-            }
-        )
         facts = CallFacts(
             input_tokens=input_tokens,
             output_tokens=output_tokens,
@@ -873,6 +870,12 @@ class RoleModel:
             latency_s=latency,
             cached=False,
             params=key_params,
+        )
+        rt.records.append(
+            self._base_record(key, wire_messages, key_params)
+            | {"kind": "call", "response": message_to_dict(reply)}
+            | facts.record_fields()
+            | {"attempts": attempts}
         )
         return reply, facts
 

@@ -47,12 +47,11 @@ from typing import Any, Literal, cast
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import ValidationError
 
-from benchsmith.errors import ExportError, describe_validation_error
-from benchsmith.files import HashedPath, atomic_hashed_path, json_line, parse_json
+from benchsmith.errors import ExportError
+from benchsmith.files import HashedPath, atomic_hashed_path, json_line
 from benchsmith.item import Item
-from benchsmith.layout import data_path
+from benchsmith.layout import FolderError, data_path, json_lines, line_item
 
 HF_CONFIG = "default"
 INSPECT_CONFIG = "inspect"
@@ -215,19 +214,18 @@ class HfExport:
 def data_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """Each non-blank line of ``data/test.jsonl`` parsed: ``(line number, value)``.
 
+    The one reader of the file is :func:`benchsmith.layout.json_lines`; this names the
+    export's own error.
+
     Raises:
         ExportError: The file is missing or a line is not JSON.
     """
     if not path.is_file():
         raise ExportError(f"{path} does not exist; write the items before exporting them")
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, parse_json(line)
-            except json.JSONDecodeError as exc:
-                raise ExportError(f"{path}:{number}: not a JSON line ({exc})") from exc
+    try:
+        yield from json_lines(path)
+    except FolderError as exc:
+        raise ExportError(str(exc)) from exc
 
 
 def read_records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
@@ -238,10 +236,9 @@ def read_records(path: Path) -> Iterator[tuple[dict[str, Any], Item]]:
     """
     for number, record in data_lines(path):
         try:
-            item = Item.model_validate(record)
-        except ValidationError as exc:
-            why = describe_validation_error(exc, limit=3)
-            raise ExportError(f"{path}:{number}: not an item ({why})") from exc
+            item = line_item(path, number, record)
+        except FolderError as exc:
+            raise ExportError(str(exc)) from exc
         yield record, item
 
 

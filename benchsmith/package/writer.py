@@ -37,11 +37,8 @@ from benchsmith.layout import (
     write_spec,
 )
 from benchsmith.ledger import Ledger
-from benchsmith.package import (
-    card as card_module,
-)  # card_stats through the module: tests count its calls
 from benchsmith.package.calibration import card_section, reapply_to_items
-from benchsmith.package.card import ItemCounts, render_card
+from benchsmith.package.card import ItemCounts, card_stats, render_card
 from benchsmith.package.checks import CheckTally, describe
 from benchsmith.package.hf_export import read_records, remove_stale, write_hf_split
 from benchsmith.package.inspect_export import write_inspect_task
@@ -841,7 +838,7 @@ def write_exports(
     hf = write_hf_split(bench_dir, records=counted())
     lmeval = write_lmeval_task(bench_dir, spec, counts=text_only)
     inspect_path = write_inspect_task(bench_dir, spec)
-    stats = card_module.card_stats(
+    stats = card_stats(
         counts,
         lmeval=lmeval,
         bench_name=bench_dir.name,

@@ -12,8 +12,10 @@ language is what the intent asks for, by default its own.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
+from importlib import resources
 
 from benchsmith.programs.labels import LEXICON
 
@@ -36,66 +38,10 @@ FUNCTION_WORDS = {
     ),
 }
 
-PHRASES: dict[str, dict[str, str]] = {
-    "fr": {
-        "combien de": "how many", "combien d'": "how many ", "le plus": "the most",
-        "la plus": "the most", "les plus": "the most", "le moins": "the least",
-        "la moins": "the least", "en moyenne": "on average", "au total": "in total",
-        "plus de": "more than", "moins de": "less than", "au moins": "at least",
-        "au plus": "at most", "lequel des deux": "which of the two",
-        "laquelle des deux": "which of the two", "de mémoire": "from memory",
-        "sans tableau": "without the table", "d'après le tableau": "from the table",
-        "à choix multiples": "multiple choice", "réponse courte": "short answer",
-        "dont on donne": "given", "étant donné": "given", "en français": "in french",
-        "plus grand": "largest", "plus grande": "largest", "plus petit": "smallest",
-        "plus petite": "smallest", "plus élevé": "highest", "plus élevée": "highest",
-        "plus long": "longest", "plus longue": "longest", "plus ancien": "oldest",
-        "plus ancienne": "oldest", "plus récent": "most recent", "plus récente": "most recent",
-        "quel": "which", "quelle": "which", "quels": "which", "quelles": "which",
-        "qui": "who", "est": "is", "sont": "are", "le": "the", "la": "the", "les": "the",
-        "l'": "the ", "de": "of", "du": "of the", "des": "of the", "d'": "of ", "un": "a",
-        "une": "a", "et": "and", "ou": "or", "dont": "whose", "chaque": "each",
-        "nom": "name", "français": "french", "française": "french", "anglais": "english",
-        "anglaise": "english", "allemand": "german", "espagnol": "spanish",
-        "tableau": "table", "lignes": "rows", "moyenne": "average", "somme": "sum",
-        "total": "total", "compte": "count", "avant": "before", "après": "after",
-        "entre": "between", "pose": "ask", "posez": "ask", "demande": "ask",
-        "demandez": "ask", "montre": "show", "montrez": "show", "donne": "give",
-        "donnez": "give", "questions": "questions", "parmi": "among", "deux": "two",
-        "trois": "three", "quatre": "four", "cinq": "five",
-    },
-    "de": {
-        "wie viele": "how many", "am größten": "largest", "am höchsten": "highest",
-        "am längsten": "longest", "am ältesten": "oldest", "im durchschnitt": "on average",
-        "mehr als": "more than", "weniger als": "less than", "aus dem gedächtnis": "from memory",
-        "ohne tabelle": "without the table", "auf deutsch": "in german",
-        "welche": "which", "welcher": "which", "welches": "which", "welchem": "which",
-        "welchen": "which", "wer": "who", "ist": "is", "liegt": "is in", "sind": "are",
-        "der": "the", "die": "the", "das": "the", "den": "the", "dem": "the", "des": "of the",
-        "ein": "a", "eine": "a", "einer": "a", "bestimmtes": "given", "bestimmte": "given",
-        "bestimmten": "given", "gegebenes": "given", "und": "and", "oder": "or",
-        "name": "name", "namen": "name", "tabelle": "table", "durchschnitt": "average",
-        "summe": "sum", "vor": "before", "nach": "after", "zwischen": "between",
-        "fragen": "ask", "frage": "ask", "zeige": "show", "kontinent": "continent",
-        "land": "country", "länder": "countries", "hauptstadt": "capital",
-        "bevölkerung": "population", "sprache": "language", "währung": "currency",
-        "fläche": "area", "jahr": "year", "zwei": "two", "drei": "three", "vier": "four",
-    },
-    "es": {
-        "cuántos": "how many", "cuántas": "how many", "el más": "the most",
-        "la más": "the most", "en promedio": "on average", "más de": "more than",
-        "menos de": "less than", "de memoria": "from memory", "sin tabla": "without the table",
-        "en español": "in spanish", "cuál": "which", "cuáles": "which", "qué": "what",
-        "quién": "who", "es": "is", "son": "are", "el": "the", "la": "the", "los": "the",
-        "las": "the", "de": "of", "del": "of the", "un": "a", "una": "a", "y": "and",
-        "o": "or", "nombre": "name", "tabla": "table", "promedio": "average",
-        "suma": "sum", "antes": "before", "después": "after", "entre": "between",
-        "pregunta": "ask", "preguntas": "questions", "muestra": "show", "dado": "given",
-        "dada": "given", "país": "country", "países": "countries", "continente": "continent",
-        "capital": "capital", "población": "population", "idioma": "language",
-        "moneda": "currency", "año": "year", "dos": "two", "tres": "three",
-    },
-}  # fmt: skip
+PHRASES: dict[str, dict[str, str]] = json.loads(
+    resources.files("benchsmith.programs").joinpath("gloss_phrases.json").read_text("utf-8")
+)
+"""Phrases and words per language and their English gloss (``gloss_phrases.json``)."""
 
 
 def intent_language(text: str) -> str:

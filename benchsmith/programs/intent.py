@@ -11,9 +11,11 @@ a model only ever chooses among the candidates (see :mod:`benchsmith.agents.prog
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
@@ -145,77 +147,12 @@ class Mention:
 
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    # What people say -> words of the field they mean.
-    "higher": ("height", "elevation", "altitude"),
-    "highest": ("height", "elevation", "altitude"),
-    "taller": ("height",),
-    "tallest": ("height",),
-    "longer": ("length", "runtime", "duration"),
-    "longest": ("length", "runtime", "duration"),
-    "shorter": ("length", "runtime", "duration"),
-    "shortest": ("length", "runtime", "duration"),
-    "heavier": ("mass", "weight"),
-    "heaviest": ("mass", "weight"),
-    "lighter": ("mass", "weight"),
-    "lightest": ("mass", "weight"),
-    "bigger": ("area", "size"),
-    "biggest": ("area", "size"),
-    "populous": ("population",),
-    "weigh": ("weight", "mass"),
-    "winning": ("winner",),
-    "losing": ("runner", "loser"),
-    "lost": ("runner", "loser"),
-    "loser": ("runner",),
-    "person": ("crew", "passengers", "population"),
-    "persons": ("crew", "passengers", "population"),
-    "astronauts": ("crew",),
-    "passengers": ("passengers", "crew"),
-    "headed": ("destination",),
-    "bound": ("destination",),
-    "weighs": ("weight", "mass"),
-    "weighing": ("weight", "mass"),
-    "residents": ("population",),
-    "inhabitants": ("population",),
-    "people": ("population", "crew", "passengers"),
-    "team": ("constructor", "team", "club"),
-    "won": ("wins", "win", "winner"),
-    "win": ("wins", "winner"),
-    "born": ("birth", "born"),
-    "died": ("death",),
-    "die": ("death",),
-    "dies": ("death",),
-    "world": ("birth",),  # "came into the world"
-    "wrote": ("author", "writer"),
-    "written": ("author", "writer"),
-    "directed": ("director",),
-    "released": ("year", "release", "date"),
-    "published": ("year", "publication"),
-    "came": ("year", "publication", "release"),
-    "launched": ("launch", "date"),
-    "running": ("runtime", "duration"),
-    "run": ("runtime", "duration"),
-    "runs": ("runtime", "duration"),
-    "expensive": ("price", "cost"),
-    "cheapest": ("price", "cost"),
-    "cheaper": ("price", "cost"),
-    "sold": ("sold", "sales", "units"),
-    "abbreviation": ("code", "abbreviation", "abbr", "symbol"),
-    "reports": ("manager", "supervisor", "boss"),
-    "boss": ("manager", "supervisor"),
-    "job": ("role", "position", "title"),
-    "position": ("role",),
-    "flow": ("outflow", "mouth"),
-    "flows": ("outflow", "mouth"),
-    "climbed": ("ascent",),
-    "climb": ("ascent",),
-    "founded": ("founded", "year", "established"),
-    "built": ("completed", "built", "year", "opened"),
-    "completed": ("completed", "year", "built"),
-    "opened": ("opened", "year", "completed"),
-    "created": ("creator", "year", "created"),
-    "invented": ("inventor", "creator", "year"),
-    "discovered": ("discovered", "discoverer", "year"),
-    "shorthand": ("code", "abbreviation", "abbr"),
+    # What people say -> words of the field they mean (``intent_words.json``; "world":
+    # "came into the world").
+    word: tuple(fields)
+    for word, fields in json.loads(
+        resources.files("benchsmith.programs").joinpath("intent_words.json").read_text("utf-8")
+    )["synonyms"].items()
 }
 
 
@@ -881,6 +818,21 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     def add(spec: ProgramSpec, score: float, why: str) -> None:
         cands.append(Candidate(spec, round(score, 3), why))
 
+    def multihop(answer: str, hops: list[Hop]) -> ProgramSpec:
+        """A multi-hop program from a record of the main table along ``hops`` to ``answer``.
+
+        Closed-book and multiple-choice unless the intent says otherwise.
+        """
+        return ProgramSpec(
+            kind="multihop",
+            book=_book(intent, "closed"),  # type: ignore[arg-type]
+            table=main,
+            key_field=table.key,
+            answer_field=answer,
+            hops=hops,
+            answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+        )
+
     # -- multi-hop: a join field named with a field of the table it leads to, or of the
     # table a second join leads to from there (a bridge's country, then its currency)
     links = joins(tables)
@@ -897,17 +849,12 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             ]
             if far:
                 answer = far[0].column.path
-                spec = ProgramSpec(
-                    kind="multihop",
-                    book=_book(intent, "closed"),  # type: ignore[arg-type]
-                    table=main,
-                    key_field=table.key,
-                    answer_field=answer,
-                    hops=[
+                spec = multihop(
+                    answer,
+                    [
                         Hop(via=via, table=b, key_field=key_field),
                         Hop(via=via2, table=c, key_field=key2),
                     ],
-                    answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
                 )
                 add(
                     spec,
@@ -936,16 +883,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         possessive = re.search(r"'s\b", low) or re.search(r"\bof (?:the|their|its|a)\b", low)
         if wanted and (via_named or b != main) and (b != main or possessive):
             answer = wanted[0].column.path
-            fmt = _format(intent, "multiple_choice")
-            spec = ProgramSpec(
-                kind="multihop",
-                book=_book(intent, "closed"),  # type: ignore[arg-type]
-                table=main,
-                key_field=table.key,
-                answer_field=answer,
-                hops=[Hop(via=via, table=b, key_field=key_field)],
-                answer_format=fmt,  # type: ignore[arg-type]
-            )
+            spec = multihop(answer, [Hop(via=via, table=b, key_field=key_field)])
             add(
                 spec,
                 3.0 + wanted[0].strength,

@@ -10,8 +10,10 @@ Anything else is refused for that language, naming the field.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
+from importlib import resources
 from typing import NamedTuple
 
 
@@ -214,23 +216,9 @@ def _cldr_names(language: str, kind: str) -> dict[str, str]:
     return dict(getattr(locale, kind))
 
 
-VALUES: dict[str, dict[str, str]] = {
-    "fr": {
-        "yes": "oui", "no": "non", "true": "vrai", "false": "faux", "malignant": "malin",
-        "benign": "bénin", "positive": "positif", "negative": "négatif", "high": "élevé",
-        "low": "faible", "medium": "moyen", "none": "aucun", "unknown": "inconnu",
-        "other": "autre", "mixed": "mixte", "urban": "urbain", "rural": "rural",
-        "north": "nord", "south": "sud", "east": "est", "west": "ouest", "winter": "hiver",
-        "spring": "printemps", "summer": "été", "autumn": "automne", "fall": "automne",
-        "red": "rouge", "white": "blanc", "blue": "bleu", "green": "vert", "black": "noir",
-        "yellow": "jaune", "small": "petit", "large": "grand", "public": "public",
-        "private": "privé", "solid": "solide", "liquid": "liquide", "gas": "gaz",
-        "metal": "métal", "nonmetal": "non-métal", "noble gas": "gaz noble",
-        "art": "art", "science": "science", "history": "histoire", "rain": "pluie",
-        "sun": "soleil", "snow": "neige", "fog": "brouillard", "drizzle": "bruine",
-        "cloudy": "nuageux", "sunny": "ensoleillé", "rainy": "pluvieux", "clear": "dégagé",
-    },
-}  # fmt: skip
+VALUES: dict[str, dict[str, str]] = json.loads(
+    resources.files("benchsmith.programs").joinpath("labels_values.json").read_text("utf-8")
+)
 """Common category values in other languages (closed label sets CLDR does not name)."""
 
 

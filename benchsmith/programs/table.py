@@ -10,12 +10,14 @@ A profile's statistics never become question words.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from importlib import resources
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
@@ -110,14 +112,9 @@ PERSON_FIELDS = frozenset(
 """Fields whose values are people: a lookup asks "Who is the author of ...?"."""
 
 
-ABBREVIATIONS = {
-    "temp": "temperature", "max": "maximum", "min": "minimum", "avg": "average",
-    "pop": "population", "pct": "percentage", "elev": "elevation", "qty": "quantity",
-    "num": "number", "hp": "horsepower", "mpg": "miles per gallon", "precip": "precipitation",
-    "dist": "distance", "wt": "weight", "ht": "height", "yr": "year", "dept": "department",
-    "approx": "approximate", "std": "standard deviation", "lat": "latitude", "lon": "longitude",
-    "lng": "longitude", "alt": "altitude", "vol": "volume", "len": "length", "freq": "frequency",
-}  # fmt: skip
+ABBREVIATIONS: dict[str, str] = json.loads(
+    resources.files("benchsmith.programs").joinpath("table_abbreviations.json").read_text("utf-8")
+)
 """Abbreviated words of column names, read as the words people write."""
 QUALIFIERS = frozenset("maximum minimum average mean total median".split())
 

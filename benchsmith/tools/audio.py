@@ -144,13 +144,16 @@ def _check_common(
     out: Path,
     tool_name: str,
     measured: dict[str, Any],
+    source: AudioSegment,
     *,
-    rate: int,
-    channels: int,
     duration_s: float,
-    tolerance_s: float,
+    tolerance_s: float = _DURATION_TOLERANCE_S,
 ) -> None:
-    """Post-conditions every audio tool shares: sample rate, channels, duration."""
+    """Post-conditions every audio tool shares: sample rate, channels, duration.
+
+    The output keeps the sample rate and channels of ``source`` (the input they come from).
+    """
+    rate, channels = source.frame_rate, source.channels
     if measured["sample_rate"] != rate:
         raise discard_output(
             out, f"{tool_name}: {out.name!r} has {measured['sample_rate']} Hz, not {rate}"
@@ -184,12 +187,26 @@ def _check_level(
     got = measured.get("rms_dbfs")
     if measured["format"] not in LOSSLESS or expected_dbfs is None or got is None:
         return
-    if expected_dbfs > _PRECISION_FLOOR_DBFS and abs(got - expected_dbfs) > _LEVEL_TOLERANCE_DB:
-        raise discard_output(
-            out,
-            f"{tool_name}: {out.name!r} has an RMS level of {got:.2f} dBFS, not the "
-            f"{expected_dbfs:.2f} dBFS of the samples written",
-        )
+    _require_level(
+        out,
+        got,
+        expected_dbfs,
+        expected_dbfs,
+        f"{tool_name}: {out.name!r} has an RMS level of {got:.2f} dBFS, not the "
+        f"{expected_dbfs:.2f} dBFS of the samples written",
+    )
+
+
+def _require_level(
+    out: Path, got_db: float, want_db: float, level_dbfs: float, message: str
+) -> None:
+    """A level post-condition: ``got_db`` is within the level tolerance of ``want_db``.
+
+    Not checked when the level concerned (``level_dbfs``) is below what 16 bits hold
+    precisely; otherwise a miss deletes ``out`` and raises with ``message``.
+    """
+    if level_dbfs > _PRECISION_FLOOR_DBFS and abs(got_db - want_db) > _LEVEL_TOLERANCE_DB:
+        raise discard_output(out, message)
 
 
 # -- audio_add_noise ----------------------------------------------------------------------------
@@ -404,15 +421,7 @@ def audio_add_noise(ctx: ToolContext, params: NoiseParams, inputs: list[Path]) -
     )
     if lossy:
         measured["codec_snr_db"] = round(-_db(codec_ratio), 2) if codec_ratio > 0 else None
-    _check_common(
-        out,
-        "audio_add_noise",
-        measured,
-        rate=rate,
-        channels=channels,
-        duration_s=frames / rate,
-        tolerance_s=_DURATION_TOLERANCE_S,
-    )
+    _check_common(out, "audio_add_noise", measured, segment, duration_s=frames / rate)
     if not abs(achieved - params.snr_db) <= _SNR_TOLERANCE_DB:
         if lossy and codec_ratio > 0:
             hint = (
@@ -519,15 +528,7 @@ def audio_mix(ctx: ToolContext, params: MixParams, inputs: list[Path]) -> ToolOu
             "scaled_down_db": round(20 * math.log10(scale), 4),
         }
     )
-    _check_common(
-        out,
-        "audio_mix",
-        measured,
-        rate=rate,
-        channels=channels,
-        duration_s=frames / rate,
-        tolerance_s=_DURATION_TOLERANCE_S,
-    )
+    _check_common(out, "audio_mix", measured, first, duration_s=frames / rate)
     # The overlay's level in the file: what is left after taking the first input away.
     expected_power = _power(overlay * scale)
     if params.format in LOSSLESS and expected_power > 0:
@@ -538,13 +539,14 @@ def audio_mix(ctx: ToolContext, params: MixParams, inputs: list[Path]) -> ToolOu
         residual = decoded[region] - base[region] * scale
         achieved = _db(_power(residual) / _power(b[: len(overlay)])) - 20 * math.log10(scale)
         measured["achieved_gain_db"] = round(achieved, 3)
-        off = abs(achieved - params.gain_db)
-        if _db(expected_power) > _PRECISION_FLOOR_DBFS and off > _LEVEL_TOLERANCE_DB:
-            raise discard_output(
-                out,
-                f"audio_mix: the overlay in {out.name!r} is at {achieved:.2f} dB, not the "
-                f"{params.gain_db:g} dB asked",
-            )
+        _require_level(
+            out,
+            achieved,
+            params.gain_db,
+            _db(expected_power),
+            f"audio_mix: the overlay in {out.name!r} is at {achieved:.2f} dB, not the "
+            f"{params.gain_db:g} dB asked",
+        )
     return ToolOutput(files=[out], measured=measured)
 
 
@@ -588,15 +590,7 @@ def audio_concat(ctx: ToolContext, params: ConcatParams, inputs: list[Path]) -> 
         + (len(parts) - 1) * params.silence_ms / 1000
     )
     measured.update({"segments": timeline, "silence_ms": params.silence_ms})
-    _check_common(
-        out,
-        "audio_concat",
-        measured,
-        rate=rate,
-        channels=channels,
-        duration_s=expected,
-        tolerance_s=_DURATION_TOLERANCE_S,
-    )
+    _check_common(out, "audio_concat", measured, first, duration_s=expected)
     _check_level(out, "audio_concat", measured, _dbfs(_array(joined)))
     return ToolOutput(files=[out], measured=measured)
 
@@ -656,8 +650,7 @@ def _stretch(
         out,
         tool_name,
         measured,
-        rate=rate,
-        channels=channels,
+        segment,
         duration_s=expected,
         tolerance_s=0.02 * expected + _DURATION_TOLERANCE_S,
     )
@@ -727,7 +720,7 @@ def audio_trim(ctx: ToolContext, params: TrimParams, inputs: list[Path]) -> Tool
     test whether a model notices that an answer was cut off.
     """
     segment = _load(ctx, inputs[0])
-    rate, channels = segment.frame_rate, segment.channels
+    rate = segment.frame_rate
     x = _array(segment)
     duration = len(x) / rate
     end_s = duration if params.end_s is None else params.end_s
@@ -757,8 +750,7 @@ def audio_trim(ctx: ToolContext, params: TrimParams, inputs: list[Path]) -> Tool
         out,
         "audio_trim",
         measured,
-        rate=rate,
-        channels=channels,
+        segment,
         duration_s=end_s - params.start_s,
         tolerance_s=_TRIM_TOLERANCE_S,
     )
@@ -802,7 +794,7 @@ def audio_gain(ctx: ToolContext, params: GainParams, inputs: list[Path]) -> Tool
     import numpy as np
 
     segment = _load(ctx, inputs[0])
-    rate, channels = segment.frame_rate, segment.channels
+    rate = segment.frame_rate
     x = _array(segment)
     peak_in = float(np.max(np.abs(x))) if x.size else 0.0
     if params.normalize_peak_dbfs is not None:
@@ -829,26 +821,19 @@ def audio_gain(ctx: ToolContext, params: GainParams, inputs: list[Path]) -> Tool
             "clipped_fraction": round(clipped / x.size, 6) if x.size else 0.0,
         }
     )
-    _check_common(
-        out,
-        "audio_gain",
-        measured,
-        rate=rate,
-        channels=channels,
-        duration_s=len(x) / rate,
-        tolerance_s=_DURATION_TOLERANCE_S,
-    )
+    _check_common(out, "audio_gain", measured, segment, duration_s=len(x) / rate)
     # Level checks need exact samples: mp3/ogg filter and reshape broadband audio by a dB or
     # more, so for them the change is recorded, not checked.
     expected_level = _db(rms_in) + applied if rms_in > 0 else -math.inf
-    checkable = params.format in LOSSLESS and clipped == 0 and change is not None
-    if checkable and expected_level > _PRECISION_FLOOR_DBFS:
-        if abs(change - applied) > _LEVEL_TOLERANCE_DB:
-            raise discard_output(
-                out,
-                f"audio_gain: the level of {out.name!r} changed by {change:.2f} dB, not the "
-                f"{applied:.2f} dB applied (tolerance {_LEVEL_TOLERANCE_DB} dB)",
-            )
+    if params.format in LOSSLESS and clipped == 0 and change is not None:
+        _require_level(
+            out,
+            change,
+            applied,
+            expected_level,
+            f"audio_gain: the level of {out.name!r} changed by {change:.2f} dB, not the "
+            f"{applied:.2f} dB applied (tolerance {_LEVEL_TOLERANCE_DB} dB)",
+        )
     if params.normalize_peak_dbfs is not None and params.format in LOSSLESS and peak_out > 0:
         if abs(20 * math.log10(peak_out) - params.normalize_peak_dbfs) > 0.1:
             raise discard_output(

@@ -207,3 +207,15 @@ def test_broken_source_is_skipped_and_leaves_nothing(tmp_path, monkeypatch):
 def test_sources_are_unique():
     ids = [s.id for s in STARTER_SOURCES]
     assert len(ids) == len(set(ids)) >= 8
+
+
+def test_every_source_has_a_card_entry_of_spec_fields():
+    """starter_cards.json holds one entry per starter source, each of Spec fields (+ texts)."""
+    import dataclasses
+
+    cards = starter_mod._cards()
+    assert set(cards) == {source.id for source in STARTER_SOURCES}
+    spec_fields = {f.name for f in dataclasses.fields(starter_mod.Spec)}
+    for dataset_id, entry in cards.items():
+        assert set(entry) - {"texts"} <= spec_fields, dataset_id
+        assert entry["name"] and entry["description"] and entry["tasks"], dataset_id

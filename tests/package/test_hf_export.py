@@ -372,6 +372,7 @@ def test_the_exports_read_the_items_once_and_count_as_each_reader_alone(
     """write_exports feeds one read of data/test.jsonl to the split, lm-eval and the card."""
     import benchsmith.package.card as card_module
     import benchsmith.package.hf_export as hf_export
+    import benchsmith.package.writer as writer_module
     from benchsmith.package.lmeval_export import count_items
     from benchsmith.spec import BenchmarkSpec
 
@@ -392,7 +393,7 @@ def test_the_exports_read_the_items_once_and_count_as_each_reader_alone(
         return cards[-1]
 
     monkeypatch.setattr(hf_export, "data_lines", counted)
-    monkeypatch.setattr(card_module, "card_stats", stats_of)
+    monkeypatch.setattr(writer_module, "card_stats", stats_of)  # where writer looks it up
     spec = BenchmarkSpec.model_validate_json((bench / "spec.json").read_text())
     exports = write_exports(bench, spec, [], acceptance_rate=None, summary={})
     assert reads == ["test.jsonl"]
