@@ -16,6 +16,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
@@ -62,6 +63,15 @@ def parse_json(text: str | bytes) -> Any:
     if not isinstance(text, str):
         text = bytes(text).decode("utf-8", errors="replace")
     return json.loads(text)
+
+
+def package_json(package: str, name: str) -> Any:
+    """The JSON data file ``name`` shipped inside ``package`` (e.g. ``benchsmith.programs``).
+
+    Read through :mod:`importlib.resources`, so it works from a wheel as from a checkout;
+    the file must be listed in ``pyproject.toml``'s package data.
+    """
+    return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
 
 
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")

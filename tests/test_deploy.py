@@ -111,3 +111,25 @@ def test_no_env_file_is_named_and_no_secret_reaches_the_image(dockerfile):
     assert {".env", ".env.*", "benchsmith.toml", ".venv", ".git"} <= set(ignored)
     # `langgraph up` inlines these lines in a compose file without escaping `$`.
     assert not any("$" in line for line in config["dockerfile_lines"])
+
+
+def test_every_data_file_of_the_package_ships_in_the_wheel():
+    """Each non-Python file under benchsmith/ matches a package-data glob.
+
+    The JSON tables (starter cards, concepts, synonyms...) are read at import time: a file
+    left out of ``[tool.setuptools.package-data]`` breaks an installed benchsmith.
+    """
+    from fnmatch import fnmatch
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["benchsmith"]
+    package = ROOT / "benchsmith"
+    data = [
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    ]
+    assert data, "no data files under benchsmith/"
+    unshipped = [p for p in data if not any(fnmatch(p, g) for g in globs)]
+    assert unshipped == [], f"add globs for {unshipped} to [tool.setuptools.package-data]"

@@ -21,14 +21,13 @@ is an instruction in the item's language (:data:`INSTRUCTIONS`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
+from benchsmith.files import package_json
 from benchsmith.stemming import stems
 
 STAND_IN = "Atlantis"
@@ -81,9 +80,7 @@ class Concept:
     following country" never fires on states or films. Empty: any records."""
 
 
-_DATA: dict[str, Any] = json.loads(
-    resources.files("benchsmith.agents").joinpath("template_concepts.json").read_text("utf-8")
-)
+_DATA: dict[str, Any] = package_json("benchsmith.agents", "template_concepts.json")
 """The concepts' words and hand-written templates (``template_concepts.json``)."""
 
 COUNTRY: str = _DATA["subjects"]["country"]
@@ -273,7 +270,7 @@ def template_problems(
     proper name in every slot (so the template's own words are judged, not one record's
     values, which the executor checks item by item), it must pass the reviewer checks
     (``check(text, language, entity)`` returns the failure reasons; see
-    :func:`benchsmith.verify.wording.wording_problems`).
+    :func:`benchsmith.verify.wording.wording_verdicts`).
     """
     problems = []
     known = set(fields)

@@ -40,6 +40,7 @@ from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.profile import profile_path
 from benchsmith.catalog.readers import iter_csv, parse_csv_value
 from benchsmith.catalog.store import Catalog, write_jsonl
+from benchsmith.files import package_json
 from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,7 @@ def _sklearn_license(uci: bool = True) -> str:
 @functools.cache
 def _cards() -> dict[str, dict[str, Any]]:
     """The hand-written part of every starter card, by dataset id (:data:`CARDS_FILE`)."""
-    return json.loads(Path(__file__).with_name(CARDS_FILE).read_text(encoding="utf-8"))
+    return package_json("benchsmith.catalog", CARDS_FILE)
 
 
 def _card(dataset_id: str) -> dict[str, Any]:
@@ -452,8 +453,10 @@ def build_country_names(folder: Path) -> Spec:
     locales: list[tuple[str, str, dict[str, str]]] = []
     for locale in sorted(os.listdir(locales_dir)):
         code = _bcp47(locale)
-        table = _iso3166_table(pycountry, locale) if code not in (None, "en") else None
-        if code is None or table is None:
+        if code in (None, "en"):
+            continue
+        table = _iso3166_table(pycountry, locale)
+        if table is None:
             continue
         named = {c.name: table.get(c.name, "") for c in countries}
         if sum(1 for v in named.values() if v) >= LANGUAGE_COVERAGE * len(countries):

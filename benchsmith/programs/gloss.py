@@ -12,11 +12,10 @@ language is what the intent asks for, by default its own.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from importlib import resources
 
+from benchsmith.files import package_json
 from benchsmith.programs.labels import LEXICON
 
 FUNCTION_WORDS = {
@@ -38,9 +37,7 @@ FUNCTION_WORDS = {
     ),
 }
 
-PHRASES: dict[str, dict[str, str]] = json.loads(
-    resources.files("benchsmith.programs").joinpath("gloss_phrases.json").read_text("utf-8")
-)
+PHRASES: dict[str, dict[str, str]] = package_json("benchsmith.programs", "gloss_phrases.json")
 """Phrases and words per language and their English gloss (``gloss_phrases.json``)."""
 
 

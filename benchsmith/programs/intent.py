@@ -11,13 +11,12 @@ a model only ever chooses among the candidates (see :mod:`benchsmith.agents.prog
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
+from benchsmith.files import package_json
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
 from benchsmith.programs.labels import demonym_of, is_place, singular
 from benchsmith.programs.table import (
@@ -150,9 +149,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     # What people say -> words of the field they mean (``intent_words.json``; "world":
     # "came into the world").
     word: tuple(fields)
-    for word, fields in json.loads(
-        resources.files("benchsmith.programs").joinpath("intent_words.json").read_text("utf-8")
-    )["synonyms"].items()
+    for word, fields in package_json("benchsmith.programs", "intent_words.json")["synonyms"].items()
 }
 
 

@@ -10,11 +10,11 @@ Anything else is refused for that language, naming the field.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
-from importlib import resources
 from typing import NamedTuple
+
+from benchsmith.files import package_json
 
 
 class Noun(NamedTuple):
@@ -216,9 +216,7 @@ def _cldr_names(language: str, kind: str) -> dict[str, str]:
     return dict(getattr(locale, kind))
 
 
-VALUES: dict[str, dict[str, str]] = json.loads(
-    resources.files("benchsmith.programs").joinpath("labels_values.json").read_text("utf-8")
-)
+VALUES: dict[str, dict[str, str]] = package_json("benchsmith.programs", "labels_values.json")
 """Common category values in other languages (closed label sets CLDR does not name)."""
 
 

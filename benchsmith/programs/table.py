@@ -10,17 +10,16 @@ A profile's statistics never become question words.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from importlib import resources
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
+from benchsmith.files import package_json
 from benchsmith.programs.labels import cldr_kind, is_place, singular, translate_value
 
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -112,9 +111,7 @@ PERSON_FIELDS = frozenset(
 """Fields whose values are people: a lookup asks "Who is the author of ...?"."""
 
 
-ABBREVIATIONS: dict[str, str] = json.loads(
-    resources.files("benchsmith.programs").joinpath("table_abbreviations.json").read_text("utf-8")
-)
+ABBREVIATIONS: dict[str, str] = package_json("benchsmith.programs", "table_abbreviations.json")
 """Abbreviated words of column names, read as the words people write."""
 QUALIFIERS = frozenset("maximum minimum average mean total median".split())
 
