@@ -663,6 +663,83 @@ def json_kind(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+def json_kind_phrase(value: Any) -> str:
+    """A parsed JSON value's type as a message names it: "null", "a number", "an array"."""
+    kind = json_kind(value)
+    if kind == "null":
+        return kind
+    return f"{'an' if kind in ('array', 'object') else 'a'} {kind}"
+
+
+def json_depth_over(value: Any, max_depth: int) -> bool:
+    """Whether objects and arrays nest in ``value`` more than ``max_depth`` levels.
+
+    A scalar is level 0, ``{"a": 1}`` level 1, ``{"a": [1]}`` level 2. The walk is
+    iterative (no recursion, whatever the depth) and stops at the first level too deep.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth > max_depth:
+            return True
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def json_object_line(
+    text: str, shown: str, line_no: int, max_depth: int | None = None
+) -> dict[str, Any]:
+    """The record on one line of a JSON Lines file.
+
+    Every JSON Lines reader parses its lines here (the catalog's and :func:`read_table`), so
+    a bad line is refused the same way wherever it is read, named ``<shown>: line <n>`` as
+    :func:`read_lines` names a line that is not UTF-8.
+
+    Args:
+        text: The line.
+        shown: How an error names the file.
+        line_no: The line's number, from 1.
+        max_depth: Most levels objects and arrays may nest (None: what the parser reads).
+
+    Raises:
+        TableError: Not JSON, JSON but not an object, or nested deeper than the parser goes.
+        TableLimitError: Nested more than ``max_depth`` levels (the cap ``max_json_depth``).
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TableError(
+            f"{shown}: line {line_no}: bad JSON ({exc.msg} at column {exc.colno}); each line "
+            "must hold one JSON object"
+        ) from exc
+    except RecursionError as exc:  # deeper than the parser goes (any cap is below it)
+        raise _too_deep(f"{shown}: line {line_no}", max_depth) from exc
+    # Only a line with more brackets than the cap can nest past it: skip the walk otherwise.
+    if (
+        max_depth is not None
+        and text.count("{") + text.count("[") > max_depth
+        and json_depth_over(value, max_depth)
+    ):
+        raise _too_deep(f"{shown}: line {line_no}", max_depth)
+    if not isinstance(value, dict):
+        raise TableError(
+            f"{shown}: line {line_no}: {json_kind_phrase(value)}, not a JSON object; each line "
+            'must hold one JSON object such as {"text": ..., "label": ...}'
+        )
+    return value
+
+
+def _too_deep(place: str, max_depth: int | None) -> TableError:
+    if max_depth is None:
+        return TableError(f"{place}: a record nested deeper than the JSON parser reads")
+    return TableLimitError(
+        f"{place}: a record nested more than {max_depth} levels deep", limit="max_json_depth"
+    )
+
+
 def _read_jsonl(path: Path, shown: str) -> pa.Table:
     import pyarrow as pa
 
@@ -671,17 +748,7 @@ def _read_jsonl(path: Path, shown: str) -> pa.Table:
     for lineno, text in read_lines(path, name=shown):
         if not text.strip():
             continue
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TableError(
-                f"{shown}, line {lineno}: invalid JSON: {exc.msg} (column {exc.colno})"
-            ) from exc
-        if not isinstance(record, dict):
-            raise TableError(
-                f"{shown}, line {lineno}: expected a JSON object per line, "
-                f"found {json_kind(record)}"
-            )
+        record = json_object_line(text, shown, lineno)
         if len(records) >= MAX_TABLE_ROWS:
             raise _too_many_rows(shown, f"line {lineno}")
         names.update(dict.fromkeys(record))

@@ -273,3 +273,34 @@ def test_read_table_types_every_column_as_infer_column_does(tmp_path):
         }[kind]  # fmt: skip
     assert table.column("late_text").to_pylist()[-2:] == [str(n - 1), "x"]
     assert table.column("late_int").to_pylist()[-1] == 7
+
+
+def test_every_json_lines_reader_refuses_a_bad_line_the_same_way(tmp_path):
+    # One parser of a JSON Lines record (tables.json_object_line) behind read_table and the
+    # catalog: the same line is refused with the same words, each naming its own place.
+    deep = "[" * 100_000 + "]" * 100_000  # deeper than Python's JSON parser goes
+    for n, (line, said) in enumerate(
+        [
+            (
+                '{"a": 3,}',
+                "bad JSON (Expecting property name enclosed in double quotes at column 9)",
+            ),
+            ("[1, 2]", "an array, not a JSON object"),
+            ('"text"', "a string, not a JSON object"),
+            (deep, "a record nested deeper than the JSON parser reads"),
+        ]
+    ):
+        src = tmp_path / f"bad{n}.jsonl"
+        src.write_text('{"a": 1}\n\n' + line + "\n", encoding="utf-8")
+        with pytest.raises(TableError) as table_error:
+            read_table(src)
+        assert f"input 'bad{n}.jsonl': line 3: {said}" in str(table_error.value)
+        with pytest.raises(readers.CatalogError) as catalog_error:
+            list(readers.iter_jsonl(src))
+        if line is deep:  # the catalog's own depth cap is met first, and named as a cap
+            assert "line 3: a record nested more than" in str(catalog_error.value)
+            assert "max_json_depth" in str(catalog_error.value) or "--max-json-depth" in str(
+                catalog_error.value
+            )
+        else:
+            assert f"bad{n}.jsonl: line 3: {said}" in str(catalog_error.value)

@@ -46,7 +46,7 @@ from benchsmith.llm.registry import get_model
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Dropped, Grounding, Scores, Subtask
 from benchsmith.state import BuildState
-from benchsmith.verify.wording import wording_problems
+from benchsmith.verify.wording import failure_reasons, wording_verdicts
 
 Score = Literal[1, 2, 3, 4, 5]
 
@@ -307,8 +307,11 @@ def pick_templates(
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
 
+    def wording_check(text: str, language: str | None, entity: str | None) -> list[str]:
+        return failure_reasons(wording_verdicts(text, language, entity))
+
     def constant_check(text: str, language: str | None, entity: str | None) -> list[str]:
-        return wording_problems(text, language, entity, language_id=False)
+        return failure_reasons(wording_verdicts(text, language, entity, language_id=False))
 
     def usable(text: str, lang: str, origin: str) -> list[str]:
         # A concept's templates are the project's constants, written per language and
@@ -320,7 +323,7 @@ def pick_templates(
             language=lang,
             answer_field=answer_field,
             fields=fields,
-            check=constant_check if constant else wording_problems,
+            check=constant_check if constant else wording_check,
             translations=translated,
             data_language=data_language,
         )

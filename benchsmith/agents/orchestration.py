@@ -26,7 +26,7 @@ from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Grounding, ParamRange, Subtask
 from benchsmith.state import SampleDecision
 from benchsmith.tools.context import stable_seed
-from benchsmith.verify.wording import wording_problems
+from benchsmith.verify.wording import failure_reasons, wording_verdicts
 
 QUESTION_MAX_CHARS = 200
 GRID_POINTS = 5
@@ -269,7 +269,9 @@ def orchestrate(
     # The record's text too: a rewording may not echo an instruction a row carried.
     source = record_for_prompt(record, media_fields)
     problems = (
-        wording_problems(reworded, language, entity, answer=answer, source_text=source)
+        failure_reasons(
+            wording_verdicts(reworded, language, entity, answer=answer, source_text=source)
+        )
         if reworded
         else ["empty"]
     )

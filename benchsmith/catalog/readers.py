@@ -34,7 +34,13 @@ from typing import IO, Any
 from benchsmith import tables
 from benchsmith.catalog.errors import CatalogError
 from benchsmith.catalog.limits import DEFAULT_LIMITS, CatalogLimits, over
-from benchsmith.tables import data_suffix, parse_csv_value
+from benchsmith.tables import (
+    data_suffix,
+    json_depth_over,
+    json_kind_phrase,
+    json_object_line,
+    parse_csv_value,
+)
 
 IMAGE_EXTS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
 AUDIO_EXTS = frozenset({".wav", ".mp3", ".flac", ".ogg", ".opus", ".m4a", ".aac", ".aif", ".aiff"})
@@ -60,14 +66,6 @@ def _as_catalog_error() -> Iterator[None]:
         raise over(str(exc), exc.limit) from exc
     except tables.TableError as exc:
         raise CatalogError(str(exc)) from exc
-
-
-def _kind(value: Any) -> str:
-    """A parsed JSON value's type as a message names it: "null", "a number", "an array"."""
-    kind = tables.json_kind(value)
-    if kind == "null":
-        return kind
-    return f"{'an' if kind in ('array', 'object') else 'a'} {kind}"
 
 
 def strip_suffixes(name: str) -> str:
@@ -147,53 +145,8 @@ def read_text(path: str | os.PathLike[str], limits: CatalogLimits | None = None)
 
 
 # -- JSON Lines ---------------------------------------------------------------------------------
-def json_depth_over(value: Any, max_depth: int) -> bool:
-    """Whether objects and arrays nest in ``value`` more than ``max_depth`` levels.
-
-    A scalar is level 0, ``{"a": 1}`` level 1, ``{"a": [1]}`` level 2. The walk is
-    iterative (no recursion, whatever the depth) and stops at the first level too deep.
-    """
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if not isinstance(node, dict | list):
-            continue
-        if depth > max_depth:
-            return True
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
-
-
 def _too_deep(where: str, max_depth: int) -> CatalogError:
     return over(f"{where}: a record nested more than {max_depth} levels deep", "max_json_depth")
-
-
-def _line_place(path: str | os.PathLike[str], line_no: int) -> str:
-    """Where a line is, for an error (named on an error only, not for every line read)."""
-    return f"{display(path)}: line {line_no}"
-
-
-def parse_json_line(path: str | os.PathLike[str], line_no: int, line: str, max_depth: int) -> Any:
-    """One JSON value from a line, refused cleanly when nested over ``max_depth`` levels.
-
-    Raises:
-        CatalogError: Bad JSON.
-        CatalogLimitError: Nested too deep (also where the parser itself would give up).
-    """
-    try:
-        value = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise CatalogError(
-            f"{_line_place(path, line_no)}: bad JSON ({exc.msg} at column {exc.colno}); "
-            "each line must hold one JSON object"
-        ) from exc
-    except RecursionError as exc:  # deeper than the parser goes (max_json_depth is below it)
-        raise _too_deep(_line_place(path, line_no), max_depth) from exc
-    # Only a line with more brackets than the cap can nest past it: skip the walk otherwise.
-    if line.count("{") + line.count("[") > max_depth and json_depth_over(value, max_depth):
-        raise _too_deep(_line_place(path, line_no), max_depth)
-    return value
 
 
 def iter_jsonl(
@@ -212,19 +165,14 @@ def iter_jsonl(
     """
     limits = limits or DEFAULT_LIMITS
     seen = 0
-    for line_no, line in read_lines(path, limits):
-        if not line.strip():
-            continue
-        seen += 1
-        if seen <= skip:
-            continue
-        record = parse_json_line(path, line_no, line, limits.max_json_depth)
-        if not isinstance(record, dict):
-            raise CatalogError(
-                f"{display(path)}: line {line_no}: {_kind(record)}, not a JSON object; each line "
-                'must hold one JSON object such as {"text": ..., "label": ...}'
-            )
-        yield line_no, record
+    with _as_catalog_error():
+        for line_no, line in read_lines(path, limits):
+            if not line.strip():
+                continue
+            seen += 1
+            if seen <= skip:
+                continue
+            yield line_no, json_object_line(line, display(path), line_no, limits.max_json_depth)
 
 
 def count_jsonl(path: str | os.PathLike[str], limits: CatalogLimits | None = None) -> int:
@@ -280,8 +228,8 @@ def load_json_records(
         return data, None
     if not isinstance(data, dict):
         raise CatalogError(
-            f"{display(path)}: the top level is {_kind(data)}; it must be a list of objects or "
-            "an object holding one"
+            f"{display(path)}: the top level is {json_kind_phrase(data)}; it must be a list of "
+            "objects or an object holding one"
         )
     if key is not None:
         if not isinstance(data.get(key), list):
@@ -308,7 +256,7 @@ def _check_objects(
             line = _element_line(text, key, index)
             at = f"line {line}: " if line else ""
             raise CatalogError(
-                f"{display(path)}: {at}element {index + 1} of {where} is {_kind(item)}, "
+                f"{display(path)}: {at}element {index + 1} of {where} is {json_kind_phrase(item)}, "
                 "not an object"
             )
         if json_depth_over(item, max_depth):

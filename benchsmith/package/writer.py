@@ -116,9 +116,8 @@ class HumanReview:
 class DataStats:
     """What :func:`write_data` counted while it read the accepted items."""
 
-    n_items: int = 0
-    per_subtask: Counter[str] = field(default_factory=Counter)
-    per_modality: Counter[str] = field(default_factory=Counter)
+    counts: ItemCounts = field(default_factory=ItemCounts)
+    """The items written, counted as the card counts them (so report and card agree)."""
     media: set[str] = field(default_factory=set)
     items_fixed: int = 0
     total_fixes: int = 0
@@ -184,8 +183,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         item = review.apply(item)
         accepted.append((item.id, where))
         meta = item.metadata
-        stats.per_subtask[str(meta.get("subtask"))] += 1
-        stats.per_modality["+".join(meta.get("modalities") or ["text"])] += 1
+        stats.counts.add(item)
         stats.media.update(path for _kind, path in item.media_paths())
         fixes = int(meta.get("fixes") or 0)
         stats.total_fixes += fixes
@@ -224,7 +222,6 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
                 if judged.get(key) == "no":
                     stats.judge_no[key] += 1
     accepted.sort()
-    stats.n_items = len(accepted)
     stats.samples = [
         reviewer_view(review.apply(_portable(ledger.read_at(where)["item"], bench_dir)))
         for _id, where in _spread(accepted, 5)
@@ -640,7 +637,7 @@ def write_package(
         ):
             return old.dump()
     data = write_data(bench_dir, ledger, review)
-    n_items = data.n_items
+    n_items = data.counts.n
     reasons = write_rejects(bench_dir, ledger, data)
     human = human_section(data.reviewed_pool, review)
     revoked = len(ledger.revoked())
@@ -688,8 +685,8 @@ def write_package(
         items=n_items,
         rejected=rejected,
         acceptance_rate=rate,
-        items_per_subtask=dict(sorted(data.per_subtask.items())),
-        items_per_modality=dict(sorted(data.per_modality.items())),
+        items_per_subtask=dict(sorted(data.counts.by_subtask.items())),
+        items_per_modality=dict(sorted(data.counts.by_modality.items())),
         quotas=quota_table(spec, ledger, targets),
         shortfalls=shortfalls,
         rejection_reasons=dict(sorted(reasons.items())),

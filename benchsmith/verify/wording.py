@@ -6,13 +6,13 @@ text (:mod:`benchsmith.verify.injection`), no meta-text or template debris, is o
 sentence of sane length, and does not give the answer away. :func:`wording_verdicts` runs
 those checks (from :mod:`~benchsmith.verify.reviewer`, :mod:`~benchsmith.verify.injection`
 and :mod:`~benchsmith.verify.structural`) in that order;
-:func:`wording_problems` gives the failure reasons only.
+:func:`failure_reasons` keeps the reasons of those that fail.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from benchsmith.item import Item
 from benchsmith.verify.injection import check_injection
@@ -78,24 +78,6 @@ def _long_text(text: str, language: str, max_words: int) -> Verdict:
     return verdict if not verdict.ok else Verdict(check="sentence", ok=True)
 
 
-def wording_problems(
-    text: str,
-    language: str | None,
-    entity: str | None,
-    *,
-    aliases: Sequence[str] = (),
-    answer: str | None = None,
-    source_text: str | None = None,
-    language_id: bool = True,
-) -> list[str]:
-    """The reasons a wording fails (empty when every check passes)."""
-    verdicts = wording_verdicts(
-        text,
-        language,
-        entity,
-        aliases=aliases,
-        answer=answer,
-        source_text=source_text,
-        language_id=language_id,
-    )
+def failure_reasons(verdicts: Iterable[Verdict]) -> list[str]:
+    """The reasons the failed verdicts give, as ``check: reason`` (empty when all passed)."""
     return [f"{v.check}: {v.reason}" for v in verdicts if not v.ok]

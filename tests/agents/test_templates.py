@@ -28,7 +28,13 @@ from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.registry import register_runtime
 from benchsmith.spec import Grounding, Scores, Subtask
-from benchsmith.verify.wording import wording_problems
+from benchsmith.verify.wording import failure_reasons, wording_verdicts
+
+
+def _problems(*args, **kwargs):
+    """The reasons a wording fails every check of the reviewer (empty: it passes)."""
+    return failure_reasons(wording_verdicts(*args, **kwargs))
+
 
 ASKS = "What is the capital of the following country: "
 
@@ -239,11 +245,9 @@ def test_wording_checks_each_refuse_a_bad_rewording():
         "no_leak": "Is Nairobi the capital of Kenya?",
     }
     for check, text in cases.items():
-        problems = wording_problems(text, "en", entity, answer=answer)
+        problems = _problems(text, "en", entity, answer=answer)
         assert problems and problems[0].startswith(f"{check}:"), (check, problems)
-    assert (
-        wording_problems("Which city is the capital of Kenya?", "en", entity, answer=answer) == []
-    )
+    assert _problems("Which city is the capital of Kenya?", "en", entity, answer=answer) == []
 
 
 def _build(tmp_path, question, languages=None):
@@ -358,7 +362,7 @@ def test_every_concept_template_passes_every_wording_check_in_its_language(conce
     for lang, template in concept.templates.items():
         text = " ".join(SLOT.sub(STAND_IN, template.replace("{q}", "{name}")).split())
         entity = STAND_IN if "{q}" in template else None
-        assert wording_problems(text, lang, entity) == [], (concept.name, lang, text)
+        assert _problems(text, lang, entity) == [], (concept.name, lang, text)
 
 
 def test_a_generic_template_is_still_identified_but_a_concept_constant_is_not(monkeypatch):

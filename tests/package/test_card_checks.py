@@ -180,3 +180,31 @@ def test_items_of_an_older_build_lose_their_absolute_paths_when_packaged(tmp_pat
     (row,) = [json.loads(x) for x in (bench / "data" / "test.jsonl").read_text().splitlines()]
     assert row["metadata"]["reference"]["file"] == "chapter3.md"
     assert row["metadata"]["sources"][0]["file"] == "chapter3.md"
+
+
+def test_the_report_counts_the_items_as_the_card_does(tmp_path):
+    # An image item that declares no modalities and an item with no subtask: the report's
+    # counts (write_data) and the card's (card_stats over what was written) agree on both.
+    bench = tmp_path / "bench"
+    (bench / "data").mkdir(parents=True)
+    image = {"type": "image", "image": "media/a.png"}
+    items = [
+        Item(id="t1", input="2 + 2?", target="4", metadata={"subtask": "arithmetic"}),
+        Item(
+            id="i1",
+            input=[{"role": "user", "content": [{"type": "text", "text": "Colour?"}, image]}],
+            target="red",
+            metadata={"subtask": "colours"},
+        ),
+        Item(id="n1", input="3 + 3?", target="6", metadata={"modalities": ["text"]}),
+    ]
+    ledger = Ledger(None)
+    for n, item in enumerate(items):
+        ledger.accept({"id": f"g#{n}", "grounding_id": "g", "subtask_id": "s"}, item)
+    data = write_data(bench, ledger)
+    lines = (bench / "data" / "test.jsonl").read_text().splitlines()
+    card = card_stats(json.loads(line) for line in lines)
+    assert data.counts.n == card.n_items == 3
+    assert dict(data.counts.by_modality) == card.by_modality == {"text": 2, "text+image": 1}
+    assert dict(data.counts.by_subtask) == card.by_subtask
+    assert card.by_subtask == {"arithmetic": 1, "colours": 1, "unknown": 1}

@@ -292,11 +292,11 @@ def test_table_malformed_csv_names_line(tmp_path, tool_ctx):
 def test_table_malformed_jsonl_names_line(tmp_path, tool_ctx):
     src = tmp_path / "bad.jsonl"
     src.write_text('{"a": 1}\n\n{"a": 2}\n{"a": 3,}\n', encoding="utf-8")
-    with pytest.raises(InputRejectedError, match=r"bad.jsonl'?, line 4: invalid JSON"):
+    with pytest.raises(InputRejectedError, match=r"bad.jsonl'?: line 4: bad JSON"):
         run_tool("convert_table", {"format": "csv"}, [src], tool_ctx)
     arr = tmp_path / "arr.jsonl"
     arr.write_text('{"a": 1}\n[1, 2]\n', encoding="utf-8")
-    with pytest.raises(InputRejectedError, match=r"line 2: expected a JSON object"):
+    with pytest.raises(InputRejectedError, match=r"line 2: an array, not a JSON object"):
         run_tool("convert_table", {"format": "csv"}, [arr], tool_ctx)
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text('{"a": 1}\n{"a": 2}\n{"a": "three"}\n', encoding="utf-8")
