@@ -13,7 +13,7 @@ import pytest
 
 from benchsmith import tables
 from benchsmith.catalog import readers
-from benchsmith.catalog.errors import CatalogError
+from benchsmith.catalog.errors import CatalogError, CatalogLimitError
 from benchsmith.catalog.loaders import iter_records
 from benchsmith.catalog.profile import profile_path
 from benchsmith.errors import InputRejectedError
@@ -295,12 +295,11 @@ def test_every_json_lines_reader_refuses_a_bad_line_the_same_way(tmp_path):
         with pytest.raises(TableError) as table_error:
             read_table(src)
         assert f"input 'bad{n}.jsonl': line 3: {said}" in str(table_error.value)
-        with pytest.raises(readers.CatalogError) as catalog_error:
+        with pytest.raises(CatalogError) as catalog_error:
             list(readers.iter_jsonl(src))
         if line is deep:  # the catalog's own depth cap is met first, and named as a cap
-            assert "line 3: a record nested more than" in str(catalog_error.value)
-            assert "max_json_depth" in str(catalog_error.value) or "--max-json-depth" in str(
-                catalog_error.value
-            )
+            assert isinstance(catalog_error.value, CatalogLimitError)
+            assert catalog_error.value.limit == "max_json_depth"
+            assert f"bad{n}.jsonl: line 3: a record nested more than" in str(catalog_error.value)
         else:
             assert f"bad{n}.jsonl: line 3: {said}" in str(catalog_error.value)

@@ -307,23 +307,21 @@ def pick_templates(
     wanted = list(subtask.languages) or ["en"]
     fields = [f.path for f in card.fields]
 
-    def wording_check(text: str, language: str | None, entity: str | None) -> list[str]:
-        return failure_reasons(wording_verdicts(text, language, entity))
-
-    def constant_check(text: str, language: str | None, entity: str | None) -> list[str]:
-        return failure_reasons(wording_verdicts(text, language, entity, language_id=False))
-
     def usable(text: str, lang: str, origin: str) -> list[str]:
         # A concept's templates are the project's constants, written per language and
         # identified in their language by the test suite (tests/agents/test_templates.py):
         # the build does not wait for lingua's models to check them again.
-        constant = origin.startswith("concept:")
+        identify = not origin.startswith("concept:")
+
+        def check(filled: str, language: str | None, entity: str | None) -> list[str]:
+            return failure_reasons(wording_verdicts(filled, language, entity, language_id=identify))
+
         return template_problems(
             text,
             language=lang,
             answer_field=answer_field,
             fields=fields,
-            check=constant_check if constant else wording_check,
+            check=check,
             translations=translated,
             data_language=data_language,
         )
