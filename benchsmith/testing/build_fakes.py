@@ -19,6 +19,7 @@ from typing import Any
 
 from benchsmith.agents.plans import build_plan
 from benchsmith.catalog.store import Catalog
+from benchsmith.layout import write_spec
 from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores
 from benchsmith.testing.fake_openai import Reply, example_from_schema
 
@@ -146,9 +147,7 @@ def capitals_spec_file(
         tools=tools,
         intent=intent,
     )
-    path = Path(root) / "spec.json"
-    path.write_text(spec.model_dump_json(indent=2))
-    return path, Path(root) / "catalog"
+    return write_spec(root, spec), Path(root) / "catalog"
 
 
 _DIGEST = re.compile(r"\(record ([0-9a-f]{8})\)")

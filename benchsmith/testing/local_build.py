@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benchsmith.layout import write_spec
 from benchsmith.spec import Subtask
 from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
 
@@ -74,8 +75,7 @@ def build_capitals_locally(
         subtask, card, size=size, answer_field="capital", question_field="name",
         intent="capitals of countries",
     )  # fmt: skip
-    spec_path = tmp / "spec.json"
-    spec_path.write_text(spec.model_dump_json())
+    spec_path = write_spec(tmp, spec)
     out = tmp / "capitals-bench"
     done = run_checked(
         [
