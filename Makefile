@@ -20,7 +20,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 	-DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_BLAS=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: demo test system install catalog lint benchmarks clean
+.PHONY: demo test corpus system install catalog lint benchmarks clean
 
 DEMO_OUT ?= out/demo
 
@@ -38,8 +38,24 @@ demo: install catalog
 	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each;"
 	@echo "$(DEMO_OUT)/time-value-of-money/report.html has the evaluation)"
 
+# The whole suite on both cores: pytest-xdist with the scopes of tests/conftest.py (a
+# module's tests on one worker; every module on the embedded model in one scope, queued
+# first). `make test PYTEST_ARGS=` runs it serially.
+PYTEST_ARGS ?= -n 2 --dist loadscope --durations=25
 test: install catalog
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The corpora, measured (the suite keeps a fixed sample of each): every intent of the
+# program corpus built on the embedded model and reviewed, then every section of the
+# textbook corpus read and its items read by the teacher. One table per set; JSON in
+# $(CORPUS_OUT). `make corpus CORPUS_ARGS="--set held-out-5"` measures one program set.
+CORPUS_OUT ?= benchmarks/results
+CORPUS_ARGS ?=
+corpus: install catalog
+	mkdir -p $(CORPUS_OUT)
+	$(BIN)/python benchmarks/program_corpus.py --json $(CORPUS_OUT)/program_corpus.json $(CORPUS_ARGS)
+	$(BIN)/python benchmarks/textbook_corpus.py --set dev --set held-out-1 --set held-out-2 \
+		--set held-out-3 --json $(CORPUS_OUT)/textbook_corpus.json
 
 lint: install
 	$(BIN)/ruff check benchsmith tests benchmarks

@@ -26,6 +26,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,14 @@ def matches(key: sp.Expr, output: str, expr: sp.Expr, seed: int = 0) -> bool:
 
 
 def measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
-    """One section's figures."""
+    """One section's figures, with the seconds it took to read and build."""
+    started = time.monotonic()
+    row = _measure(key, items, model)
+    row["seconds"] = round(time.monotonic() - started, 2)
+    return row
+
+
+def _measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
     path = CORPUS / key["file"]
     try:
         knowledge = build_knowledge([path], model=model)
@@ -150,23 +158,28 @@ def main() -> None:
         rows = [measure(k, args.items, model) for k in keys if part_of(k) == part]
         report[part] = rows
         print(f"\n## {part}\n")
-        print("| section | key formulas matched | admitted | teacher accepts | first problem |")
-        print("|---|---|---|---|---|")
+        print("| section | key formulas matched | admitted | built | teacher accepts | s "
+              "| first problem |")
+        print("|---|---|---|---|---|---|---|")
         for r in rows:
             if "error" in r:
-                print(f"| {r['id']} | error: {r['error'][:80]} | | | |")
+                print(f"| {r['id']} | error: {r['error'][:80]} | | | | {r['seconds']:.0f} | |")
                 continue
             print(f"| {r['id']} | {r['matched']}/{r['key_formulas']} | {r['admitted']} | "
-                  f"{r['accepted']}/{r['asked']} | {r['first_problem'][:90]} |")  # fmt: skip
+                  f"{r['built']} | {r['accepted']}/{r['asked']} | {r['seconds']:.0f} | "
+                  f"{r['first_problem'][:90]} |")  # fmt: skip
         good = [r for r in rows if "error" not in r]
         matched = sum(r["matched"] for r in good)
         total = sum(r["key_formulas"] for r in good)
         accepted = sum(r["accepted"] for r in good)
         asked = sum(r["asked"] for r in good)
         bad = sum(r["recompute_or_given"] for r in good)
+        built = sum(r["built"] for r in good)
+        seconds = sum(r["seconds"] for r in rows)
+        share = 100 * accepted / max(asked, 1)
         print(f"\n{part}: key formulas {matched}/{total} = {100 * matched / max(total, 1):.1f} %; "
-              f"teacher {accepted}/{asked} = {100 * accepted / max(asked, 1):.1f} %; "
-              f"recompute failures or givens asked: {bad}")  # fmt: skip
+              f"built {built}; teacher {accepted}/{asked} = {share:.1f} %; "
+              f"recompute failures or givens asked: {bad}; {seconds:.0f} s")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
 

@@ -1,10 +1,10 @@
 """A real build on the embedded model, then its folder through the real consumers.
 
-``benchsmith build`` (the CLI, in a child process) realizes a small text multiple-choice
-spec with SmolLM2-135M through its llama.cpp server: orchestration and the judge are real
-model calls, the tools and checks real. Then the folder it wrote is read by Hugging Face
-``datasets``, run by ``lm_eval --include_path`` and by ``inspect eval`` against the same
-server, from another working directory, offline.
+``benchsmith build`` (the CLI's own main, in the test's process) realizes a small text
+multiple-choice spec with SmolLM2-135M through its llama.cpp server: orchestration and the
+judge are real model calls, the tools and checks real. Then the folder it wrote is read by
+Hugging Face ``datasets``, run by ``lm_eval --include_path`` and by ``inspect eval`` against
+the same server, from another working directory, offline.
 """
 
 from __future__ import annotations

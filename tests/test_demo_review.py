@@ -1,17 +1,17 @@
 """A strict reviewer reads fresh builds of the four demo benchmarks on the embedded model.
 
 The demo's builds (``benchsmith.testing.demo``, the same ones ``make demo`` runs) are made
-with the real CLI, the embedded SmolLM2-135M through its server, espeak-ng and ffmpeg, on
-the offline starter catalog. Then this test reads every item as a reviewer would, with
-code of its own (it shares none of the pipeline's checks): the question names the
-record's entity, every text (shown and spoken) is in the item's language, there is no
-meta-text or template debris, it is one complete sentence, the target is recomputed (the
-answer of the record the question names, found by searching the data for it; the digit
-an image shows, from scikit-learn's originals; a computed problem's graph; a table
-program's answer, by the corpus reviewer), and the synthesized speech lasts exactly as long
-as espeak-ng takes to speak the question. 100 % of the items must pass. It also checks that
-the plan made from the intent "spoken questions about world capitals" asks for capitals,
-in speech.
+with the real CLI (its ``main``, in the test's process), the embedded SmolLM2-135M through
+its server, espeak-ng and ffmpeg, on the offline starter catalog. Then this test reads every
+item as a reviewer would, with code of its own (it shares none of the pipeline's checks):
+the question names the record's entity, every text (shown and spoken) is in the item's
+language, there is no meta-text or template debris, it is one complete sentence, the target
+is recomputed (the answer of the record the question names, found by searching the data for
+it; the digit an image shows, from scikit-learn's originals; a computed problem's graph; a
+table program's answer, by the corpus reviewer), and the synthesized speech lasts exactly as
+long as espeak-ng takes to speak the question. 100 % of the items must pass. It also checks
+that the plan made from the intent "spoken questions about world capitals" asks for
+capitals, in speech.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ import pytest
 
 from benchsmith.llm.local import server_available
 from benchsmith.testing.demo import SHORTFALL_EXIT, demo_builds
-from benchsmith.testing.local_build import BIN, offline_env, run_checked
+from benchsmith.testing.inprocess import run_cli, run_cli_checked
+from benchsmith.testing.local_build import offline_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1800)]
 
@@ -49,18 +50,15 @@ def norm(text: str) -> str:
 def demo(tmp_path_factory):
     if not server_available():
         pytest.skip("benchsmith[local] (llama-cpp-python's server) is not installed")
-    import subprocess
-
     tmp = tmp_path_factory.mktemp("demo")
     environ = offline_env(tmp)
-    run_checked([str(BIN / "benchsmith"), "catalog", "starter"], tmp, environ)
+    run_cli_checked(["catalog", "starter"], tmp, environ)
     out = tmp / "demo"
     codes = {}
+    # The CLI's own main, in this process: the six builds share one embedded-model server
+    # (the process is not what this test reads; test_signals and test_build_resume do).
     for name, args in demo_builds(out).items():
-        done = subprocess.run(
-            [str(BIN / "benchsmith"), "build", *args, "--quiet"],
-            cwd=tmp, env=environ, capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
+        done = run_cli(["build", *args, "--quiet"], tmp, environ)
         assert done.returncode in (0, SHORTFALL_EXIT), (name, done.stdout, done.stderr)
         codes[name] = (done.returncode, done.stdout + done.stderr)
     return tmp, out, codes

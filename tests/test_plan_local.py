@@ -1,8 +1,8 @@
 """Integration: `benchsmith plan` on the embedded model over the offline starter catalog."""
 
 import json
-import subprocess
-import sys
+import os
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +12,7 @@ from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.local import server_available
 from benchsmith.spec import BenchmarkSpec
+from benchsmith.testing.inprocess import run_cli
 
 pytestmark = [
     pytest.mark.integration,
@@ -28,12 +29,15 @@ def starter(tmp_path_factory):
     return catalog
 
 
-def plan_cli(intent, size, catalog_dir, out, *extra, stdin=None):
-    """Run `benchsmith plan` in a subprocess with one subtask."""
-    return subprocess.run(
-        [sys.executable, "-m", "benchsmith.cli", "plan", intent, "--size", str(size),
-         "--catalog", str(catalog_dir), "--out", str(out), "--max-subtasks", "1", *extra],
-        input=stdin, capture_output=True, text=True, timeout=900,
+def plan_cli(intent, size, catalog_dir, out, *extra, stdin=""):
+    """Run `benchsmith plan` with one subtask (the CLI's main, in this process: the plans
+    share one embedded-model server; test_exit_codes covers the installed command)."""
+    return run_cli(
+        ["plan", intent, "--size", str(size), "--catalog", str(catalog_dir), "--out", str(out),
+         "--max-subtasks", "1", *extra],
+        Path(out).parent,
+        dict(os.environ),
+        stdin=stdin,
     )  # fmt: skip
 
 

@@ -1,7 +1,8 @@
 """Integration-test helpers for child processes and the embedded model.
 
 An offline environment, a checked run, and a small benchmark built by the real
-``benchsmith build`` on the embedded model.
+``benchsmith build`` on the embedded model (the CLI's own ``main`` in the calling process,
+which shares one embedded-model server between builds).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from benchsmith.layout import write_spec
 from benchsmith.spec import Subtask
 from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+from benchsmith.testing.inprocess import Ran, run_cli_checked
 
 BIN = Path(sys.executable).parent
 COUNTRIES = [
@@ -57,11 +59,11 @@ def run_checked(
 
 def build_capitals_locally(
     tmp: Path, size: int, skills: list[str] | None = None
-) -> tuple[Path, subprocess.CompletedProcess]:
-    """Build a text multiple-choice capitals benchmark with the embedded model (CLI, child).
+) -> tuple[Path, Ran]:
+    """Build a text multiple-choice capitals benchmark with the embedded model (CLI, in process).
 
     Returns:
-        The benchmark folder and the finished build process.
+        The benchmark folder and what the build printed (its exit code, stdout, stderr).
     """
     card = jsonl_dataset(tmp, "capitals", [{"name": n, "capital": c} for n, c in COUNTRIES])
     subtask = Subtask(
@@ -77,9 +79,9 @@ def build_capitals_locally(
     )  # fmt: skip
     spec_path = write_spec(tmp, spec)
     out = tmp / "capitals-bench"
-    done = run_checked(
+    done = run_cli_checked(
         [
-            str(BIN / "benchsmith"), "build", "--spec", str(spec_path), "--out", str(out),
+            "build", "--spec", str(spec_path), "--out", str(out),
             "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet",
             # Reworded anyway (auto would not ask the 135M model; this plan has no setting
             # to choose), so the build makes real model calls through the embedded server.

@@ -1,10 +1,11 @@
 """Evaluation on a real benchmark built by the embedded model, and agreement with Inspect AI.
 
-A 3-item text multiple-choice benchmark is built with SmolLM2-135M (``benchsmith build`` in
-a child process); ``baseline:random``, ``baseline:first`` and ``local`` are evaluated
-offline; the report is checked; then the folder's ``inspect_task.py`` runs with ``inspect
-eval`` against the same llama.cpp server at temperature 0 with the same token cap (512, the
-embedded model's default) and its accuracy is compared with ``benchsmith eval``'s.
+A 3-item text multiple-choice benchmark is built with SmolLM2-135M (``benchsmith build``,
+the CLI's own main in the test's process); ``baseline:random``, ``baseline:first`` and
+``local`` are evaluated offline; the report is checked; then the folder's
+``inspect_task.py`` runs with ``inspect eval`` against the same llama.cpp server at
+temperature 0 with the same token cap (512, the embedded model's default) and its accuracy
+is compared with ``benchsmith eval``'s.
 
 Both harnesses send the same one user message per item (benchsmith.package.item_prompt) and
 score a multiple-choice answer by the same rule (``choice_letter``: ``ANSWER: C`` or a bare
@@ -24,6 +25,7 @@ import pytest
 
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.llm.local import local_server, server_available
+from benchsmith.testing.inprocess import run_cli_checked
 from benchsmith.testing.local_build import (
     BIN,
     build_capitals_locally,
@@ -119,12 +121,12 @@ def test_scores_agree_with_inspect_on_the_same_server(evaluated):
 
 
 def test_calibrate_and_perturb_run_end_to_end_on_the_embedded_model(evaluated):
-    """``benchsmith calibrate`` and ``perturb`` (CLI, child processes) with the baselines and
+    """``benchsmith calibrate`` and ``perturb`` (the CLI's main, in process) with the baselines and
     the embedded model as the panel: the fresh build is a real build on SmolLM2-135M."""
     tmp, out, _result = evaluated
     environ = env(tmp)
     panel = [arg for model in MODELS for arg in ("--model", model)]
-    done = run([str(BIN / "benchsmith"), "calibrate", str(out), *panel, "--quiet"], tmp, environ)
+    done = run_cli_checked(["calibrate", str(out), *panel, "--quiet"], tmp, environ)
     assert "separability:" in done.stdout and "subset of" in done.stdout, done.stdout
     data = json.loads((out / "calibration.json").read_text())
     assert [m["model"] for m in data["panel"]] == MODELS
@@ -135,12 +137,11 @@ def test_calibrate_and_perturb_run_end_to_end_on_the_embedded_model(evaluated):
     for name in ("README.md", "report.md"):
         text = (out / name).read_text()
         assert "## Calibration" in text and "model pairs" in text, name
-    done = run(
-        [str(BIN / "benchsmith"), "perturb", str(out), *panel, "--catalog", str(tmp / "catalog"),
+    done = run_cli_checked(
+        ["perturb", str(out), *panel, "--catalog", str(tmp / "catalog"),
          "--build-model", "local", "--quiet"],
         tmp,
         environ,
-        timeout=900,
     )  # fmt: skip
     assert "fresh instances:" in done.stdout, done.stdout
     data = json.loads((out / "perturb.json").read_text())
@@ -153,20 +154,19 @@ def test_calibrate_and_perturb_run_end_to_end_on_the_embedded_model(evaluated):
 
 
 def test_a_build_calibrated_on_the_embedded_model_runs_end_to_end(evaluated):
-    """``build --panel`` (CLI, child process) with the baselines and SmolLM2-135M as the panel:
-    every round's items are measured, those that separate nothing are revoked and refilled,
-    and the report says what the panel measured."""
+    """``build --panel`` (the CLI's main, in process) with the baselines and SmolLM2-135M as
+    the panel: every round's items are measured, those that separate nothing are revoked and
+    refilled, and the report says what the panel measured."""
     tmp, out, _result = evaluated
     spec = tmp / "spec.json"  # the plan build_capitals_locally realized
     calibrated = tmp / "calibrated"
     panel = [arg for model in MODELS for arg in ("--panel", model)]
-    done = run(
-        [str(BIN / "benchsmith"), "build", "--spec", str(spec), "--out", str(calibrated),
+    done = run_cli_checked(
+        ["build", "--spec", str(spec), "--out", str(calibrated),
          "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet", *panel,
          "--panel-rounds", "2", "--difficulty", "easy=0.34,medium=0.33,hard=0.33"],
         tmp,
         env(tmp),
-        timeout=900,
     )  # fmt: skip
     assert "panel round 1:" in done.stderr and "separability:" in done.stdout, done.stdout
     report = json.loads((calibrated / "report.json").read_text())

@@ -1,20 +1,20 @@
-"""The solution tests keep their cache of solved formulas and plans in a temporary home."""
+"""The solution tests read their cache of solved formulas and plans where a user's is."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _solution_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """``BENCHSMITH_HOME`` in a temporary folder (shared by the session's solution tests)."""
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BENCHSMITH_HOME", str(home))
-        # These tests read the cache where a user's is: under the home, not the override
-        # the root conftest gives every other test.
-        patch.delenv("BENCHSMITH_SOLUTION_CACHE_DIR", raising=False)
-        yield home
+@pytest.fixture(autouse=True)
+def _solution_cache_home(_solution_cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``BENCHSMITH_HOME`` is the run's shared home, whose ``cache/solution`` is the run's cache.
+
+    The cache is then found under the home, not through the override the root conftest gives
+    every other test; it is the same folder, so the run keeps one cache. Function-scoped: the
+    setting ends with each test, and no test outside this folder depends on the order.
+    """
+    monkeypatch.setenv("BENCHSMITH_HOME", str(_solution_cache_dir))
+    monkeypatch.delenv("BENCHSMITH_SOLUTION_CACHE_DIR", raising=False)
+    return _solution_cache_dir

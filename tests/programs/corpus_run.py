@@ -1,0 +1,150 @@
+"""Build program-corpus intents on the embedded model and read every item with the reviewer.
+
+Shared by the suite's fixed sample (``test_corpus_builds.py``) and the whole-corpus
+benchmark (``benchmarks/program_corpus.py``, ``make corpus``). Each intent is built by
+``benchsmith build`` (the CLI's own ``main``, run in the calling process: the builds share
+one embedded-model server) from the intent and the corpus tables it names (``--dataset``);
+every item is then read by :func:`reviewer.review_item`, code of its own that reads the data
+files itself.
+
+The sets: ``tuning`` (two thirds of intents.json), then sets written by people who had not
+read the code, each run once blind before it was used for tuning: ``held-out-1`` (the other
+third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5``, ``held-out-4``
+and ``held-out-5``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from reviewer import review_item
+
+from benchsmith.testing.inprocess import run_cli
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+SIZE = 6
+SETS = (
+    ("intents_holdout2.json", "held-out-2"),
+    ("intents_holdout3.json", "held-out-3"),
+    ("intents_dev4.json", "dev-4"),
+    ("intents_dev5.json", "dev-5"),
+    ("intents_holdout4.json", "held-out-4"),
+    ("intents_holdout5.json", "held-out-5"),
+)
+"""Later sets: (file, set name). Held-out sets are written by someone who has not read the code."""
+SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS)
+KNOWN_GAPS = {
+    # The intent is in German: it is planned through its gloss, but items are worded in
+    # English and French only.
+    "i28": "no de label for the field 'country'",
+    # French items over wine names the offline data cannot translate (Barolo, Barbera):
+    # refused naming the field and how to give French values.
+    "d21": "the values of 'wine_type' in d4_wine have no fr names",
+}
+"""Intents the data could serve but the code does not read yet: each must be refused with
+this message (a check that starts to fail here means the gap closed: remove it)."""
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    return json.loads((CORPUS / name).read_text(encoding="utf-8"))
+
+
+def table_files() -> dict[str, str]:
+    """Every corpus table's file name, by table id."""
+    listings = sorted(CORPUS.glob("tables*.json"))
+    return {t["id"]: t["file"] for listing in listings for t in _load(listing.name)}
+
+
+def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[dict[str, Any]]:
+    """The corpus intents, each with its ``set``; only those of ``sets`` / ``ids`` if given."""
+    out = [{**e, "set": "held-out-1" if e["held_out"] else "tuning"} for e in _load("intents.json")]
+    for name, label in SETS:
+        out += [{**e, "set": label} for e in _load(name)]
+    if sets:
+        out = [e for e in out if e["set"] in sets]
+    if ids:
+        out = [e for e in out if e["id"] in ids]
+    return out
+
+
+def build(
+    entry: dict[str, Any],
+    files: dict[str, str],
+    tmp: Path,
+    environ: dict[str, str],
+    model: str | None = None,
+) -> dict[str, Any]:
+    """Build one intent and review its items; the figures and the reviewer's complaints.
+
+    Args:
+        entry: A corpus intent (from :func:`entries`).
+        files: :func:`table_files`.
+        tmp: A working folder; the benchmark goes to ``tmp / entry["id"]``.
+        environ: The build's environment (``local_build.offline_env``).
+        model: A model spec for ``--model`` (a capable endpoint; default: the embedded one).
+    """
+    out = tmp / entry["id"]
+    args = ["build", "--size", str(SIZE), "--out", str(out)]
+    for table in entry["tables"]:
+        args += ["--dataset", str(CORPUS / files[table])]
+    if model:  # a capable endpoint reads the intents (--programs auto asks it for the program)
+        args += ["--model", model]
+    started = time.monotonic()
+    # "--" before the intent: an intent may start with "-" (a bulleted list).
+    done = run_cli([*args, "--quiet", "--", entry["intent"]], tmp, environ)
+    result: dict[str, Any] = {
+        "id": entry["id"],
+        "set": entry["set"],
+        "intent": entry["intent"],
+        "held_out": entry["held_out"],
+        "servable": entry["servable"],
+        "exit": done.returncode,
+        "message": (done.stderr.strip().splitlines() or [""])[-1][:400],
+        "seconds": round(time.monotonic() - started, 2),
+        "items": 0,
+        "accepted": 0,
+        "kinds": [],
+        "problems": [],
+    }
+    data = out / "data" / "test.jsonl"
+    if not data.is_file():
+        return result
+    items = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
+    result["items"] = len(items)
+    result["kinds"] = sorted({(i["metadata"].get("program") or {}).get("kind", "?") for i in items})
+    for item in items:
+        problems = review_item(item, entry, CORPUS)
+        if problems:
+            result["problems"].append(
+                {"id": item["id"], "input": item["input"][-200:], "why": problems}
+            )
+        else:
+            result["accepted"] += 1
+    return result
+
+
+def outcome_problem(result: dict[str, Any]) -> str | None:
+    """What is wrong with how an intent ended (built or refused), or None.
+
+    A servable intent must build (exit 0, or 3 for a build short of its size); a known gap
+    must be refused with its message; an intent the data cannot serve must be refused with a
+    message naming what is missing, and build nothing.
+    """
+    rid, code, message = result["id"], result["exit"], result["message"]
+    if rid in KNOWN_GAPS:
+        if code == 0 or KNOWN_GAPS[rid] not in message:
+            return f"{rid}: known gap not refused with {KNOWN_GAPS[rid]!r} (exit {code}: {message})"
+    elif result["servable"]:
+        if code not in (0, 3) or result["items"] == 0:
+            return f"{rid}: servable but not built (exit {code}: {message})"
+    elif code == 0 or result["items"] or not ("missing" in message or "no " in message):
+        return f"{rid}: unservable but not refused with what is missing (exit {code}: {message})"
+    return None
+
+
+def share(rows: list[dict[str, Any]]) -> tuple[int, int]:
+    """Items accepted and built over ``rows``."""
+    return sum(r["accepted"] for r in rows), sum(r["items"] for r in rows)
