@@ -359,3 +359,21 @@ def test_chat_clients_share_one_verifying_tls_context(fake_server, monkeypatch):
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     fake_server.script(Reply.text("still answers"))
     assert first.invoke([("user", "hi")]).content == "still answers"
+
+
+def test_a_scripted_fake_on_the_embedded_spec_starts_no_server(tmp_path, monkeypatch):
+    import benchsmith.llm.local as local
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the embedded model's server was started for a scripted fake")
+
+    monkeypatch.setattr(local, "local_server", refuse)
+    fake = ScriptedChatModel(script=["ANSWER: A"], repeat_last=True)
+    spec = parse_model_spec("local", env={})
+    runtime = LLMRuntime(
+        models={r: ResolvedModel(r, spec, "test") for r in ROLES},
+        records=RunRecords(tmp_path / "runs"),
+        chat_factory=lambda spec, **kw: fake,
+        env={},
+    )
+    assert runtime.chat_model(spec) is fake

@@ -652,7 +652,9 @@ class LLMRuntime:
     def _new_chat_model(self, spec: ModelSpec) -> BaseChatModel:
         base_url = spec.base_url
         api_key = self.env.get(spec.api_key_env) if spec.api_key_env else None
-        if spec.provider == "local":
+        if spec.provider == "local" and self.chat_factory is openai_chat_factory:
+            # Only the real client talks to the server: a test's scripted fake answers
+            # without one, so starting it would cost a process and its start-up for nothing.
             # lazy: httpx, ~70 ms that a run on remote models (benchsmith eval) need not pay
             from benchsmith.llm.local import local_server
 
