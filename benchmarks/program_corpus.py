@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -52,7 +53,7 @@ def set_table(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     kinds: Counter[str] = Counter()
     kind_accepted: Counter[str] = Counter()
     for r in rows:
-        for kind in r["kinds"]:  # a build has one program kind (the sample's items share it)
+        for kind in r["kinds"]:  # each kind a build used gets the build's items
             kinds[kind] += r["items"]
             kind_accepted[kind] += r["accepted"]
     summary = {
@@ -108,8 +109,6 @@ def main() -> int:
         tmp = Path(folder)
         environ = offline_env(tmp)
         if args.model:  # its key and endpoint, which offline_env leaves out
-            import os
-
             environ.update({k: v for k, v in os.environ.items() if k.startswith("OPENAI_")})
         for n, entry in enumerate(chosen, 1):
             rows.append(build(entry, files, tmp, environ, model=args.model))
