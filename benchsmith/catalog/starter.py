@@ -3,10 +3,11 @@
 :func:`build_starter` materializes each dataset into ``<catalog>/data/<id>/`` as JSON Lines
 (plus PNG/JPEG files for images, referenced by relative path), so every starter dataset is
 read by the same ``jsonl`` loader, and adds a hand-written card (``starter_cards.json`` beside
-this module): description, field semantics, tasks, license (from the package's documentation)
-and provenance (package and version). Nothing touches the network: every source reads files
-inside an installed package, and a source whose package (or data) is missing is skipped with
-a logged reason.
+this module): description, field semantics, tasks, license (from the package's documentation),
+provenance (package and version) and, for tables, how questions name each field and a record
+(``labels``, ``entity``) in English, French, German, Spanish, Italian, Dutch and Portuguese.
+Nothing touches the network: every source reads files inside an installed package, and a
+source whose package (or data) is missing is skipped with a logged reason.
 
 Sources: ``pycountry`` + ``countryinfo`` (country facts; country names in 125 languages),
 ``scikit-learn`` (iris, wine, diabetes, digits images, two sample photos), ``scikit-image``
@@ -45,10 +46,11 @@ from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
-RECIPE = "benchsmith-starter/2"
+RECIPE = "benchsmith-starter/4"  # 3: labels and record nouns in 7 languages; 4: GB, MM facts
 RECORDS_FILE = "records.jsonl"
-#: The hand-written part of each card (name, description, tasks, license, field semantics...),
-#: by dataset id, beside this module; a builder adds what it computes at run time.
+#: The hand-written part of each card (name, description, tasks, license, field semantics,
+#: labels, entity...), by dataset id, beside this module; a builder adds what it computes at
+#: run time.
 CARDS_FILE = "starter_cards.json"
 LANGUAGE_COVERAGE = 0.5  # keep a translation locale only if it names at least half the countries
 _LANGUAGE_NAMES = {
@@ -79,6 +81,10 @@ class Spec:
     modalities: list[str] | None = None
     notes: str = ""
     translations: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: How questions name each field, per language code, article included ("la capitale").
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The noun for one record, per language code ("le pays").
+    entity: dict[str, str] = field(default_factory=dict)
 
 
 BuildFn = Callable[[Path], Spec]
@@ -206,6 +212,29 @@ def _per_language(semantics: dict[str, str], codes: dict[str, Iterable[str]]) ->
     return out
 
 
+def _per_language_labels(
+    labels: dict[str, dict[str, str]],
+    codes: dict[str, Iterable[str]],
+    words: dict[str, dict[str, str]],
+) -> dict[str, dict[str, str]]:
+    """``labels`` with each ``{code}`` key named in ``codes`` repeated for its codes.
+
+    A label's ``{language}`` is that code's language as ``words`` gives it in the label's
+    own language: ``{"names.{code}": {"en": "{language} name", "fr": "le nom {language}"}}``
+    with ``["de"]`` gives ``{"names.de": {"en": "German name", "fr": "le nom allemand"}}``.
+    """
+    out: dict[str, dict[str, str]] = {}
+    for key, texts in labels.items():
+        if key not in codes:
+            out[key] = texts
+            continue
+        for code in codes[key]:
+            out[key.format(code=code)] = {
+                lang: text.format(language=words[lang][code]) for lang, text in texts.items()
+            }
+    return out
+
+
 def _lookup(database: Any, **key: str) -> Any:
     """``database.get(**key)``, None when missing (older pycountry raised KeyError)."""
     try:
@@ -240,6 +269,15 @@ NO_SINGLE_CAPITAL = {
     "PS": "the capital is disputed",
     "EH": "a disputed territory",
 }
+
+
+def _named_like(pycountry: Any, code: str, name: Any) -> bool:
+    """Whether ``name`` is the ISO, common or official name of the country ``code``."""
+    country = pycountry.countries.get(alpha_2=code)
+    if country is None or not isinstance(name, str):
+        return False
+    names = {getattr(country, a, None) for a in ("name", "common_name", "official_name")}
+    return name.casefold() in {n.casefold() for n in names if n}
 
 
 #: Localized capital names CLDR gets wrong for a capital (it names the zone's island).
@@ -355,12 +393,18 @@ def build_world_countries(folder: Path) -> Spec:
     if has_countryinfo:
         import countryinfo
 
+        # A few codes have two entries (GB: United Kingdom and Wales; MM: Myanmar and
+        # Burma): the one named like the country is taken, else the first.
         for item in countryinfo.all_countries():
             info = item.info()
             iso = info.get("ISO") or {}
             code = iso.get("alpha2") if isinstance(iso, dict) else None
-            if isinstance(code, str):
-                facts[code.upper()] = info
+            if not isinstance(code, str):
+                continue
+            code = code.upper()
+            if code not in facts or _named_like(pycountry, code, info.get("name")):
+                if code not in facts or not _named_like(pycountry, code, facts[code].get("name")):
+                    facts[code] = info
 
     def language_name(code: str) -> str | None:
         lang = _language(pycountry, code)
@@ -415,6 +459,14 @@ def build_world_countries(folder: Path) -> Spec:
             countryinfo=card["texts"]["countryinfo"] if has_countryinfo else ""
         ),
         languages=["en", *sorted(tables)],
+        labels=_per_language_labels(
+            card["labels"],
+            {
+                "names.{code}": tables,
+                "capital_names.{code}": NAME_LANGUAGES if has_capital_names else (),
+            },
+            card["texts"]["label_languages"],
+        ),
         semantics=_per_language(
             card["semantics"], {"names.{code}": tables, "capital_names.{code}": NAME_LANGUAGES}
         ),
@@ -839,7 +891,12 @@ def make_card(
             update["modality"] = spec.modality[info.path]
         if info.path in spec.translations:
             update["translations"] = spec.translations[info.path]
+        if info.path in spec.labels:
+            update["labels"] = spec.labels[info.path]
         fields.append(info.model_copy(update=update))
+    unknown = sorted(set(spec.labels) - {info.path for info in fields})
+    if unknown:
+        log.warning("starter dataset %s: labels of no field: %s", source.id, ", ".join(unknown))
     return DatasetCard(
         id=source.id,
         name=spec.name,
@@ -861,6 +918,7 @@ def make_card(
             notes=spec.notes,
         ),
         loader=LoaderSpec(kind="jsonl", path=f"data/{source.id}/{RECORDS_FILE}", options={}),
+        entity=spec.entity,
         profiled_rows=profiled.profiled_rows,
     )
 
