@@ -1,13 +1,17 @@
-"""Intents written in French, German or Spanish, glossed into English words for the planner.
+"""Intents written in French, German, Spanish, Italian, Dutch or Portuguese, glossed into English.
 
 The planner (:mod:`~benchsmith.programs.intent`) reads English: column names, cue words,
 numbers. An intent in another language is first recognised by its function words and
 then glossed phrase by phrase (longest first) into the English words the planner knows:
 question and cue words ("combien de" -> "how many", "le plus" -> "the most", "de
-mémoire" -> "from memory"), and the nouns of the label lexicon read backwards ("pays" ->
-"country"). Words without a gloss stay as they are: names of records and values ("Tokyo",
-"Red Bull") are the same in every language. The gloss only chooses a program; the items'
-language is what the intent asks for, by default its own.
+mémoire" -> "from memory", "quanti" -> "how many", "gemiddelde" -> "average", "sem
+tabela" -> "without the table"), and nouns: the label lexicon read backwards ("pays" ->
+"country") and the nouns of ``gloss_phrases.json`` ("pioggia" -> "rain", "inwonertal" ->
+"population"). A phrase is glossed once: its English words are not glossed again by a
+shorter phrase (Dutch "van" -> "of" does not become "or" by Dutch "of"). Words without a
+gloss stay as they are: names of records and values ("Tokyo", "Red Bull") are the same in
+every language. The gloss only chooses a program; the items' language is what the intent
+asks for, by default its own.
 """
 
 from __future__ import annotations
@@ -35,14 +39,48 @@ FUNCTION_WORDS = {
         "el la los las de del un una y o cuál cuáles qué quién es son en con para cada "
         "pregunta preguntas cuántos cuántas".split()
     ),
+    # Italian, Dutch and Portuguese share words with Spanish, German and each other ("la",
+    # "de", "con", "die", "in"): each set holds enough words of its own ("il", "di", "che";
+    # "het", "een", "van"; "os", "um", "uma", "com", "não") to tell it from its neighbours.
+    # Words that are also English and not English function words ("i", "e", "per", "non",
+    # "was", "is", "op", "no", "as", "do") are left out: "No such option" is not Portuguese.
+    "it": frozenset(
+        "il lo la gli le di del dello della dei degli delle un uno una o è sono in con che "
+        "chi quale quali quanti quante ogni nel nella nei negli nelle al allo alla ai agli "
+        "dal dalla dai dagli dalle sul sulla sui sulle sugli tra fra domanda domande chiedi "
+        "mostra anche questo questa questi queste quel quella quei loro suo mio mia miei "
+        "ciascun ciascuno ciascuna senza più".split()
+    ),
+    "nl": frozenset(
+        "de het een en of van in met voor welk welke wie wat zijn waren elk elke ieder "
+        "iedere hoeveel vraag vragen laat geef toon die dat deze dit uit niet geen naar bij "
+        "ook te aan hun hoe tussen zonder".split()
+    ),
+    "pt": frozenset(
+        "o os a de da dos das um uma uns umas ou em na nos nas com para por pelo pela qual "
+        "quais quem quantos quantas cada é são não ao aos às sem seu sua seus suas mostre "
+        "pergunte perguntas pergunta deles delas".split()
+    ),
 }
+OWN_WORDS = {
+    code: vocabulary.difference(
+        *(other for other_code, other in FUNCTION_WORDS.items() if other_code != code)
+    )
+    for code, vocabulary in FUNCTION_WORDS.items()
+}
+"""Each language's function words no other language's set holds ("het", "di", "não")."""
 
 PHRASES: dict[str, dict[str, str]] = package_json("benchsmith.programs", "gloss_phrases.json")
 """Phrases and words per language and their English gloss (``gloss_phrases.json``)."""
 
 
 def intent_language(text: str) -> str:
-    """The language an intent is written in, by its function words (``en`` when unsure)."""
+    """The language an intent is written in, by its function words (``en`` when unsure).
+
+    The language whose function words make the largest share of the intent's words wins;
+    on a tie, the one with more words of its own (:data:`OWN_WORDS`): Spanish and
+    Portuguese share "de", "cada" and "para", but "os", "um" and "não" are Portuguese.
+    """
     words = re.findall(r"[^\W\d_]+", text.lower())
     if not words:
         return "en"
@@ -50,7 +88,8 @@ def intent_language(text: str) -> str:
         code: sum(w in vocabulary for w in words) / len(words)
         for code, vocabulary in FUNCTION_WORDS.items()
     }
-    best = max(share, key=lambda code: share[code])
+    own = {code: sum(w in vocabulary for w in words) for code, vocabulary in OWN_WORDS.items()}
+    best = max(share, key=lambda code: (share[code], own[code]))
     if best != "en" and share[best] >= 0.15 and share[best] > share["en"] * 1.5:
         return best
     return "en"
@@ -66,12 +105,39 @@ def _phrases(language: str) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
 
 
+@cache
+def _patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each phrase of a language as a pattern bounded by word edges, and its English."""
+    return tuple(
+        (
+            re.compile(
+                r"(?<![\w'])" + re.escape(phrase) + (r"(?!\w)" if phrase[-1].isalnum() else "")
+            ),
+            english,
+        )
+        for phrase, english in _phrases(language)
+    )
+
+
 def to_english(text: str, language: str) -> str:
-    """The intent glossed into English words, phrase by phrase (longest first)."""
+    """The intent glossed into English words, phrase by phrase (longest first).
+
+    Each phrase found is held by a mark until every phrase is done, so that the English
+    of a longer phrase is never read again as a shorter phrase of the language (Dutch
+    "welke van de twee" -> "which of the two" keeps its "of"; French "course" -> "race" is
+    not then read as French "race" -> "breed").
+    """
     if language == "en":
         return text
-    out = " " + text.lower().replace("’", "'") + " "
-    for phrase, english in _phrases(language):
-        edge = r"(?<![\w'])" + re.escape(phrase) + (r"(?!\w)" if phrase[-1].isalnum() else "")
-        out = re.sub(edge, f" {english} ", out)
+    out = " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+    patterns = _patterns(language)
+    for i, (pattern, _english) in enumerate(patterns):
+        out = pattern.sub(f" {chr(_MARK + i)} ", out)
+    out = _MARKS.sub(lambda m: f" {patterns[ord(m.group(0)) - _MARK][1]} ", out)
     return re.sub(r"\s+", " ", out).strip()
+
+
+_MARK = 0xF0000
+"""The first of the marks (Unicode private use, neither a letter nor a digit) that hold
+glossed phrases until the end."""
+_MARKS = re.compile("[\U000f0000-\U000ffffd]")

@@ -4,25 +4,20 @@ A closed label set (continents, countries, languages, currencies) is translated 
 the CLDR names Babel carries offline: an English value is looked up among the English CLDR
 names and shown by its code in the item's language. Column labels and record nouns in
 other languages come from the card (``FieldInfo.labels``, the card's ``entity``) or, for a
-few common column words, from :data:`LEXICON` (with gender, which French articles need).
-Anything else is refused for that language, naming the field.
+few common column words, from :data:`LEXICON` (with gender, which articles need, and the
+plural; German, Spanish, Italian, Dutch and Portuguese words are listed in
+:mod:`~benchsmith.programs.lexicon`). Anything else is refused for that language, naming
+the field.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from typing import NamedTuple
 
 from benchsmith.files import package_json
-
-
-class Noun(NamedTuple):
-    """A noun in a language with its grammatical gender (``m``/``f``; English: ``n``)."""
-
-    text: str
-    gender: str = "m"
-
+from benchsmith.programs.grammar import GRAMMARS, PREPOSITIONS, Noun, read_noun
+from benchsmith.programs.lexicon import ALIASES, WORDS
 
 _FR_MORE = """
 wind:vent:m;precipitation:hauteur de précipitations:f;rainfall:hauteur de pluie:f
@@ -185,6 +180,19 @@ LEXICON: dict[str, dict[str, Noun]] = {
 }
 
 
+def _read_words(language: str) -> dict[str, Noun]:
+    """The words of :data:`~benchsmith.programs.lexicon.WORDS` in a language, aliases added."""
+    entries = (e.partition(":") for e in WORDS[language].replace("\n", ";").split(";"))
+    words = {key.strip(): read_noun(noun, language) for key, _, noun in entries if noun.strip()}
+    for alias, word in ALIASES.items():
+        if word in words:
+            words.setdefault(alias, words[word])
+    return words
+
+
+LEXICON.update({language: _read_words(language) for language in WORDS})
+
+
 @cache
 def _cldr_reverse() -> dict[str, tuple[str, str]]:
     """English CLDR name (folded) -> (kind, code), for territories, languages, currencies."""
@@ -330,19 +338,93 @@ def _language_adjective(word: str, language: str) -> str | None:
     return str(name).lower() if name else None
 
 
+QUALIFIERS = {
+    "fr": FR_QUALIFIERS,
+    "es": {"maximum": ("máximo", "máxima"), "minimum": ("mínimo", "mínima"),
+           "average": ("medio", "media"), "mean": ("medio", "media"),
+           "total": ("total", "total"), "median": ("mediano", "mediana")},
+    "it": {"maximum": ("massimo", "massima"), "minimum": ("minimo", "minima"),
+           "average": ("medio", "media"), "mean": ("medio", "media"),
+           "total": ("totale", "totale"), "median": ("mediano", "mediana")},
+    "pt": {"maximum": ("máximo", "máxima"), "minimum": ("mínimo", "mínima"),
+           "average": ("médio", "média"), "mean": ("médio", "média"),
+           "total": ("total", "total"), "median": ("mediano", "mediana")},
+    "nl": {"maximum": "maximale", "minimum": "minimale", "average": "gemiddelde",
+           "mean": "gemiddelde", "total": "totale", "median": "mediane"},
+    "de": {"maximum": "Maximal", "minimum": "Minimal", "average": "Durchschnitts",
+           "mean": "Durchschnitts", "total": "Gesamt", "median": "Median"},
+}  # fmt: skip
+"""The qualifiers a column label starts with: Romance adjectives (masculine, feminine) after
+the noun, a Dutch adjective before it, the first part of a German compound."""
+NUMBER_OF = {
+    "de": ("Anzahl der {}", "f"), "es": ("número de {}", "m"), "it": ("numero di {}", "m"),
+    "nl": ("aantal {}", "n"), "pt": ("número de {}", "m"),
+}  # fmt: skip
+"""A count of things ("titles" -> "number of titles"), with the plural, and its gender."""
+NAME_IN = {
+    "fr": ("nom {}", "m"), "de": ("Name auf {}", "m"), "es": ("nombre en {}", "m"),
+    "it": ("nome in {}", "m"), "nl": ("naam in het {}", "c"), "pt": ("nome em {}", "m"),
+}  # fmt: skip
+"""A name in a language ("French name" -> "nom français", "Name auf Französisch")."""
+OF = {"es": "de", "it": "di", "pt": "de"}
+"""The word joining a compound's head to its modifier without an article ("fecha de
+nacimiento"); German and Dutch put the modifier's article ("Datum der Geburt")."""
+
+
+def _qualified(base: Noun, qualifier: str, language: str) -> Noun | None:
+    """A qualified label: "température maximale", "Maximaltemperatur" (maximum temperature)."""
+    word = QUALIFIERS[language][qualifier]
+    if isinstance(word, tuple):  # an adjective after the noun, agreeing with it
+        adjective = word[1] if base.gender == "f" else word[0]
+        words = base.text.split()
+        at = next(
+            (i for i, w in enumerate(words) if i and w.lower().split("'")[0] in PREPOSITIONS),
+            len(words),
+        )
+        if language == "fr":
+            at = len(words)
+        # before the complement: "velocidad máxima del viento", "numero medio di titoli"
+        return Noun(" ".join([*words[:at], adjective, *words[at:]]), base.gender)
+    if language == "de":
+        if base.text[:2].isupper():
+            return None  # an abbreviation ("BIP") makes no compound
+        return Noun(word + base.text[:1].lower() + base.text[1:], base.gender)
+    return Noun(f"{word} {base.text}", base.gender)
+
+
+def _number_of(base: Noun, language: str) -> Noun | None:
+    """A count of things: "nombre de titres", "Anzahl der Titel" (number of titles)."""
+    if language == "fr":
+        return Noun(f"nombre {fr_de(fr_plural(base.text))}", "m")
+    if not base.plural:
+        return None
+    text, gender = NUMBER_OF[language]
+    return Noun(text.format(base.plural), gender)
+
+
+def _compound(head: Noun, modifier: Noun, language: str) -> Noun:
+    """A compound read backwards: "date de naissance", "Datum der Geburt" (birth date)."""
+    if language == "fr":
+        return Noun(f"{head.text} {fr_de(modifier.text)}", head.gender)
+    if language in OF:
+        return Noun(f"{head.text} {OF[language]} {modifier.text}", head.gender)
+    return Noun(f"{head.text} {GRAMMARS[language].of_the(modifier)}", head.gender)
+
+
 def lexicon_noun(english: str, language: str) -> Noun | None:
     """A common column word or record noun in ``language`` (None: not in the lexicon).
 
-    Beyond the listed words, French labels are composed by rule: a unit in brackets
-    stays ("length (km)" -> "longueur (km)"), a plural count is a number ("titles" ->
-    "nombre de titres"), and a compound noun reads backwards ("birth date" -> "date de
-    naissance", "boiling point" -> "point d'ébullition").
+    Beyond the listed words, labels are composed by rule: a unit in brackets stays
+    ("length (km)" -> "longueur (km)"), a qualifier agrees ("maximum temperature" ->
+    "température maximale", "Maximaltemperatur"), a plural count is a number ("titles" ->
+    "nombre de titres", "Anzahl der Titel"), and a compound noun reads backwards ("birth
+    date" -> "date de naissance", "boiling point" -> "punto de ebullición").
     """
     words = LEXICON.get(language, {})
     key = " ".join(english.casefold().split())
     if key in words:
         return words[key]
-    if language != "fr" or not key:
+    if not words or not key or language not in NAME_IN:
         return None
     bracket = re.fullmatch(r"(.+?) \((.+)\)", " ".join(english.split()))
     if bracket:  # the unit as written ("°C")
@@ -354,26 +436,22 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
         return Noun(f"{base.text} ({unit.group(2)})", base.gender) if base else None
     parts = key.split()
     if parts[0] in FR_QUALIFIERS and len(parts) > 1:
-        # "maximum temperature" -> "température maximale"
         base = lexicon_noun(" ".join(parts[1:]), language)
-        masculine, feminine = FR_QUALIFIERS[parts[0]]
-        if base:
-            return Noun(f"{base.text} {feminine if base.gender == 'f' else masculine}", base.gender)
-        return None
+        return _qualified(base, parts[0], language) if base else None
     if parts[:2] == ["number", "of"] and len(parts) == 3:
         base = lexicon_noun(singular(parts[2]), language)
-        return Noun(f"nombre {fr_de(fr_plural(base.text))}", "m") if base else None
+        return _number_of(base, language) if base else None
     spoken = _language_adjective(parts[0], language) if len(parts) == 2 else None
-    if spoken and parts[1] == "name":
-        return Noun(f"nom {spoken}", "m")  # "French name" -> "nom français"
+    if spoken and parts[1] == "name":  # "French name" -> "nom français", "Name auf Französisch"
+        text, gender = NAME_IN[language]
+        spoken = spoken.capitalize() if language in ("de", "nl") else spoken
+        return Noun(text.format(spoken), gender)
     if len(parts) == 1:
         one = singular(key)
-        if one != key and one in words:
-            return Noun(f"nombre {fr_de(fr_plural(words[one].text))}", "m")
-        return None
+        return _number_of(words[one], language) if one != key and one in words else None
     if len(parts) == 2:
         head = words.get(parts[1])  # a plural head ("champion wins") is not composed
         modifier = words.get(parts[0])
         if head and modifier:
-            return Noun(f"{head.text} {fr_de(modifier.text)}", head.gender)
+            return _compound(head, modifier, language)
     return None

@@ -1,25 +1,41 @@
-"""The template grammar of question programs, per language (English and French).
+"""The template grammar of question programs, per language.
+
+English and French are worded by code of their own; German, Spanish, Italian, Dutch and
+Portuguese fill the templates of :mod:`~benchsmith.programs.phrases` with nouns put in place
+by :mod:`~benchsmith.programs.grammar` (case, contraction, agreement).
 
 Every question is built from the table's words: column labels (the card's per-language
 labels, else the column name read as words in English, else the lexicon of
 :mod:`~benchsmith.programs.labels`),
-the record noun, and values from the data. French needs each noun's gender for its article
-("la capitale du pays", "le numéro atomique de l'élément"); a user label given with its
-article ("la masse atomique") carries it. A language whose words are missing for a
-program's fields raises :class:`WordsMissing`, naming the field and how to give a label.
+the record noun, and values from the data. Each language but English needs a noun's gender
+for its article ("la capitale du pays", "des Landes", "dell'anno"); a user label given with
+its article ("la masse atomique", "die Hauptstadt", "l'isola/le isole") carries it. A
+language whose words are missing for a program's fields raises :class:`WordsMissing`,
+naming the field and how to give a label.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
-from benchsmith.programs.labels import Noun, fr_de, fr_plural, lexicon_noun
+from benchsmith.programs.grammar import ARTICLES, GRAMMARS, German, read_noun
+from benchsmith.programs.labels import LEXICON, Noun, fr_de, fr_plural, lexicon_noun
+from benchsmith.programs.phrases import PHRASES
 from benchsmith.programs.table import PERSON_FIELDS, Table, article, plural
 
-LANGUAGES = ("en", "fr")
-PREAMBLE = {"en": "Answer using this table.", "fr": "Répondez à l'aide de ce tableau."}
-ROUND_NOTE = {"en": "to two decimal places", "fr": "arrondie à deux décimales"}
+LANGUAGES = ("en", "fr", "de", "es", "it", "nl", "pt")
+PREAMBLE = {
+    "en": "Answer using this table.",
+    "fr": "Répondez à l'aide de ce tableau.",
+    **{language: phrases.preamble for language, phrases in PHRASES.items()},
+}
+ROUND_NOTE = {
+    "en": "to two decimal places",
+    "fr": "arrondie à deux décimales",
+    **{language: phrases.rounding for language, phrases in PHRASES.items()},
+}
 
 
 class WordsMissing(ValueError):
@@ -33,8 +49,65 @@ def _user_noun(text: str) -> Noun:
         if low.lower().startswith(prefix):
             return Noun(low[len(prefix) :], gender)
     if low.lower().startswith(("l'", "l’")):
-        return Noun(low[2:], "m")
+        return Noun(low[2:], elided_gender(low[2:], "fr"))
     return Noun(low, "m")
+
+
+#: Endings of feminine nouns, for a label whose article is elided ("l'espèce").
+FEMININE_ENDINGS = {
+    "fr": ("tion", "sion", "té", "ence", "ance", "ure", "ie", "ée", "ette", "èce", "ude", "ise"),
+    "it": ("a", "à", "ione", "ie"),
+}
+
+
+def elided_gender(text: str, language: str) -> str:
+    """The gender of a noun written after an elided article (French or Italian ``l'``).
+
+    The lexicon's gender of its head word when it knows it ("année" -> f), else a feminine
+    ending ("-tion", "-té"; Italian "-a", "-ione"), else masculine.
+    """
+    head = text.split()[0].casefold() if text.split() else ""
+    known = _known_nouns(language).get(head)
+    if known is not None:
+        return known.gender
+    return "f" if head.endswith(FEMININE_ENDINGS.get(language, ())) else "m"
+
+
+@cache
+def _known_nouns(language: str) -> dict[str, Noun]:
+    """The lexicon's nouns of a language by their text (case-folded)."""
+    out: dict[str, Noun] = {}
+    for noun in LEXICON.get(language, {}).values():
+        out.setdefault(noun.text.casefold(), noun)
+    return out
+
+
+def _given_noun(text: str, language: str) -> Noun:
+    """A label or record noun the card gives in German, Spanish, Italian, Dutch or Portuguese.
+
+    The article gives the gender ("die Hauptstadt", "l'isola/le isole"); a noun the lexicon
+    knows takes its plural (and its gender, when written without an article).
+    """
+    noun = read_noun(text, language)
+    known = _known_nouns(language).get(noun.text.casefold())
+    if known is None:
+        if text.lower().startswith(("l'", "l’")):
+            return noun._replace(gender=elided_gender(noun.text, language))
+        return noun
+    first = text.split()[0].lower() if text.split() else ""
+    if first not in ARTICLES[language] or first.startswith(("l'", "l’")):
+        noun = noun._replace(gender=known.gender)  # no article, or one that hides the gender
+    if "/" not in text and known.gender == noun.gender and known.plural:
+        noun = noun._replace(plural=known.plural)
+    return noun
+
+
+def _how_to_say(language: str) -> str:
+    """How a label in a language is best written: with its article ("die Hauptstadt")."""
+    if language not in GRAMMARS:
+        return ""
+    example = GRAMMARS[language].the(LEXICON[language]["capital"])
+    return f" (with its article, which gives the gender: '{example}')"
 
 
 @dataclass
@@ -51,15 +124,24 @@ class Words:
         if self.language == "en":
             return Noun(given or column.labels["en"], "n")
         if given and given != column.labels.get("en"):
-            return _user_noun(given)
+            return self._given(given)
         found = lexicon_noun(column.labels["en"], self.language)
         if found is None:
             raise WordsMissing(
                 f"no {self.language} label for the field {path!r} of {self.table.id}; give one "
                 f"with `benchsmith catalog add ... --label {path}:{self.language}=TEXT` or in "
-                "the card's field labels"
+                f"the card's field labels{_how_to_say(self.language)}"
             )
         return found
+
+    def _given(self, text: str) -> Noun:
+        if self.language in GRAMMARS:
+            return _given_noun(text, self.language)
+        return _user_noun(text)
+
+    def rows(self) -> Noun:
+        """The noun of the table's rows, for records without a noun in this language."""
+        return PHRASES[self.language].rows if self.language in PHRASES else ROWS_FR
 
     def noun_or(self, fallback: Noun | None) -> Noun | None:
         """The record noun, or ``fallback`` when this language has none."""
@@ -74,12 +156,13 @@ class Words:
         if self.language == "en":
             return Noun(given or "item", "n")
         if given:
-            return _user_noun(given)
+            return self._given(given)
         found = lexicon_noun(self.table.entity.get("en", ""), self.language)
         if found is None:
             raise WordsMissing(
                 f"no {self.language} noun for the records of {self.table.id}; give one with "
-                f"`benchsmith catalog add ... --entity {self.language}=NOUN` or in the card"
+                f"`benchsmith catalog add ... --entity {self.language}=NOUN` or in the "
+                f"card{_how_to_say(self.language)}"
             )
         return found
 
@@ -133,8 +216,29 @@ def _fr_most(noun: Noun, direction: str, kind: str) -> str:
     return f"{_fr_the(noun)} {word}"
 
 
-def _list(names: Sequence[str], language: str) -> str:
-    last = {"en": "or", "fr": "ou"}[language]
+CONJUNCTIONS = {
+    "en": ("or", "and"),
+    "fr": ("ou", "et"),
+    **{language: phrases.conjunctions for language, phrases in PHRASES.items()},
+}
+"""The words joining the last two items of a list: "or" (a choice) and "and"."""
+
+
+def _list(names: Sequence[str], language: str, *, both: bool = False) -> str:
+    """A list ending in "or" ("A, B or C"), or in "and" when ``both``, in a language."""
+    if len(names) == 1:
+        return names[0]
+    last = CONJUNCTIONS[language][both]
+    if language == "es":  # "y" is "e" before an i sound, "o" is "u" before an o sound
+        sound = names[-1].lower()
+        if (
+            last == "y"
+            and sound.startswith(("i", "hi", "í", "hí"))
+            and not sound.startswith(("hia", "hie", "hio", "hiu"))
+        ):
+            last = "e"
+        elif last == "o" and sound.startswith(("o", "ho", "ó", "hó")):
+            last = "u"
     if len(names) == 2:
         return f"{names[0]} {last} {names[1]}"
     return f"{', '.join(names[:-1])} {last} {names[-1]}"
@@ -208,6 +312,8 @@ def counted(table: Table, field: str, label: str) -> bool:
 
 def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
     """What is the answer field of the record named ``key``."""
+    if words.language in PHRASES:
+        return _lookup_in(words, key_field, key, answer_field)
     table = words.table
     label = words.label(answer_field)
     if words.language == "fr":
@@ -249,6 +355,8 @@ def rank_question(
     words: Words, field: str, direction: str, names: Sequence[str], *, open_book: bool
 ) -> str:
     """Which of these records has the larger/smaller value (two or more records)."""
+    if words.language in PHRASES:
+        return _rank_in(words, field, direction, names, open_book=open_book)
     noun = words.noun() if words.language == "en" else words.noun_or(None)
     column = words.table.columns[field]
     label = words.label(field)
@@ -351,6 +459,8 @@ OPS_FR = {
 
 def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
     """``whose population is above 50 and whose continent is Europe`` (empty: none)."""
+    if words.language in PHRASES:
+        return _whose(words, conditions, None).removeprefix(",").strip()
     parts = []
     for field, op, value in conditions:
         label = words.label(field)
@@ -374,6 +484,8 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
 
 def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
     """How many of the records shown satisfy the conditions."""
+    if words.language in PHRASES:
+        return _count_in(words, conditions)
     noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)
     phrase = condition_phrase(words, conditions)
     if words.language == "fr":
@@ -393,6 +505,8 @@ def aggregate_question(
     words: Words, aggregate: str, field: str, conditions: Sequence[tuple[str, str, str]]
 ) -> str:
     """The mean / total / smallest / largest value of a field over the rows shown."""
+    if words.language in PHRASES:
+        return _aggregate_in(words, aggregate, field, conditions)
     noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)
     label = words.label(field)
     phrase = condition_phrase(words, conditions)
@@ -413,6 +527,8 @@ def aggregate_question(
 
 def classify_question(words: Words, answer_field: str, features: Sequence[tuple[str, str]]) -> str:
     """Which label has the record whose stated features are these."""
+    if words.language in PHRASES:
+        return _classify_in(words, answer_field, features)
     noun = words.noun()
     label = words.label(answer_field)
     if words.language == "fr":
@@ -453,6 +569,8 @@ def hop_question(
     the currency of the country of the bridge Tower Bridge?" ("Quel est le nom de la
     monnaie du pays du pont Tower Bridge ?").
     """
+    if words.language in PHRASES:
+        return _hop_in(words, vias, answer, key)
     noun = words.noun()
     if words.language == "fr":
         said = list(vias)
@@ -471,3 +589,203 @@ def hop_question(
     if counts:
         return f"How many {answer_label} does the {chain} of the {noun.text} {key} have?"
     return f"{asks} is the {answer_label} of the {chain} of the {noun.text} {key}?"
+
+
+# ----------------------------------------------------------- German, Spanish, Italian, Dutch,
+# Portuguese: the templates of :mod:`~benchsmith.programs.phrases`, nouns put in place by
+# :mod:`~benchsmith.programs.grammar`.
+
+
+def _sentence(text: str) -> str:
+    """The question with its first letter capitalised ("¿qué país ..." -> "¿Qué país ...")."""
+    first = next((i for i, c in enumerate(text) if c.isalpha()), 0)
+    return text[:first] + text[first : first + 1].upper() + text[first + 1 :]
+
+
+def _ask(words: Words, english: str, phrase: str) -> str:
+    """What is ...? or, of a person field ("director"), Who is ...?."""
+    return PHRASES[words.language].ask[_person(english)].format(phrase)
+
+
+def _english_of(noun: Noun, language: str) -> str:
+    """The English word the lexicon gives for a noun ("" when it has none)."""
+    for english, known in LEXICON.get(language, {}).items():
+        if known.text == noun.text:
+            return english
+    return ""
+
+
+def _whose(words: Words, conditions: Sequence[tuple[str, str, str]], noun: Noun | None) -> str:
+    """The conditions as relative clauses of one record (``noun``) or of several (None).
+
+    "cuya población es superior a 50", ", deren Einwohnerzahl größer als 50 ist",
+    "waarvan het continent Europa is"; empty when there are none.
+    """
+    phrases = PHRASES[words.language]
+    grammar = GRAMMARS[words.language]
+    parts = []
+    for field, op, value in conditions:
+        label = words.label(field)
+        said = phrases.ops[op].format(v=value)
+        if isinstance(grammar, German):  # the pronoun agrees with the records, the label is strong
+            pronoun = phrases.relative[noun is None or noun.gender == "f"]
+            parts.append(f"{pronoun} {grammar.form(label, 'strong')} {said}")
+        elif words.language == "nl":
+            parts.append(f"{phrases.relative[0]} {grammar.the(label)} {said}")
+        else:  # cuyo / cuya, il cui / la cui agree with the label
+            parts.append(f"{phrases.relative[label.gender == 'f']} {label.text} {said}")
+    if not parts:
+        return ""
+    joined = _list(parts, words.language, both=True)
+    return f", {joined}" if words.language == "de" else f" {joined}"
+
+
+def _lookup_in(words: Words, key_field: str, key: str, answer_field: str) -> str:
+    """A lookup: "Was ist die Hauptstadt des folgenden Landes: Frankreich?".
+
+    The record's name stands after a colon, so no name needs an article or a case ending
+    ("del siguiente país: Francia"); records without a noun are named after "of" ("von
+    Nigel Mansell"), and a record named by another field is described ("del país cuyo
+    código es FR").
+    """
+    table = words.table
+    phrases = PHRASES[words.language]
+    grammar = GRAMMARS[words.language]
+    label = grammar.the(words.label(answer_field))
+    english = table.columns[answer_field].labels["en"]
+    named = key_field == table.key
+    noun = words.noun_or(None)
+    if noun is None and named and not table.columns[key_field].orderable:
+        return _sentence(_ask(words, english, f"{label} {phrases.of_name} {key}"))
+    noun = words.noun()
+    if named:
+        record = f"{grammar.of_the(noun, phrases.following)}: {key}"
+    else:
+        record = grammar.of_the(noun) + _whose(words, [(key_field, "==", key)], noun)
+    return _sentence(_ask(words, english, f"{label} {record}"))
+
+
+def _rank_kind(words: Words, field: str) -> str:
+    """How a field is ranked: as a ``date``, a ``duration``, a ``magnitude`` or ``other``."""
+    if holds_years(words.table, field):
+        return "date"
+    first = (words.table.columns[field].labels["en"].split() or [""])[0]
+    if first in ("runtime", "duration"):
+        return "duration"
+    return "magnitude" if first in MAGNITUDES else "other"
+
+
+def _ranked(words: Words, field: str, direction: str, two: bool) -> str:
+    """The label with its comparative (two records) or superlative.
+
+    "die Fläche am größten", "la mayor superficie", "la superficie maggiore (in km²)".
+    """
+    phrases = PHRASES[words.language]
+    grammar = GRAMMARS[words.language]
+    label = words.label(field)
+    style, high, low = phrases.ranking.get(_rank_kind(words, field), phrases.ranking["other"])
+    forms = (high if direction == "max" else low)[0 if two else 1].split("|")
+    word = forms[-1] if label.gender == "f" else forms[0]
+    if style == "after":
+        return f"{grammar.the(label)} {word}"
+    if style == "postfix":  # before a unit in brackets: "la popolazione maggiore (in milioni)"
+        head, bracket, unit = grammar.the(label).partition(" (")
+        return f"{head} {word}{bracket}{unit}"
+    return f"{word} {label.text}" if two else grammar.the(label, word)
+
+
+def _rank_in(
+    words: Words, field: str, direction: str, names: Sequence[str], *, open_book: bool
+) -> str:
+    """A ranking: "Bei welchem Land ist die Fläche am größten: A, B oder C?".
+
+    "¿Qué país tiene mayor población: A o B?"; without a record noun, the table's rows
+    ("In welcher Zeile ...") or "which one" ("¿Cuál tiene ...?").
+    """
+    phrases = PHRASES[words.language]
+    noun = words.noun_or(None)
+    two = len(names) == 2
+    if open_book:
+        template = phrases.rank_open if noun is not None else phrases.rank_rows
+    else:
+        template = phrases.rank if noun is not None else phrases.rank_bare
+    which = GRAMMARS[words.language].which(noun) if noun is not None else ""
+    return _sentence(
+        template.format(
+            which=which,
+            ranked=_ranked(words, field, direction, two),
+            names=_list(names, words.language),
+            several=phrases.several[not two],
+        )
+    )
+
+
+def _many(words: Words) -> Noun:
+    """The record noun for counting: the rows of the table when its plural is not known."""
+    noun = words.noun_or(None)
+    if noun is None or not GRAMMARS[words.language].plural(noun):
+        return words.rows()
+    return noun
+
+
+def _count_in(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
+    """A count: "Wie viele Länder gibt es laut der Tabelle, deren Einwohnerzahl ... ist?"."""
+    phrases = PHRASES[words.language]
+    noun = _many(words)
+    return _sentence(
+        phrases.count.format(
+            many=phrases.many[noun.gender == "f"],
+            nouns=GRAMMARS[words.language].plural(noun),
+            whose=_whose(words, conditions, None),
+        )
+    )
+
+
+def _aggregate_in(
+    words: Words, aggregate: str, field: str, conditions: Sequence[tuple[str, str, str]]
+) -> str:
+    """An aggregate: "Según la tabla, ¿cuál es la media de la población de los países ...?".
+
+    German says the aggregate as an adjective ("die durchschnittliche Einwohnerzahl").
+    """
+    phrases = PHRASES[words.language]
+    grammar = GRAMMARS[words.language]
+    label = words.label(field)
+    if words.language == "de":
+        kind = "magnitude" if _rank_kind(words, field) == "magnitude" else ""
+        said = phrases.aggregates.get(f"{aggregate} {kind}", phrases.aggregates[aggregate])
+        value = grammar.the(label, said)
+    else:
+        value = f"{phrases.aggregates[aggregate]} {grammar.of_the(label)}"
+    return _sentence(
+        phrases.aggregate.format(
+            value=value,
+            of_nouns=grammar.of_the_plural(_many(words)),
+            whose=_whose(words, conditions, None),
+            rounding=f", {phrases.rounding}" if aggregate == "mean" else "",
+        )
+    )
+
+
+def _classify_in(words: Words, answer_field: str, features: Sequence[tuple[str, str]]) -> str:
+    """A classification: "Was ist die Herkunft eines Autos mit den folgenden Werten: ...?"."""
+    phrases = PHRASES[words.language]
+    grammar = GRAMMARS[words.language]
+    stated = [f"{words.label(f).text} {v}" for f, v in features]
+    phrase = (
+        f"{grammar.the(words.label(answer_field))} {grammar.of_a(words.noun())} "
+        f"{phrases.values}: {_list(stated, words.language, both=True)}"
+    )
+    return _sentence(_ask(words, words.table.columns[answer_field].labels["en"], phrase))
+
+
+def _hop_in(words: Words, vias: Sequence[Noun], answer: Noun, key: str) -> str:
+    """A chain of records: "¿Cuál es el nombre de la moneda del país del siguiente puente: X?"."""
+    grammar = GRAMMARS[words.language]
+    said = list(vias)
+    if said and said[-1].text in answer.text:  # "el código de la moneda" says the currency
+        said = said[:-1]
+    chain = "".join(f" {grammar.of_the(v)}" for v in reversed(said))
+    record = grammar.of_the(words.noun(), PHRASES[words.language].following)
+    phrase = f"{grammar.the(answer)}{chain} {record}: {key}"
+    return _sentence(_ask(words, _english_of(answer, words.language), phrase))
