@@ -3,14 +3,17 @@
 Shared by the suite's fixed sample (``test_corpus_builds.py``) and the whole-corpus
 benchmark (``benchmarks/program_corpus.py``, ``make corpus``). Each intent is built by
 ``benchsmith build`` (the CLI's own ``main``, run in the calling process: the builds share
-one embedded-model server) from the intent and the corpus tables it names (``--dataset``);
-every item is then read by :func:`reviewer.review_item`, code of its own that reads the data
-files itself.
+one embedded-model server) from the intent and the corpus tables it names (``--dataset``),
+or, for the starter sets, from the intent alone over the starter catalog; every item is then
+read by :func:`reviewer.review_item`, code of its own that reads the data files itself (the
+starter tables it rebuilds from the packages that ship them), and an item of a spoken or
+image intent must carry its audio or image.
 
 The sets: ``tuning`` (two thirds of intents.json), then sets written by people who had not
 read the code, each run once blind before it was used for tuning: ``held-out-1`` (the other
 third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5``, ``held-out-4``
-and ``held-out-5``.
+and ``held-out-5``; then ``starter-dev`` and ``starter-held-out``
+(``intents_starter1.json``, a third set aside before any code read it).
 """
 
 from __future__ import annotations
@@ -35,11 +38,15 @@ SETS = (
     ("intents_holdout5.json", "held-out-5"),
 )
 """Later sets: (file, set name). Held-out sets are written by someone who has not read the code."""
-SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS)
+STARTER = "intents_starter1.json"
+"""Intents over the starter catalog (no ``--dataset``): ``starter-dev`` and, set aside before
+any code read them, ``starter-held-out``. Their tables are the starter datasets, which the
+reviewer rebuilds from the packages that ship them (``starter_data.py``)."""
+STARTER_SETS = ("starter-dev", "starter-held-out")
+SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
+OLD_PATH = "template"
+"""The kind the runner gives an item no question program made (the retired record path)."""
 KNOWN_GAPS = {
-    # The intent is in German: it is planned through its gloss, but items are worded in
-    # English and French only.
-    "i28": "no de label for the field 'country'",
     # French items over wine names the offline data cannot translate (Barolo, Barbera):
     # refused naming the field and how to give French values.
     "d21": "the values of 'wine_type' in d4_wine have no fr names",
@@ -63,6 +70,9 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
     out = [{**e, "set": "held-out-1" if e["held_out"] else "tuning"} for e in _load("intents.json")]
     for name, label in SETS:
         out += [{**e, "set": label} for e in _load(name)]
+    out += [
+        {**e, "set": STARTER_SETS[1] if e["held_out"] else STARTER_SETS[0]} for e in _load(STARTER)
+    ]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:
@@ -88,8 +98,12 @@ def build(
     """
     out = tmp / entry["id"]
     args = ["build", "--size", str(SIZE), "--out", str(out)]
-    for table in entry["tables"]:
-        args += ["--dataset", str(CORPUS / files[table])]
+    starter = entry["set"] in STARTER_SETS
+    if starter:
+        prepare_starter(tmp, environ)  # the catalog's own tables: no --dataset
+    else:
+        for table in entry["tables"]:
+            args += ["--dataset", str(CORPUS / files[table])]
     if model:  # a capable endpoint reads the intents (--programs auto asks it for the program)
         args += ["--model", model]
     started = time.monotonic()
@@ -114,9 +128,12 @@ def build(
         return result
     items = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()]
     result["items"] = len(items)
-    result["kinds"] = sorted({(i["metadata"].get("program") or {}).get("kind", "?") for i in items})
+    result["kinds"] = sorted(
+        {(i["metadata"].get("program") or {}).get("kind", OLD_PATH) for i in items}
+    )
     for item in items:
-        problems = review_item(item, entry, CORPUS)
+        problems = review_item(item, entry, CORPUS, starter=starter or None)
+        problems += modality_problems(item, entry)
         if problems:
             result["problems"].append(
                 {"id": item["id"], "input": item["input"][-200:], "why": problems}
@@ -124,6 +141,33 @@ def build(
         else:
             result["accepted"] += 1
     return result
+
+
+def prepare_starter(tmp: Path, environ: dict[str, str]) -> None:
+    """The starter catalog in the builds' home (made once per working folder)."""
+    home = Path(environ["BENCHSMITH_HOME"])
+    if (home / "catalog" / "cards" / "world-countries.json").is_file():
+        return
+    done = run_cli(["catalog", "starter"], tmp, environ)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchsmith catalog starter failed: {done.stderr[-400:]}")
+
+
+def modality_problems(item: dict[str, Any], entry: dict[str, Any]) -> list[str]:
+    """An item of a spoken or image intent must carry its audio or image."""
+    wanted = {"speech": "audio", "image": "image"}.get(entry.get("modality") or "text")
+    if wanted is None:
+        return []
+    parts = [
+        p["type"]
+        for m in (item["input"] if isinstance(item["input"], list) else [])
+        for p in m.get("content") or []
+    ]
+    return (
+        []
+        if wanted in parts
+        else [f"modality: a {entry['modality']} intent's item has no {wanted}"]
+    )
 
 
 def outcome_problem(result: dict[str, Any]) -> str | None:
@@ -140,6 +184,8 @@ def outcome_problem(result: dict[str, Any]) -> str | None:
     elif result["servable"]:
         if code not in (0, 3) or result["items"] == 0:
             return f"{rid}: servable but not built (exit {code}: {message})"
+        if OLD_PATH in result["kinds"]:
+            return f"{rid}: built by the old record path, not by a question program"
     elif code == 0 or result["items"] or not ("missing" in message or "no " in message):
         return f"{rid}: unservable but not refused with what is missing (exit {code}: {message})"
     return None

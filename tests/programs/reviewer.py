@@ -20,12 +20,28 @@ The item contract assumed beyond the brief:
   may show other labelled records, but not the subject with its label).
 * ``kind == "count"`` means ``aggregate == "count"`` when ``aggregate`` is null.
 * For a multihop, ``key_field`` is the first hop's key column and ``answer_field`` the last hop's
-  ``field``.
+  ``field``. A condition on a column that only a hop's table has (``language == "pl"`` of
+  ``country-names-multilingual``) selects that hop's record.
+
+Starter tables. An intent over benchsmith's starter catalog (no ``--dataset``) names tables
+such as ``world-countries`` or ``vega-cars``; :mod:`starter_data` (a sibling module that does
+not use benchsmith either) rebuilds them from the packages that ship them, in the catalog's
+record order. ``review_item(..., starter=None)`` reads them when the intent names a starter
+table that is not a corpus table, or, for an id both have (``iris``), when the program names
+a column only the starter table has; ``starter=True``/``False`` decides instead. Their nested
+objects are columns of their own (``names.de``) and their lists one cell (``"FRA, ESP"``).
+
+Languages. Values are accepted in an item's language by their CLDR names (:data:`CLDR`,
+then babel's territory names when babel is installed, then the names a starter table gives
+its values: ``names.de``, ``capital_names.fr``, CLDR currency names), and the question's
+language is read from stopwords and, when ``lingua-language-detector`` is installed, its
+detector, for en, fr, de, es, it, nl and pt.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import re
@@ -176,6 +192,127 @@ CLDR: dict[str, dict[str, tuple[str, ...]]] = {
         "Australia": ("Australia",),
         "New Zealand": ("Nueva Zelanda",),
     },
+    "it": {
+        "Europe": ("Europa",),
+        "Asia": ("Asia",),
+        "Africa": ("Africa",),
+        "Oceania": ("Oceania",),
+        "Americas": ("Americhe", "America"),
+        "North America": ("Nord America", "America del Nord", "Nordamerica"),
+        "South America": ("America del Sud", "Sudamerica", "Sud America"),
+        "France": ("Francia",),
+        "Germany": ("Germania",),
+        "Italy": ("Italia",),
+        "Spain": ("Spagna",),
+        "United Kingdom": ("Regno Unito",),
+        "Switzerland": ("Svizzera",),
+        "Sweden": ("Svezia",),
+        "Poland": ("Polonia",),
+        "Austria": ("Austria",),
+        "Russia": ("Russia",),
+        "Finland": ("Finlandia",),
+        "Netherlands": ("Paesi Bassi", "Olanda"),
+        "Japan": ("Giappone",),
+        "China": ("Cina",),
+        "India": ("India",),
+        "South Korea": ("Corea del Sud",),
+        "Indonesia": ("Indonesia",),
+        "Thailand": ("Thailandia", "Tailandia"),
+        "Nigeria": ("Nigeria",),
+        "Egypt": ("Egitto",),
+        "South Africa": ("Sudafrica",),
+        "Kenya": ("Kenya",),
+        "Morocco": ("Marocco",),
+        "United States": ("Stati Uniti",),
+        "Canada": ("Canada",),
+        "Mexico": ("Messico",),
+        "Brazil": ("Brasile",),
+        "Argentina": ("Argentina",),
+        "Chile": ("Cile",),
+        "Australia": ("Australia",),
+        "New Zealand": ("Nuova Zelanda",),
+    },
+    "nl": {
+        "Europe": ("Europa",),
+        "Asia": ("Azië",),
+        "Africa": ("Afrika",),
+        "Oceania": ("Oceanië",),
+        "Americas": ("Amerika",),
+        "North America": ("Noord-Amerika",),
+        "South America": ("Zuid-Amerika",),
+        "France": ("Frankrijk",),
+        "Germany": ("Duitsland",),
+        "Italy": ("Italië",),
+        "Spain": ("Spanje",),
+        "United Kingdom": ("Verenigd Koninkrijk",),
+        "Switzerland": ("Zwitserland",),
+        "Sweden": ("Zweden",),
+        "Poland": ("Polen",),
+        "Austria": ("Oostenrijk",),
+        "Russia": ("Rusland",),
+        "Finland": ("Finland",),
+        "Netherlands": ("Nederland",),
+        "Japan": ("Japan",),
+        "China": ("China",),
+        "India": ("India",),
+        "South Korea": ("Zuid-Korea",),
+        "Indonesia": ("Indonesië",),
+        "Thailand": ("Thailand",),
+        "Nigeria": ("Nigeria",),
+        "Egypt": ("Egypte",),
+        "South Africa": ("Zuid-Afrika",),
+        "Kenya": ("Kenia",),
+        "Morocco": ("Marokko",),
+        "United States": ("Verenigde Staten",),
+        "Canada": ("Canada",),
+        "Mexico": ("Mexico",),
+        "Brazil": ("Brazilië",),
+        "Argentina": ("Argentinië",),
+        "Chile": ("Chili",),
+        "Australia": ("Australië",),
+        "New Zealand": ("Nieuw-Zeeland",),
+    },
+    # Brazilian Portuguese (CLDR's "pt") first, then the European spelling where it differs.
+    "pt": {
+        "Europe": ("Europa",),
+        "Asia": ("Ásia",),
+        "Africa": ("África",),
+        "Oceania": ("Oceania", "Oceânia"),
+        "Americas": ("Américas", "América"),
+        "North America": ("América do Norte",),
+        "South America": ("América do Sul",),
+        "France": ("França",),
+        "Germany": ("Alemanha",),
+        "Italy": ("Itália",),
+        "Spain": ("Espanha",),
+        "United Kingdom": ("Reino Unido",),
+        "Switzerland": ("Suíça",),
+        "Sweden": ("Suécia",),
+        "Poland": ("Polônia", "Polónia"),
+        "Austria": ("Áustria",),
+        "Russia": ("Rússia",),
+        "Finland": ("Finlândia",),
+        "Netherlands": ("Países Baixos", "Holanda"),
+        "Japan": ("Japão",),
+        "China": ("China",),
+        "India": ("Índia",),
+        "South Korea": ("Coreia do Sul",),
+        "Indonesia": ("Indonésia",),
+        "Thailand": ("Tailândia",),
+        "Nigeria": ("Nigéria",),
+        "Egypt": ("Egito", "Egipto"),
+        "South Africa": ("África do Sul",),
+        "Kenya": ("Quênia", "Quénia"),
+        "Morocco": ("Marrocos",),
+        "United States": ("Estados Unidos",),
+        "Canada": ("Canadá",),
+        "Mexico": ("México",),
+        "Brazil": ("Brasil",),
+        "Argentina": ("Argentina",),
+        "Chile": ("Chile",),
+        "Australia": ("Austrália",),
+        "New Zealand": ("Nova Zelândia",),
+    },
 }
 
 # Common closed label values and their French names (a French item must give these).
@@ -213,6 +350,135 @@ for _english, _names in _COMMON_FR.items():
     CLDR["fr"].setdefault(_english, _names)
     CLDR["fr"].setdefault(_english.capitalize(), tuple(n.capitalize() for n in _names))
 
+# The same labels in the other languages items are written in (the usual words; a label
+# with two usual names lists both).
+_COMMON: dict[str, dict[str, tuple[str, ...]]] = {
+    "de": {
+        "benign": ("gutartig",),
+        "malignant": ("bösartig",),
+        "yes": ("ja",),
+        "no": ("nein",),
+        "true": ("wahr",),
+        "false": ("falsch",),
+        "positive": ("positiv",),
+        "negative": ("negativ",),
+        "rain": ("Regen",),
+        "sun": ("Sonne", "sonnig", "Sonnenschein"),
+        "snow": ("Schnee",),
+        "fog": ("Nebel",),
+        "drizzle": ("Nieselregen", "Sprühregen"),
+        "English": ("Englisch",),
+        "French": ("Französisch",),
+        "German": ("Deutsch",),
+        "Italian": ("Italienisch",),
+        "Spanish": ("Spanisch",),
+        "Russian": ("Russisch",),
+        "Czech": ("Tschechisch",),
+        "Japanese": ("Japanisch",),
+        "Portuguese": ("Portugiesisch",),
+    },
+    "es": {
+        "benign": ("benigno", "benigna"),
+        "malignant": ("maligno", "maligna"),
+        "yes": ("sí",),
+        "no": ("no",),
+        "true": ("verdadero",),
+        "false": ("falso",),
+        "positive": ("positivo", "positiva"),
+        "negative": ("negativo", "negativa"),
+        "rain": ("lluvia",),
+        "sun": ("sol", "soleado"),
+        "snow": ("nieve",),
+        "fog": ("niebla",),
+        "drizzle": ("llovizna",),
+        "English": ("inglés",),
+        "French": ("francés",),
+        "German": ("alemán",),
+        "Italian": ("italiano",),
+        "Spanish": ("español",),
+        "Russian": ("ruso",),
+        "Czech": ("checo",),
+        "Japanese": ("japonés",),
+        "Portuguese": ("portugués",),
+    },
+    "it": {
+        "benign": ("benigno", "benigna"),
+        "malignant": ("maligno", "maligna"),
+        "yes": ("sì",),
+        "no": ("no",),
+        "true": ("vero",),
+        "false": ("falso",),
+        "positive": ("positivo", "positiva"),
+        "negative": ("negativo", "negativa"),
+        "rain": ("pioggia",),
+        "sun": ("sole", "soleggiato"),
+        "snow": ("neve",),
+        "fog": ("nebbia",),
+        "drizzle": ("pioviggine",),
+        "English": ("inglese",),
+        "French": ("francese",),
+        "German": ("tedesco",),
+        "Italian": ("italiano",),
+        "Spanish": ("spagnolo",),
+        "Russian": ("russo",),
+        "Czech": ("ceco",),
+        "Japanese": ("giapponese",),
+        "Portuguese": ("portoghese",),
+    },
+    "nl": {
+        "benign": ("goedaardig",),
+        "malignant": ("kwaadaardig",),
+        "yes": ("ja",),
+        "no": ("nee",),
+        "true": ("waar",),
+        "false": ("onwaar",),
+        "positive": ("positief",),
+        "negative": ("negatief",),
+        "rain": ("regen",),
+        "sun": ("zon", "zonnig"),
+        "snow": ("sneeuw",),
+        "fog": ("mist",),
+        "drizzle": ("motregen",),
+        "English": ("Engels",),
+        "French": ("Frans",),
+        "German": ("Duits",),
+        "Italian": ("Italiaans",),
+        "Spanish": ("Spaans",),
+        "Russian": ("Russisch",),
+        "Czech": ("Tsjechisch",),
+        "Japanese": ("Japans",),
+        "Portuguese": ("Portugees",),
+    },
+    "pt": {
+        "benign": ("benigno", "benigna"),
+        "malignant": ("maligno", "maligna"),
+        "yes": ("sim",),
+        "no": ("não",),
+        "true": ("verdadeiro",),
+        "false": ("falso",),
+        "positive": ("positivo", "positiva"),
+        "negative": ("negativo", "negativa"),
+        "rain": ("chuva",),
+        "sun": ("sol", "ensolarado", "soalheiro"),
+        "snow": ("neve",),
+        "fog": ("nevoeiro", "neblina"),
+        "drizzle": ("garoa", "chuvisco"),
+        "English": ("inglês",),
+        "French": ("francês",),
+        "German": ("alemão",),
+        "Italian": ("italiano",),
+        "Spanish": ("espanhol",),
+        "Russian": ("russo",),
+        "Czech": ("tcheco", "checo"),
+        "Japanese": ("japonês",),
+        "Portuguese": ("português",),
+    },
+}
+for _language, _labels in _COMMON.items():
+    for _english, _names in _labels.items():
+        CLDR[_language].setdefault(_english, _names)
+        CLDR[_language].setdefault(_english.capitalize(), tuple(n.capitalize() for n in _names))
+
 STOPWORDS: dict[str, frozenset[str]] = {
     "en": frozenset(
         "the is of which what and in to a an does did this that was were has have are with for "
@@ -234,7 +500,27 @@ STOPWORDS: dict[str, frozenset[str]] = {
         "el la los las de del un una es son cuál cuáles qué y en por para con que se su sus al "
         "país respuesta según tabla continente está encuentra".split()
     ),
+    # Words an English sentence also uses ("in", "is", "a") are left out of these three.
+    "it": frozenset(
+        "il lo la i gli le di del della dei delle degli un una uno è sono qual quale quali che "
+        "e con per da dal dalla tra fra su sul sulla quanti quante quanto quanta si trova "
+        "paese risposta secondo tabella continente questi queste questo questa ha hanno più "
+        "nel nella nei ed seguenti tra cui quale dove chi media".split()
+    ),
+    "nl": frozenset(
+        "de het een van welk welke is zijn en op te met voor hoeveel hebben heeft deze dit "
+        "die dat land landen antwoord volgens tabel werelddeel ligt wat wie waar dan meer "
+        "minder grootste kleinste twee samen inwoners er hoe welken".split()
+    ),
+    "pt": frozenset(
+        "o os as de do da dos das um uma é são qual quais que e em no na nos nas por para "
+        "com se seu sua ao aos país resposta segundo tabela continente fica ficam quantos "
+        "quantas estes estas este esta deste destes desta destas mais menos moeda usada "
+        "onde".split()
+    ),
 }
+for _language in ("it", "nl", "pt"):
+    STOPWORDS[_language] = STOPWORDS[_language] - STOPWORDS["en"]
 
 _PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{[A-Za-z_][A-Za-z0-9_.]*\}")
 _MISSING_TEXT = re.compile(r"\bNone\b(?! of)|\bnan\b|\bNaN\b|\bundefined\b")
@@ -262,6 +548,21 @@ class Table:
     entity: str
     joins: tuple[dict[str, str], ...]
     file: str = ""
+    # Per language, the names of this table's values in it (value -> names), from the data's
+    # own translated columns; a starter table's (corpus tables have none).
+    aliases: Mapping[str, Mapping[str, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
+    # Columns whose cells join a list of values ("FRA, ESP").
+    list_columns: frozenset[str] = frozenset()
+
+    def cell_values(self, index: int, column: str) -> tuple[str, ...]:
+        """The values of a cell: the items of a list column's list, else the cell itself."""
+        text = self.rows[index][column]
+        if column in self.list_columns:
+            return tuple(v for v in text.split(LIST_SEPARATOR) if v)
+        return (text,)
+
+
+LIST_SEPARATOR = ", "
 
 
 def _cell_text(value: Any) -> str:
@@ -270,6 +571,83 @@ def _cell_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def record_cell_text(value: Any) -> str:
+    """A record value as a table cell: a list's items joined with ``", "`` (missing items left
+    out), an object as sorted JSON, anything else as :func:`_cell_text`."""
+    if isinstance(value, (list, tuple)):
+        return LIST_SEPARATOR.join(record_cell_text(v) for v in value if v is not None)
+    if isinstance(value, Mapping):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return _cell_text(value)
+
+
+def _flatten(value: Any, path: str, out: dict[str, Any]) -> None:
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            _flatten(inner, f"{path}.{key}", out)
+    else:
+        out[path] = value
+
+
+def record_rows(
+    records: Sequence[Mapping[str, Any]],
+) -> tuple[list[str], list[dict[str, str]], frozenset[str]]:
+    """Records with nested objects and lists as table rows: (columns, rows, list columns).
+
+    An object's keys become columns of their own (``{"names": {"de": ...}}`` -> ``names.de``),
+    grouped where the object's field first stands, in order of first appearance; a list is
+    one cell (:func:`record_cell_text`). A field that is an object in one record and a value
+    other than null in another is refused.
+    """
+    nested = {k for r in records for k, v in r.items() if isinstance(v, Mapping)}
+    lists = {k for r in records for k, v in r.items() if isinstance(v, (list, tuple))}
+    fields: dict[str, dict[str, None]] = {}  # field -> its columns, in order
+    flat_records: list[dict[str, Any]] = []
+    for record in records:
+        flat: dict[str, Any] = {}
+        for key, value in record.items():
+            columns_of = fields.setdefault(key, {})
+            if key in nested:
+                if value is not None and not isinstance(value, Mapping):
+                    raise ValueError(f"field {key!r} is an object in one record, {value!r} here")
+                inner: dict[str, Any] = {}
+                _flatten(value or {}, key, inner)
+                flat.update(inner)
+                columns_of.update(dict.fromkeys(inner))
+            else:
+                flat[key] = value
+                columns_of[key] = None
+        flat_records.append(flat)
+    columns = [c for columns_of in fields.values() for c in columns_of]
+    rows = [{c: record_cell_text(flat.get(c)) for c in columns} for flat in flat_records]
+    return columns, rows, frozenset(c for c in columns if c in lists)
+
+
+def table_from_records(
+    table_id: str,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    key: str | None,
+    entity: str,
+    joins: Iterable[Mapping[str, str]] = (),
+    aliases: Mapping[str, Mapping[str, tuple[str, ...]]] | None = None,
+) -> Table:
+    """A :class:`Table` of records (a starter table), by :func:`record_rows`."""
+    columns, rows, lists = record_rows(records)
+    if key is not None and key not in columns:
+        raise ValueError(f"{table_id}: the key {key!r} is not a column")
+    return Table(
+        id=table_id,
+        columns=tuple(columns),
+        rows=tuple(rows),
+        key=key,
+        entity=entity,
+        joins=tuple(dict(j) for j in joins),
+        aliases=aliases or {},
+        list_columns=lists,
+    )
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -383,6 +761,12 @@ def numbers_close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
+def shown_close(value: float, shown: float) -> bool:
+    """A data value as a prompt shows it: exactly, or rounded to 6 significant digits (a
+    latitude of -74.81346833 shown as -74.8135)."""
+    return numbers_close(value, shown) or abs(value - shown) <= 5e-6 * abs(value)
+
+
 def aggregate_close(a: float, b: float) -> bool:
     """Equality of an aggregate and its rounded statement: 0.01 absolute or 1e-3 relative."""
     return abs(a - b) <= 0.01 or abs(a - b) <= 1e-3 * max(abs(a), abs(b))
@@ -439,7 +823,7 @@ def value_in_text(value: str, text: str) -> bool:
         return False
     number = parse_number(value)
     if number is not None:
-        return any(numbers_close(number, n) for n in numbers_in_text(text))
+        return any(shown_close(number, n) for n in numbers_in_text(text))
     if is_date(value):
         return any(phrase_in(text, r) for r in date_renderings(value))
     return phrase_in(text, value)
@@ -452,31 +836,80 @@ def cell_matches(cell: str, value: str) -> bool:
     number = parse_number(value)
     if number is not None:
         numbers = numbers_in_text(cell)
-        return bool(numbers) and all(numbers_close(number, n) for n in numbers[:1])
+        return bool(numbers) and all(shown_close(number, n) for n in numbers[:1])
     if is_date(value):
         return any(values_equal(cell, r) for r in date_renderings(value))
     return False
 
 
-def translations(value: str, language: str) -> tuple[str, ...]:
-    """CLDR names of an English label in ``language`` (empty when there is none)."""
-    return CLDR.get(language, {}).get(value.strip(), ())
+# Languages babel's CLDR territory names are read for (a value that is an English territory
+# name, "Croatia", is then named in them: "Croatie", "Kroatien").
+BABEL_LANGUAGES = ("de", "es", "fr", "it", "nl", "pt")
+# English territory names that also name something else the data holds (the US state of
+# Georgia keeps its English name in German): the English name stays accepted.
+AMBIGUOUS_TERRITORY_NAMES = frozenset({"Georgia"})
+
+Aliases = Mapping[str, Sequence[str]]
 
 
-def accepted_forms(value: str, language: str) -> tuple[str, ...]:
+def _name_variants(name: str) -> list[str]:
+    """A CLDR name and, for ``"Myanmar (Birmanie)"``, its two parts."""
+    match = re.fullmatch(r"(.+?)\s*\(([^)]+)\)", name)
+    return [name, match.group(1).strip(), match.group(2).strip()] if match else [name]
+
+
+@lru_cache(maxsize=1)
+def _babel_territories() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per language of :data:`BABEL_LANGUAGES`, English territory name -> CLDR names ({}
+    without babel)."""
+    try:
+        from babel import Locale
+    except ImportError:
+        return {}
+    english = Locale.parse("en").territories
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for language in BABEL_LANGUAGES:
+        local = Locale.parse(language).territories
+        names: dict[str, tuple[str, ...]] = {}
+        for code, name in english.items():
+            if code in local and code != "ZZ":
+                variants = _name_variants(local[code])
+                if name in AMBIGUOUS_TERRITORY_NAMES:
+                    variants.append(name)
+                names[name] = tuple(dict.fromkeys(variants))
+        out[language] = names
+    return out
+
+
+def translations(value: str, language: str, extra: Aliases | None = None) -> tuple[str, ...]:
+    """Names of an English label in ``language`` (empty when there is none).
+
+    :data:`CLDR` first, then babel's CLDR territory names, then ``extra`` (the names the
+    data gives its own values).
+    """
+    key = value.strip()
+    names = [
+        *CLDR.get(language, {}).get(key, ()),
+        *_babel_territories().get(language, {}).get(key, ()),
+        *((extra or {}).get(key, ())),
+    ]
+    return tuple(dict.fromkeys(n for n in names if n.strip()))
+
+
+def accepted_forms(value: str, language: str, extra: Aliases | None = None) -> tuple[str, ...]:
     """The answer texts that state ``value`` in ``language``.
 
     A label that CLDR names differently in that language must be given in that language.
     """
-    names = translations(value, language)
+    names = translations(value, language, extra)
     if names and any(not values_equal(n, value) for n in names):
         return names
     return (value, *names)
 
 
-def mentioned_forms(value: str, language: str) -> tuple[str, ...]:
+def mentioned_forms(value: str, language: str, extra: Aliases | None = None) -> tuple[str, ...]:
     """The ways a question may name a record's key: as in the data or translated."""
-    return (value, *translations(value, language))
+    return (value, *translations(value, language, extra))
 
 
 def condition_holds(cell: str, op: str, target: Any) -> bool:
@@ -530,6 +963,45 @@ def language_scores(text: str) -> dict[str, float]:
     return {
         language: sum(word in stop for word in words) / len(words)
         for language, stop in STOPWORDS.items()
+    }
+
+
+# The languages lingua tells apart for the reviewer (ISO 639-1 -> lingua's name).
+LINGUA_LANGUAGES = {
+    "en": "ENGLISH",
+    "fr": "FRENCH",
+    "de": "GERMAN",
+    "es": "SPANISH",
+    "it": "ITALIAN",
+    "nl": "DUTCH",
+    "pt": "PORTUGUESE",
+}
+# A question reads as another language when lingua gives that language at least this
+# confidence and LINGUA_MARGIN times the expected one's (and the stopwords agree).
+LINGUA_CONFIDENT = 0.5
+LINGUA_MARGIN = 3.0
+
+
+@lru_cache(maxsize=1)
+def _lingua_detector() -> Any:
+    try:
+        from lingua import Language, LanguageDetectorBuilder
+    except ImportError:
+        return None
+    languages = [getattr(Language, name) for name in LINGUA_LANGUAGES.values()]
+    return LanguageDetectorBuilder.from_languages(*languages).build()
+
+
+def detected_languages(text: str) -> dict[str, float] | None:
+    """lingua's confidence in each language of :data:`LINGUA_LANGUAGES` (None without lingua)."""
+    detector = _lingua_detector()
+    if detector is None:
+        return None
+    codes = {name: code for code, name in LINGUA_LANGUAGES.items()}
+    return {
+        codes[c.language.name]: float(c.value)
+        for c in detector.compute_language_confidence_values(text)
+        if c.language.name in codes
     }
 
 
@@ -614,18 +1086,69 @@ def ends_with_question(question: str) -> bool:
 # The review
 
 
+SPOKEN_ROW = re.compile(r"^(?:[^:,]+: [^,]*)(?:, [^:,]+: [^,]*)*\.$")
+
+
+def spoken_prompt(item: Mapping[str, Any]) -> tuple[str, bool]:
+    """A spoken item's words as a written prompt, and whether it is spoken.
+
+    The item's input is a message of an instruction and an audio part; what the audio says
+    is ``metadata.spoken_text``, one line per sentence, a shown row read as ``Label: value,
+    Label: value.``. Those row lines are turned back into a Markdown table (the header from
+    the first row's labels), so the row checks read a spoken open-book item as a written one.
+    An input with no audio part, or no spoken text, is empty: nothing to review.
+    """
+    parts = [
+        p for m in item.get("input") or [] if isinstance(m, Mapping) for p in m.get("content") or []
+    ]
+    if not any(isinstance(p, Mapping) and p.get("type") == "audio" for p in parts):
+        return "", False
+    spoken = str((item.get("metadata") or {}).get("spoken_text") or "")
+    lines, table, header = [], [], None
+    for line in spoken.splitlines():
+        if SPOKEN_ROW.match(line.strip()):
+            pairs = [pair.split(": ", 1) for pair in line.strip()[:-1].split(", ")]
+            labels = [label for label, _ in pairs]
+            if header is None:
+                header = labels
+                table += [
+                    "| " + " | ".join(header) + " |",
+                    "| " + " | ".join("---" for _ in header) + " |",
+                ]
+            table.append("| " + " | ".join(value for _, value in pairs) + " |")
+            continue
+        if table:
+            lines += ["", *table, ""]
+            table = []
+        lines.append(line)
+    if table:
+        lines += ["", *table]
+    return "\n".join(lines), True
+
+
 class _Review:
     """One item under review; the checks append to ``problems``."""
 
-    def __init__(self, item: Mapping[str, Any], intent: Mapping[str, Any], corpus_dir: Path):
+    def __init__(
+        self,
+        item: Mapping[str, Any],
+        intent: Mapping[str, Any],
+        corpus_dir: Path,
+        starter: bool | None = None,
+    ):
         self.item = item
         self.intent = intent
-        self.corpus = load_corpus(corpus_dir)
         self.problems: list[str] = []
         self.expect: Mapping[str, Any] = intent.get("expect") or {}
         self.metadata: Mapping[str, Any] = item.get("metadata") or {}
         program = self.metadata.get("program")
         self.program: Mapping[str, Any] = program if isinstance(program, Mapping) else {}
+        self.corpus: Mapping[str, Table] = load_corpus(corpus_dir)
+        self.starter_problems: list[str] = []
+        starter_tables = self._starter_tables(starter)
+        if starter_tables:
+            self.corpus = {**self.corpus, **starter_tables}
+        self._aliases: dict[str, dict[str, tuple[str, ...]]] = {}
         answer = self.metadata.get("answer")
         self.answer = _cell_text(answer).strip()
         self.language = str(self.metadata.get("language") or "")
@@ -635,6 +1158,9 @@ class _Review:
             [_cell_text(c) for c in choices] if isinstance(choices, list) else None
         )
         self.text = item.get("input") if isinstance(item.get("input"), str) else ""
+        self.spoken = False
+        if not self.text and isinstance(item.get("input"), list):
+            self.text, self.spoken = spoken_prompt(item)
         self.prompt = parse_prompt(self.text, bool(self.choices))
         self.kind = str(self.program.get("kind") or "")
         self.book = str(self.program.get("book") or "")
@@ -649,10 +1175,94 @@ class _Review:
             c for c in (self.program.get("conditions") or []) if isinstance(c, Mapping)
         ]
         self.subject: int | None = None  # the data row the answer is about
+        self.hop_conditions: list[Mapping[str, Any]] = []  # conditions on a joined table
 
     def add(self, problem: str) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+    # -- the starter catalog ----------------------------------------------------------------
+
+    def _named_tables(self) -> list[str]:
+        """Every table id the intent and the program name."""
+        names = [str(t) for t in self.intent.get("tables") or []]
+        names.append(str(self.program.get("table") or ""))
+        hops = self.program.get("hops")
+        for hop in hops if isinstance(hops, list) else []:
+            if isinstance(hop, Mapping):
+                names.append(str(hop.get("table") or ""))
+        return list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+
+    def _program_fields(self) -> set[str]:
+        """Every column the program names (keys, answers, conditions, features, hops)."""
+        program = self.program
+        fields = {program.get(n) for n in ("key_field", "answer_field", "field")}
+        fields |= {
+            c.get("field") for c in program.get("conditions") or [] if isinstance(c, Mapping)
+        }
+        fields |= set(self.features())
+        fields |= set(self.shown_fields())
+        hops = program.get("hops")
+        for hop in hops if isinstance(hops, list) else []:
+            if isinstance(hop, Mapping):
+                fields |= {hop.get("key_field"), hop.get("field")}
+        return {str(f) for f in fields if f}
+
+    def _starter_tables(self, starter: bool | None) -> dict[str, Table]:
+        """The starter tables this review reads (none for a corpus item).
+
+        ``starter=None`` decides: yes when a starter id the item names is not a corpus table,
+        or when the program names a column that the starter tables have and the corpus
+        tables of the same ids do not.
+        """
+        if starter is False:
+            return {}
+        try:
+            from starter_data import (
+                STARTER_IDS,
+                StarterDataError,
+                StarterUnavailable,
+                starter_table,
+            )
+        except ModuleNotFoundError as exc:
+            if exc.name != "starter_data":
+                raise
+            return {}
+        ids = [t for t in self._named_tables() if t in STARTER_IDS]
+        if not ids:
+            return {}
+        # An id that is a corpus table too: the corpus's, unless the program names columns
+        # it lacks (and then only if the starter table has them).
+        unknown: set[str] = set()
+        shared = starter is None and all(t in self.corpus for t in ids)
+        if shared:
+            corpus_columns = {c for t in ids for c in self.corpus[t].columns}
+            unknown = {f for f in self._program_fields() if f not in corpus_columns}
+            if not unknown:
+                return {}
+        tables: dict[str, Table] = {}
+        problems: list[str] = []
+        for table_id in ids:
+            try:
+                tables[table_id] = starter_table(table_id)
+            except (StarterUnavailable, StarterDataError) as exc:
+                problems.append(
+                    f"program: the starter table {table_id!r} cannot be rebuilt ({exc})"
+                )
+        if shared and tables and not any(f in t.columns for t in tables.values() for f in unknown):
+            return {}
+        self.starter_problems = problems
+        return tables
+
+    def aliases(self, language: str) -> dict[str, tuple[str, ...]]:
+        """The names the review's tables give their values in ``language``."""
+        if language not in self._aliases:
+            merged: dict[str, tuple[str, ...]] = {}
+            for table in self.corpus.values():
+                for value, names in (table.aliases.get(language) or {}).items():
+                    merged[value] = tuple(dict.fromkeys((*merged.get(value, ()), *names)))
+            self._aliases[language] = merged
+        return self._aliases[language]
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -666,6 +1276,14 @@ class _Review:
             tables = self.intent.get("tables") or []
             table_id = tables[0] if tables else None
         return find_table(self.corpus, table_id)
+
+    def hop_tables(self) -> list[Table]:
+        """The tables a multihop's hops read (none for other kinds)."""
+        hops = self.program.get("hops")
+        if self.kind != "multihop" or not isinstance(hops, list):
+            return []
+        found = [find_table(self.corpus, h.get("table")) for h in hops if isinstance(h, Mapping)]
+        return [t for t in found if t is not None]
 
     def row(self, index: int) -> dict[str, str]:
         assert self.table is not None
@@ -696,27 +1314,38 @@ class _Review:
         """The intent's language first, then the item's own if it differs."""
         return tuple(dict.fromkeys(x for x in (self.expected_language, self.language) if x))
 
+    def mentioned(self, value: str, language: str) -> tuple[str, ...]:
+        return mentioned_forms(value, language, self.aliases(language))
+
+    def accepted(self, value: str) -> tuple[str, ...]:
+        language = self.expected_language
+        return accepted_forms(value, language, self.aliases(language))
+
     def named(self, value: str, text: str) -> bool:
         """A record's value is named in ``text``, as in the data or translated."""
-        forms = {f for language in self.languages() for f in mentioned_forms(value, language)}
+        forms = {f for language in self.languages() for f in self.mentioned(value, language)}
         return any(value_in_text(form, text) for form in forms)
 
     def states(self, text: str, value: str) -> bool:
         """``text`` states the data value ``value`` in the intent's language."""
-        forms = accepted_forms(value, self.expected_language)
+        forms = self.accepted(value)
         return any(values_equal(text, form) for form in forms)
+
+    def names_record(self, text: str, key: str) -> bool:
+        """``text`` is a record's key, as in the data or as named in the item's language."""
+        return values_equal(text, key) or self.states(text, key)
 
     def answer_states(self, value: str) -> bool:
         return self.states(self.answer, value)
 
     def english_label(self, value: str) -> bool:
         """The answer is a label left in English where the intent's language names it."""
-        forms = accepted_forms(value, self.expected_language)
+        forms = self.accepted(value)
         return values_equal(self.answer, value) and not any(values_equal(value, f) for f in forms)
 
     def cell_shows(self, cell: str, value: str) -> bool:
         """A prompt table cell shows a data value, as in the data or translated."""
-        forms = {f for language in self.languages() for f in mentioned_forms(value, language)}
+        forms = {f for language in self.languages() for f in self.mentioned(value, language)}
         return any(cell_matches(cell, form) for form in forms)
 
     def line_of(self, index: int) -> tuple[str, ...] | None:
@@ -774,6 +1403,10 @@ class _Review:
             return self.problems
         if not self.program:
             self.add("program: metadata.program is missing")
+            return self.problems
+        if self.starter_problems:
+            for problem in self.starter_problems:
+                self.add(problem)
             return self.problems
         if not self.answer:
             self.add("generic: metadata.answer is empty")
@@ -885,9 +1518,16 @@ class _Review:
     def check_conditions(self) -> None:
         assert self.table is not None
         valid: list[Mapping[str, Any]] = []
+        hop_columns = {c for t in self.hop_tables() if t.id != self.table.id for c in t.columns}
         for condition in self.conditions:
             field, op = condition.get("field"), condition.get("op")
-            if field not in self.table.columns:
+            if field not in self.table.columns and field in hop_columns:
+                # A multihop's condition on a joined table's column selects that hop's record.
+                if op in OPS and "value" in condition:
+                    self.hop_conditions.append(condition)
+                else:
+                    self.add(f"condition: {field} {op!r} is not a valid condition")
+            elif field not in self.table.columns:
                 self.add(f"condition: field {field!r} is not a column of {self.table.id!r}")
             elif op not in OPS:
                 self.add(f"condition: unknown operator {op!r}")
@@ -946,7 +1586,7 @@ class _Review:
             self.add(
                 f"language: the answer {self.answer!r} is left in English; in "
                 f"{self.expected_language!r} it is "
-                f"{accepted_forms(value, self.expected_language)[0]!r}"
+                f"{self.accepted(value)[0]!r}"
             )
         elif not self.answer_states(value):
             self.add(
@@ -1008,7 +1648,7 @@ class _Review:
             self.add(f"winner: tie on {field} between {[self.row(i)[key] for i in winners]}")
         winner = winners[0]
         self.subject = winner
-        if not values_equal(self.answer, self.row(winner)[key]):
+        if not self.names_record(self.answer, self.row(winner)[key]):
             self.add(
                 f"winner: the answer {self.answer!r} is wrong: {self.row(winner)[key]!r} "
                 f"has the {'largest' if direction == 'max' else 'smallest'} {field}"
@@ -1020,7 +1660,7 @@ class _Review:
         if self.choices:
             keys = [self.row(i)[key] for i in rows]
             for choice in self.choices:
-                if not any(values_equal(choice, k) for k in keys):
+                if not any(self.names_record(choice, k) for k in keys):
                     self.add(f"choices: {choice!r} is not one of the compared records")
         if self.book == "open":
             self.require_line_values(rows, [field])
@@ -1199,7 +1839,13 @@ class _Review:
                     f"hop: hop {number} starts from {key!r}, but the previous hop led to {value!r}"
                 )
                 return
-            found = [i for i, r in enumerate(table.rows) if values_equal(r[key_field], key)]
+            filters = [c for c in self.hop_conditions if c["field"] in table.columns]
+            found = [
+                i
+                for i, r in enumerate(table.rows)
+                if any(values_equal(v, key) for v in table.cell_values(i, key_field))
+                and all(condition_holds(r[c["field"]], c["op"], c["value"]) for c in filters)
+            ]
             if not found:
                 self.add(f"hop: no {table.entity or table.id} has {key_field} {key!r}")
                 return
@@ -1333,7 +1979,7 @@ class _Review:
         ]
         names += [_cell_text(v) for v in self.features().values()]
         for name in sorted({n for n in names if n}, key=len, reverse=True):
-            for form in mentioned_forms(name, language):
+            for form in self.mentioned(name, language):
                 if not norm_text(form):
                     continue
                 pattern = r"(?<!\w)" + re.escape(form) + r"(?!\w)"
@@ -1384,13 +2030,43 @@ class _Review:
             own = scores.get(expected)
             if (own is not None and english > own) or (own is None and english >= 0.2):
                 self.add(f"language: the question reads as English, not {expected!r}")
+                return
         else:
             others = {k: v for k, v in scores.items() if k != "en"}
             best = max(others, key=lambda k: others[k])
             if others[best] > english and others[best] >= 0.15:
                 self.add(f"language: the question reads as {best!r}, not English")
+                return
+        self.check_detected_language(scores)
+
+    def check_detected_language(self, scores: Mapping[str, float]) -> None:
+        """lingua reads the question as another language, and the stopwords do not say
+        otherwise (names alone, "Deutschland", do not make a question German)."""
+        expected = self.expected_language
+        confidence = detected_languages(self.prompt.question)
+        if not confidence or expected not in confidence:
+            return
+        best = max(confidence, key=lambda k: confidence[k])
+        if (
+            best != expected
+            and confidence[best] >= LINGUA_CONFIDENT
+            and confidence[best] >= LINGUA_MARGIN * confidence[expected]
+            and scores.get(best, 0.0) > scores.get(expected, 0.0)
+        ):
+            name = "English" if best == "en" else repr(best)
+            self.add(f"language: the question reads as {name}, not {expected!r}")
 
 
-def review_item(item: dict[str, Any], intent: dict[str, Any], corpus_dir: Path) -> list[str]:
-    """Return the problems a strict reviewer finds in one item (empty: accepted)."""
-    return _Review(item, intent, Path(corpus_dir)).run()
+def review_item(
+    item: dict[str, Any],
+    intent: dict[str, Any],
+    corpus_dir: Path,
+    *,
+    starter: bool | None = None,
+) -> list[str]:
+    """Return the problems a strict reviewer finds in one item (empty: accepted).
+
+    ``starter``: read the item's tables from the starter catalog (True), from the corpus only
+    (False), or decide from the item (None; see the module docstring).
+    """
+    return _Review(item, intent, Path(corpus_dir), starter).run()
