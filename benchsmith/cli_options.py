@@ -134,13 +134,18 @@ def config_from_options(ctx: click.Context, **overrides: Any) -> RunConfig:
 
 
 def review_interactively(pending: dict[str, Any]) -> dict[str, Any]:
-    """Show the plan and ask a person to approve, edit (in $EDITOR) or reject it."""
+    """Show the plan; ask to approve, edit (in $EDITOR), reject or take the runner-up readings."""
     click.echo(pending["summary"])
+    runner_up = any(g.get("runner_up") for g in pending["spec"].get("groundings", []))
+    choices = ["approve", "edit", "reject"] + (["runner-up"] if runner_up else [])
     action = click.prompt(
-        "\napprove, edit or reject the plan?",
-        type=click.Choice(["approve", "edit", "reject"]),
+        "\napprove, edit or reject the plan"
+        + (" (runner-up: take each program's runner-up reading)?" if runner_up else "?"),
+        type=click.Choice(choices),
         default="approve",
     )
+    if action == "runner-up":
+        return {"action": "runner-up"}
     if action == "edit":
         edited = click.edit(json.dumps(pending["spec"], indent=2), extension=".json")
         if edited is None:
@@ -260,6 +265,7 @@ _PLANNING: list[Callable[[F], F]] = [
         help="Language of the items (repeatable or comma-separated, e.g. en,fr).",
     ),
     config_option("programs"),
+    config_option("program", metavar="PROGRAM"),
     config_option("max_subtasks"),
     config_option("budget_usd"),
     config_option("budget_tokens"),

@@ -357,6 +357,14 @@ class RunConfig(BaseModel):
         "checks every field, value and join, runs it once, and keeps the rules' reading "
         "when the proposal fails); auto is model except with the embedded 135M model.",
     )
+    program: str | None = Field(
+        default=None,
+        description="A question program written by hand, used instead of the reader's: the "
+        "kind, then NAME=VALUE pairs, e.g. 'superlative table=us-airports field=latitude "
+        "direction=max book=open k=4' or \"count table=iris book=open rows=12 where='species "
+        "== virginica'\" (see `benchsmith plan --help`). Checked against the table and run "
+        "once.",
+    )
     tail_backups: Switch = Field(
         default="auto",
         description="At the end of each fan-out, when every slot has started and some are "

@@ -191,6 +191,39 @@ class ProgramSpec(BaseModel):
             parts.append(f"k={self.k}")
         return " ".join(parts)
 
+    def reading(self) -> str:
+        """How the program reads the intent, in one sentence for the plan.
+
+        ``superlative, open book: 4 rows of us-airports, which has the largest latitude``.
+        """
+        book = f"{self.book} book"
+        rows = self.rows_shown or self.k
+        where = (
+            " where " + " and ".join(c.describe() for c in self.conditions)
+            if self.conditions
+            else ""
+        )
+        most = "largest" if self.direction == "max" else "smallest"
+        more = "larger" if self.direction == "max" else "smaller"
+        sentence = {
+            "lookup": f"the {self.answer_field} of a {self.table} record named by its "
+            f"{self.key_field}",
+            "filtered_lookup": f"the {self.answer_field} of a {self.table} record{where}, "
+            f"named by its {self.key_field}",
+            "compare": f"2 records of {self.table}{where}, which has the {more} {self.field}",
+            "superlative": f"{self.k} rows of {self.table}{where}, which has the {most} "
+            f"{self.field}",
+            "count": f"{rows} rows of {self.table}, how many{where or ' there are'}",
+            "aggregate": f"the {self.aggregate} of {self.field} over {rows} rows of "
+            f"{self.table}{where}",
+            "classify": f"the {self.answer_field} of a {self.table} record from its "
+            f"{', '.join(self.features) or 'other fields'}",
+            "multihop": f"from a {self.table} record's {self.key_field} through "
+            + " then ".join(f"{h.via} to {h.table}" for h in self.hops)
+            + f" to its {self.answer_field}",
+        }[self.kind]
+        return f"{self.kind.replace('_', ' ')}, {book}: {sentence}"
+
     def fields_used(self) -> list[str]:
         """Every field of the main table the program reads."""
         # A multi-hop answer is a field of the table the last hop leads to.
@@ -245,6 +278,11 @@ class Grounding(BaseModel):
         default=None,
         description="The question program of a question_program grounding (kind, fields, "
         "conditions, k, closed- or open-book).",
+    )
+    runner_up: ProgramSpec | None = Field(
+        default=None,
+        description="The reader's second reading of the intent (a question_program grounding): "
+        "review can switch to it.",
     )
     scores: Scores
     rationale: str = ""

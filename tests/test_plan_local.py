@@ -57,7 +57,7 @@ def config(catalog, **extra):
     [
         (
             "spoken questions about world capitals", "audio", "tts_speak", "world-countries",
-            {"capital"}, "What is the capital of the following country: {name}?",
+            {"capital"}, None,
         ),
         (
             "images of handwritten digits", "image", None, "digits", {"label"},
@@ -92,14 +92,19 @@ def test_embedded_model_plans_a_valid_spec(
             "image" in starter.get(g.dataset_id).modalities for g in spec.groundings if g.id in used
         )
     assert result.log and any(line.startswith("grounding:") for line in result.log)
-    # Aligned with the intent, checked in code: the right data, the right answer, a
-    # question worded from a template whose slot is the entity, not the answer.
+    # Aligned with the intent, checked in code: the right data, the right answer. A table
+    # is read into a question program (a lookup of the answer by the record's name); the
+    # digits' images still take a record template whose slot is the entity, not the answer.
     for g in (g for g in spec.groundings if g.id in used):
         assert g.dataset_id == dataset and g.answer_field in answers
         assert g.scores.intent_alignment >= 0.5
-        assert g.question_templates.get("en")
-        if template:
+        if "image" in starter.get(g.dataset_id).modalities:
+            assert g.strategy == "records" and g.question_templates.get("en")
             assert g.question_templates["en"] == template
+        else:
+            assert g.strategy == "question_program" and g.program is not None
+            assert (g.program.kind, g.program.key_field) == ("lookup", "name")
+            assert g.program.answer_field in answers
 
 
 def test_an_intent_no_dataset_covers_exits_non_zero_and_says_what_to_add(starter, tmp_path):

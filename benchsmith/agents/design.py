@@ -359,7 +359,16 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     # call: the data defines the subtask; a capable grounding model proposes the program),
     # or a refusal naming what is missing.
     grounder = registry.get_model(config, "grounding")
-    tabled, refused = table_subtasks(config, state["intent"], languages, grounder)
+    # A question read aloud or rendered: as the run asks, else as the intent says.
+    spoken = [m for m in modalities_from_intent(state["intent"]) if m == "audio"]
+    tabled, refused = table_subtasks(
+        config,
+        state["intent"],
+        languages,
+        grounder,
+        modalities=[m for m in config.modalities if m != "text"] or spoken or ["text"],
+    )
+    # Tables the intent is about, and no program over them: the refusal says what is missing.
     if refused and not reference_subtasks(config, keep):
         return {
             "plan_status": "uncovered",
@@ -374,6 +383,20 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
             "planner_log": [
                 f"design: {s.id}: {s.name} (question programs built from the intent and the data)"
                 for s in tabled
+            ]
+            + [f"design: subtasks {', '.join(s.id for s in subtasks)}"],
+        }
+    # A reference chapter gives computed problems only: its formulas, never record subtasks
+    # the design model would invent around it.
+    computed = reference_subtasks(config, keep)
+    if computed and config.paths.run_catalog_dir:
+        subtasks = [*keep, *computed][: max(config.max_subtasks, len(computed))]
+        return {
+            "subtasks": subtasks,
+            "ungrounded": [],
+            "planner_log": [
+                f"design: {s.id}: {s.name} (computed problems from the reference's formulas)"
+                for s in computed
             ]
             + [f"design: subtasks {', '.join(s.id for s in subtasks)}"],
         }

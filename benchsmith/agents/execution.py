@@ -285,17 +285,7 @@ def execute(
                 )
             text = found
         parts.append(TextPart(text=text))
-        for kind in kinds:
-            source = currents[kind]
-            final = bench_dir / "media" / f"{item_id}{source.suffix.lower()}"
-            with atomic_path(final) as tmp:
-                shutil.copyfile(source, tmp)
-            relative = final.relative_to(bench_dir).as_posix()
-            if kind == "image":
-                parts.append(ImagePart(image=relative))
-            else:
-                fmt = "mp3" if final.suffix == ".mp3" else "wav"
-                parts.append(AudioPart(audio=relative, format=fmt))
+        parts += place_media(currents, kinds, bench_dir, item_id)
         item_input: str | list[Message] = [Message(role="user", content=parts)]
     else:
         item_input = question
@@ -344,3 +334,135 @@ def execute(
         rendered_image=rendered_image,
         shown_text=shown,
     )
+
+
+def speakable(prompt: str) -> str:
+    """A program's prompt as it is read aloud: each table row a sentence of label and value.
+
+    ``| Name | Population |`` over ``| France | 68000000 |`` is read "Name: France,
+    Population: 68000000."; lines that are not a table are read as they are, one per line
+    (a pause for the voice, a line for whoever reads the record of what was said).
+    """
+    out: list[str] = []
+    header: list[str] | None = None
+    for line in prompt.splitlines():
+        text = line.strip()
+        if not (text.startswith("|") and text.endswith("|")):
+            header = None
+            if text:
+                out.append(text)
+            continue
+        cells = [c.strip() for c in text.strip("|").split("|")]
+        if all(set(c) <= set("-: ") for c in cells):
+            continue  # the rule under the header
+        if header is None:
+            header = cells
+            continue
+        pairs = [f"{h}: {c}" for h, c in zip(header, cells, strict=False) if c]
+        out.append(", ".join(pairs) + ".")
+    return "\n".join(out)
+
+
+def media_for_text(
+    text: str,
+    grounding: Grounding,
+    ranges: dict[tuple[int, str], Any],
+    *,
+    slot_id: str,
+    item_id: str,
+    language: str,
+    bench_dir: Path,
+    work_dir: Path,
+    seed: int,
+    tool_context: ToolContext,
+) -> tuple[list[TextPart | ImagePart | AudioPart], list[dict[str, Any]], Path | None, Path | None]:
+    """Run a grounding's media plan over a text: speak it or render it, then degrade it.
+
+    Every ranged parameter is drawn with a seed of the slot's (``ranges`` from
+    :func:`~benchsmith.agents.orchestration.slot_ranges`: a voice of the item's language).
+
+    Returns:
+        The item's content parts (the instruction in the item's language, then the media,
+        moved into ``bench_dir/media``), the trace, the clean speech and the rendered image.
+
+    Raises:
+        ToolError: A tool refused its parameters or input.
+        TemplateMissingError: No instruction is known for the item's language.
+    """
+    rng = random.Random(stable_seed(seed, slot_id, "media"))
+    ctx = ToolContext(
+        media_dir=work_dir,
+        seed=stable_seed(seed, slot_id),
+        limits=tool_context.limits,
+        run_dir=tool_context.run_dir,
+        offline=tool_context.offline,
+        allowed_roots=tool_context.allowed_roots,
+    )
+    currents: dict[str, Path] = {}
+    trace: list[dict[str, Any]] = []
+    clean_speech: Path | None = None
+    rendered: Path | None = None
+    for index, step in enumerate(grounding.plan):
+        params = {k: fill(v, text, "", {}) for k, v in step.params.items()}
+        for name in step.ranges:
+            prange = ranges[(index, name)]
+            params[name] = (
+                rng.choice(prange.choices)
+                if prange.choices is not None
+                else round(rng.uniform(prange.min, prange.max), 3)
+            )
+        spec = get_tool(step.tool)
+        inputs = [currents[spec.inputs.kind]] if spec.inputs.kind in currents else []
+        result = run_tool(step.tool, coerce_params(step.tool, params), inputs, ctx)
+        trace.append(
+            {
+                "step": index,
+                "tool": step.tool,
+                "params": dict(result.provenance.params),
+                "seed": result.provenance.seed,
+                "outputs": [
+                    {"sha256": r.sha256, "bytes": r.bytes} for r in result.provenance.outputs
+                ],
+                "measured": result.provenance.measured,
+            }
+        )
+        if result.outputs:
+            current = work_dir / result.outputs[0]
+            produced = media_kind(current)
+            if produced is not None:
+                currents[produced] = current
+            if step.tool == "tts_speak":
+                clean_speech = current
+            elif step.tool == "image_text":
+                rendered = current
+    kinds = [k for k in ("image", "audio") if k in currents]
+    delivery = "audio" if "audio" in kinds else kinds[0]
+    found = instruction(delivery, language)
+    if found is None:
+        raise TemplateMissingError(
+            f"no {delivery} instruction in language {language}; items in it cannot be shown "
+            "next to their media"
+        )
+    parts: list[TextPart | ImagePart | AudioPart] = [TextPart(text=found)]
+    parts += place_media(currents, kinds, bench_dir, item_id)
+    return parts, trace, clean_speech, rendered
+
+
+def place_media(
+    currents: dict[str, Path], kinds: list[str], bench_dir: Path, item_id: str
+) -> list[TextPart | ImagePart | AudioPart]:
+    """The item's media moved into ``bench_dir/media`` (named after the item), as parts."""
+    parts: list[TextPart | ImagePart | AudioPart] = []
+    for kind in kinds:
+        source = currents[kind]
+        final = bench_dir / "media" / f"{item_id}{source.suffix.lower()}"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(final) as tmp:
+            shutil.copyfile(source, tmp)
+        relative = final.relative_to(bench_dir).as_posix()
+        if kind == "image":
+            parts.append(ImagePart(image=relative))
+        else:
+            fmt = "mp3" if final.suffix == ".mp3" else "wav"
+            parts.append(AudioPart(audio=relative, format=fmt))
+    return parts

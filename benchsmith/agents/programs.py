@@ -1,18 +1,25 @@
-"""The question-program strategy in the planner: subtasks over the user's own tables.
+"""The question-program strategy in the planner: subtasks over tables, from any catalog.
 
-A table given with ``--dataset`` (records without media) is served by question programs
-(:mod:`benchsmith.programs`): the code builds candidate programs from the intent and the
-table's fields and values; the design step adds one subtask for the table whose candidates
-fit best (a small design model cannot be relied on to propose it), and the grounding step
-lets the grounding role choose among near-tied candidates through a ``Literal`` of their
-ids, so even the embedded model cannot pick a program the code did not build. When no
-program over the given tables serves the intent, the plan is refused with what is missing.
+Every table (records without media) is served by question programs
+(:mod:`benchsmith.programs`), whatever catalog holds it: the run's own (``--dataset``:
+those only), or the catalog's (the starter datasets and ``catalog add``), among which the
+intent chooses by :func:`relevance`. The code builds candidate programs from the intent
+and the table's fields and values; the design step adds one subtask for the table whose
+candidates fit best, named and described from its program (its reading in one sentence,
+and the runner-up reading), and the grounding step lets the grounding role choose among
+near-tied candidates through a ``Literal`` of their ids, so even the embedded model cannot
+pick a program the code did not build. When no program over the tables the intent is
+about serves it, the plan is refused with what is missing. A program written by hand
+(``--program``) replaces the reading.
 
 With a capable grounding model (``config.programs``: ``model``, or ``auto`` with any model
 but the embedded one) the model reads the intent instead: it proposes one program from the
 typed library (:mod:`benchsmith.programs.propose`), which the code checks against the data
 and runs once; a proposal that fails leaves the rules' reading in place, and a model that
 finds no field for what the intent asks refuses the plan with what is missing.
+
+A spoken intent gets a media plan (:func:`media_plan`): the program's prompt is read aloud
+in the item's language and degraded as the intent asks.
 """
 
 from __future__ import annotations
@@ -26,10 +33,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
+from benchsmith.agents import sources  # through the module: tests swap catalog_sources
+from benchsmith.agents.alignment import topic_stems
+from benchsmith.agents.plans import build_plan
 from benchsmith.catalog.cards import slugify
 from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig
-from benchsmith.errors import StructuredOutputError
+from benchsmith.errors import ConfigError, StructuredOutputError
 from benchsmith.programs import (
     Candidate,
     Refusal,
@@ -38,6 +48,9 @@ from benchsmith.programs import (
     plan,
     probe,
 )
+from benchsmith.programs.gloss import intent_language, to_english
+from benchsmith.programs.handwritten import parse_program
+from benchsmith.programs.intent import variants
 from benchsmith.programs.propose import (
     NotServable,
     ProposalError,
@@ -46,7 +59,8 @@ from benchsmith.programs.propose import (
     to_spec,
 )
 from benchsmith.prompts import render, untrusted
-from benchsmith.spec import Grounding, ProgramSpec, Scores, Subtask
+from benchsmith.spec import Grounding, PlanStep, ProgramSpec, Scores, Subtask
+from benchsmith.stemming import stems
 
 PREFIX = "records-"
 SKILLS = {
@@ -76,32 +90,123 @@ PROPOSED_SCORE = 10.0
 """A checked proposal's score: above any the rules give, so it leads the candidates."""
 
 
-def table_cards(config: RunConfig) -> list[Any]:
-    """The run's own tables (``--dataset`` data with no image or audio field)."""
-    if not config.paths.run_catalog_dir:
+def _tabular(card: Any) -> bool:
+    return card.domain != "reference" and not card.media_fields()
+
+
+def table_sources(config: RunConfig) -> list[tuple[Catalog, Any]]:
+    """The tables question programs read, each with the catalog that holds it.
+
+    A run that brought its own sources (``--dataset``, ``--reference``) reads those only:
+    the user named the data. Otherwise every table of the catalog (the starter datasets and
+    those added with ``catalog add``) is a candidate, and the intent chooses among them.
+    """
+    catalogs = sources.catalog_sources(config)
+    if config.paths.run_catalog_dir:
+        catalogs = catalogs[:1]  # the run's own
+    return [(catalog, c) for catalog in catalogs for c in catalog.list() if _tabular(c)]
+
+
+def media_cards(config: RunConfig) -> list[Any]:
+    """The catalog's datasets of images or sounds (programs do not read them yet)."""
+    if config.paths.run_catalog_dir:
         return []
-    catalog = Catalog(config.paths.run_catalog_dir)
-    return [c for c in catalog.list() if c.domain != "reference" and not c.media_fields()]
+    return [
+        c
+        for catalog in sources.catalog_sources(config)
+        for c in catalog.list()
+        if c.domain != "reference" and c.media_fields()
+    ]
+
+
+def table_cards(config: RunConfig) -> list[Any]:
+    """The cards of :func:`table_sources`."""
+    return [card for _, card in table_sources(config)]
 
 
 def run_tables(config: RunConfig, intent: str) -> dict[str, Table]:
-    """Every run table as a :class:`~benchsmith.programs.table.Table` (cached per run)."""
-    cache_key = (str(config.paths.run_catalog_dir), intent)
+    """Every table programs may read, as a :class:`~benchsmith.programs.table.Table`.
+
+    Cached per catalog and intent (the column labels read the intent's words).
+    """
+    cache_key = (str(config.paths.run_catalog_dir or config.paths.catalog_dir), intent)
     with _LOCK:
         if cache_key in _TABLES:
             return _TABLES[cache_key]
     tables: dict[str, Table] = {}
-    cards = table_cards(config)
-    if cards:
-        catalog = Catalog(config.paths.run_catalog_dir)  # type: ignore[arg-type]
-        for card in cards:
-            records = list(catalog.records(card.id))
-            tables[card.id] = build_table(
-                card.id, records, card.fields, card_entity=card.entity, intent=intent
-            )
+    for catalog, card in table_sources(config):
+        records = list(catalog.records(card.id))
+        if not records:
+            continue  # no record, no question
+        tables[card.id] = build_table(
+            card.id, records, card.fields, card_entity=card.entity, intent=intent
+        )
     with _LOCK:
         _TABLES[cache_key] = tables
     return tables
+
+
+TABLE_WORDS = frozenset(stems("table tables row rows column columns data dataset record records"))
+"""Words of any intent over records: they say nothing about which table it is about."""
+TITLE_WEIGHT = 3
+"""A word of the table's name or record noun ("airports") weighs more than a column's."""
+MIN_RELEVANCE = 2
+"""A table is about the intent only when the intent names it, a column, or a value."""
+
+
+def relevance(intent: str, card: Any, table: Table | None = None) -> int:
+    """How much of the intent is about a table: its words in the card, its values named.
+
+    Per topic word of the intent (read in English: a French or German intent through its
+    gloss): three in the table's id, name or record noun, two in a column's name or label,
+    one in its description only; and two per column whose value the intent names ("in
+    Europe", "the setosa flowers").
+    """
+    language = intent_language(intent)
+    english = to_english(intent, language) if language != "en" else intent
+    topics = topic_stems(english) - TABLE_WORDS  # the gloss keeps the words it cannot read
+    titled = topics & set(stems(" ".join([str(card.id).replace("-", " "), card.name])))
+    entity = table.entity if table is not None else card.entity
+    titled |= topics & set(stems(" ".join(entity.values())))
+    labelled = table.columns.values() if table is not None else card.fields
+    columns = " ".join(f"{c.path} {' '.join(c.labels.values())}" for c in labelled)
+    named = (topics & set(stems(columns.replace("_", " ")))) - titled
+    described = (topics & set(stems(card.description or ""))) - named - titled
+    score = TITLE_WEIGHT * len(titled) + 2 * len(named) + len(described)
+    if table is None:
+        return score
+    low = f" {intent.casefold()} "
+    # A value named as it is, or a word that stands for it ("sunny" -> sun).
+    words = {w for t in re.findall(r"\w+", low) for w in (t, *variants(t))}
+    for column in table.columns.values():
+        if column.kind != "category":
+            continue
+        if any(
+            (len(v) > 3 and re.search(rf"(?<!\w){re.escape(v.casefold())}(?!\w)", low))
+            or (len(v) >= 3 and v.casefold() in words)
+            for v in column.values
+        ):
+            score += 2
+    return score
+
+
+def relevant_tables(config: RunConfig, intent: str, tables: dict[str, Table]) -> dict[str, int]:
+    """The catalog tables the intent is about and their :func:`relevance`, best first.
+
+    Those within half of the best; none when no table shares a word with the intent.
+    """
+    cards = {card.id: card for _, card in table_sources(config)}
+    scored = sorted(
+        ((relevance(intent, cards[t], table), t) for t, table in tables.items() if t in cards),
+        key=lambda st: -st[0],
+    )
+    best = scored[0][0] if scored else 0
+    if best < MIN_RELEVANCE:
+        return {}
+    media = max((relevance(intent, c) for c in media_cards(config)), default=0)
+    if media > best:
+        return {}  # the intent is about a dataset of images or sounds (another strategy)
+    return {t: score for score, t in scored if score * 2 >= best}
 
 
 @dataclass(frozen=True)
@@ -117,7 +222,7 @@ class Proposed:
 
 def proposes(config: RunConfig, model: Any) -> bool:
     """Whether the grounding model reads the intent into a program (``config.programs``)."""
-    if model is None or config.programs == "rules":
+    if model is None or config.programs == "rules" or config.program:
         return False
     return config.programs == "model" or model.spec.provider != "local"
 
@@ -129,7 +234,7 @@ def proposed(config: RunConfig, intent: str, model: Any) -> Proposed | None:
     """
     if not proposes(config, model):
         return None
-    cache_key = (str(config.paths.run_catalog_dir), intent)
+    cache_key = (str(config.paths.run_catalog_dir or config.paths.catalog_dir), intent)
     with _LOCK:
         if cache_key in _PROPOSALS:
             return _PROPOSALS[cache_key]
@@ -165,6 +270,12 @@ def candidates_for(
     tables = run_tables(config, intent)
     best: tuple[str | None, list[Candidate]] = (None, [])
     refusals: list[str] = []
+    if config.program:  # written by hand: no reading
+        try:
+            spec = parse_program(config.program, tables)
+        except ConfigError as exc:
+            return None, [], [str(exc)]
+        return spec.table, [Candidate(spec, PROPOSED_SCORE, "written by hand (--program)")], []
     found = proposed(config, intent, model)
     if found is not None and found.refusal:
         return None, [], [f"the grounding model: {found.refusal}"]
@@ -174,13 +285,23 @@ def candidates_for(
         others = [] if isinstance(rules, Refusal) else [c for c in rules if c.spec != spec]
         lead = Candidate(spec, PROPOSED_SCORE, f"the grounding model's: {spec.describe()}")
         return spec.table, [lead, *others], []
-    for table_id in tables:
+    ranks: dict[str, int] = {}
+    if not config.paths.run_catalog_dir:
+        # The catalog's tables: the intent chooses among them (the table it is most about
+        # leads), and a program joins only tables the intent is about.
+        ranks = relevant_tables(config, intent, tables)
+        tables = {t: tables[t] for t in ranks}
+    # A program is about the most relevant tables; the others only join it.
+    top = max(ranks.values(), default=0)
+    primaries = [t for t in tables if not ranks or ranks[t] * 3 > top * 2]
+    for table_id in primaries:
         found = plan(intent, tables, table_id)
         if isinstance(found, Refusal):
             details = f" ({'; '.join(found.details)})" if found.details else ""
             refusals.append(f"{table_id}: {found.missing}{details}")
             continue
-        if not best[1] or found[0].score > best[1][0].score:
+        key = (ranks.get(table_id, 0), found[0].score)
+        if not best[1] or key > (ranks.get(best[0] or "", 0), best[1][0].score):
             best = (table_id, found)
     return best[0], best[1], refusals
 
@@ -191,9 +312,15 @@ def subtask_id(table_id: str) -> str:
 
 
 def table_subtasks(
-    config: RunConfig, intent: str, languages: Sequence[str], model: Any = None
+    config: RunConfig,
+    intent: str,
+    languages: Sequence[str],
+    model: Any = None,
+    modalities: Sequence[str] = ("text",),
 ) -> tuple[list[Subtask], str | None]:
     """The records subtask for the intent over the run's tables, or why none serves it.
+
+    ``modalities``: how the question is given (``audio``: read aloud; ``image``: rendered).
 
     Returns:
         ``([subtask], None)``, ``([], refusal message)`` when tables were given and none
@@ -202,20 +329,22 @@ def table_subtasks(
     if not table_cards(config):
         return [], None
     table_id, cands, refusals = candidates_for(config, intent, model)
+    if table_id is None and not refusals:
+        return [], None  # no catalog table is about the intent
     if table_id is None:
-        return [], "no question program over the given data serves the intent: " + "; ".join(
-            refusals
-        )
+        where = "the given data" if config.paths.run_catalog_dir else "the catalog's tables"
+        return [], f"no question program over {where} serves the intent: " + "; ".join(refusals)
     best = cands[0].spec
     languages = item_languages(intent, run_tables(config, intent)[table_id], languages)
     kinds = sorted(
         {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
     )
     name = f"{NAMES[best.kind]} over {table_id}"[:80]
+    second = next((c.spec for c in cands[1:] if c.spec.reading() != best.reading()), None)
     description = (
-        f"Items computed by executing a question program over the records of {table_id}: "
-        + "; ".join(c.why for c in cands[:3])
-        + (" (the rows it needs are shown)." if best.book == "open" else " (closed-book).")
+        describe_reading(best, second)
+        + " Items computed by executing this question program over the records of "
+        + f"{table_id} ({'; '.join(c.why for c in cands[:2])})."
     )[:600]
     return [
         Subtask(
@@ -223,12 +352,18 @@ def table_subtasks(
             name=name,
             description=description,
             skills=SKILLS[best.kind] + ([k for k in kinds if k != best.kind][:1]),
-            input_modalities=["text"],
+            input_modalities=list(modalities) or ["text"],
             answer_format=best.answer_format,
             difficulty="medium",
             languages=list(languages),
         )
     ], None
+
+
+VALUE_VERBS = re.compile(
+    r"\b(?:sung|spoken|written|recorded|published|performed|filmed|set|released|made)\b"
+)
+"""Words between "ask" and "in German" that make the language a value of the records."""
 
 
 def item_languages(intent: str, table: Table, languages: Sequence[str]) -> list[str]:
@@ -248,12 +383,14 @@ def item_languages(intent: str, table: Table, languages: Sequence[str]) -> list[
         name = str(english.get(code, code)).casefold()
         asked = re.search(
             rf"\b(?:questions?|items?|prompts?|answers?|benchmark|written|write|ask(?:ed)?)"
-            rf"\b[^.;:]{{0,40}}\bin {re.escape(name)}\b",
+            rf"\b(?P<between>[^.;:]{{0,40}})\bin {re.escape(name)}\b",
             low,
         )
-        asked = asked or re.search(
-            rf"(?<!written )\bin {re.escape(name)}\s*(?:please|[,.!]|$)", low
-        )
+        if asked and VALUE_VERBS.search(asked.group("between")):
+            asked = None  # "ask how many of them are sung in German": a value, not a request
+        tail = re.search(rf"(?<!written )\bin {re.escape(name)}\s*(?:please|[,.!]|$)", low)
+        if tail and not VALUE_VERBS.search(low[max(0, tail.start() - 12) : tail.start()]):
+            asked = asked or tail
         if name in values and not (asked and not re.search(rf"\bwritten in {name}\b", low)):
             continue
         kept.append(code)
@@ -289,6 +426,48 @@ def choose(model: Any, intent: str, cands: list[Candidate]) -> tuple[Candidate, 
     return cands[ids.index(picked.program)], f"chosen by the model: {picked.reason}"[:120]
 
 
+NOISE = re.compile(r"\b(nois[ey]\w*|background (?:sound|chatter|babble))\b", re.IGNORECASE)
+
+
+def media_plan(subtask: Subtask, intent: str) -> list[PlanStep]:
+    """The tool steps that speak or render a program's prompt (none for a text item).
+
+    Speech is degraded with noise when the intent asks for it; the program makes its own
+    choices, so no multiple-choice step.
+    """
+    if subtask.input_modalities == ["text"]:
+        return []
+    noise = ["audio_add_noise"] if NOISE.search(intent) else []
+    steps = build_plan(
+        subtask, dataset_modalities=["table"], media_field=None, answer_field="", chosen_tools=noise
+    )
+    return [s for s in steps if s.tool != "make_multiple_choice"]
+
+
+def runner_up(
+    config: RunConfig, intent: str, tables: dict[str, Table], table_id: str, chosen: ProgramSpec
+) -> ProgramSpec | None:
+    """The best other reading of the intent over the table that makes items (None: none)."""
+    if config.program:
+        return None
+    found = plan(intent, tables, table_id)
+    if isinstance(found, Refusal):
+        return None
+    for cand in found:
+        if cand.spec.reading() != chosen.reading() and not probe(
+            cand.spec, tables, "en", seed=config.seed
+        ):
+            return cand.spec
+    return None
+
+
+def describe_reading(best: ProgramSpec, second: ProgramSpec | None) -> str:
+    """The plan's sentence of a reading and its runner-up."""
+    return f"Reading: {best.reading()}." + (
+        f" Runner-up reading: {second.reading()}." if second else ""
+    )
+
+
 def supply(spec: ProgramSpec, table: Table) -> int:
     """How many distinct items a program can give (for the allocation)."""
     n = len(table.records)
@@ -318,7 +497,12 @@ def ground_tables(
         proposal = proposed(config, intent, model)
         if proposal is not None and proposal.note:
             notes.append(f"{subtask.id}: {proposal.note}")
-        if proposal is not None and proposal.spec is not None and proposal.spec.table == table_id:
+        if config.program:
+            hand = candidates_for(config, intent, model)[1]
+            if not hand:
+                continue
+            cand, why = hand[0], "written by hand (--program)"
+        elif proposal is not None and proposal.spec is not None and proposal.spec.table == table_id:
             cand, why = Candidate(proposal.spec, PROPOSED_SCORE, "proposed"), "checked by code"
         else:
             found = plan(intent, tables, table_id)
@@ -326,6 +510,7 @@ def ground_tables(
                 continue
             cand, why = choose(model, intent, found)
         spec = cand.spec
+        second = runner_up(config, intent, tables, table_id, spec)
         languages = list(subtask.languages) or ["en"]
         kept = []
         for lang in languages:
@@ -338,6 +523,7 @@ def ground_tables(
             continue
         languages_kept[subtask.id] = kept
         table = tables[table_id]
+        steps = media_plan(subtask, intent)
         out.append(
             Grounding(
                 id=f"{subtask.id}--{spec.kind}",
@@ -345,9 +531,10 @@ def ground_tables(
                 dataset_id=table_id,
                 strategy="question_program",
                 program=spec,
+                runner_up=second,
                 question_field=spec.key_field,
                 answer_field=spec.answer_field or spec.field or "computed",
-                plan=[],
+                plan=steps,
                 scores=Scores(
                     intent_alignment=min(1.0, round(cand.score / 4, 3)),
                     robustness=1.0,

@@ -150,6 +150,8 @@ def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, An
     grounding = ws.groundings[slot.grounding_id]
     if grounding.strategy == "question_program":
         taken = ws.candidates.take_program(slot, grounding)
+        if not isinstance(taken, Failure):
+            taken = ws.program_media(slot, taken)
     else:
         taken = ws.candidates.take_computed(slot, grounding)
     if isinstance(taken, Failure):

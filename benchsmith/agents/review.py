@@ -2,13 +2,15 @@
 
 With ``review`` set in the run configuration, the node calls LangGraph's ``interrupt`` with
 the spec and a readable summary; the run resumes with ``{"action": "approve"}``,
-``{"action": "edit", "spec": {...}}`` (validated as a :class:`BenchmarkSpec`) or
+``{"action": "edit", "spec": {...}}`` (validated as a :class:`BenchmarkSpec`),
+``{"action": "runner-up"}`` (every question program switched to its runner-up reading) or
 ``{"action": "reject", "reason": "..."}``. The CLI (``benchsmith plan --review``) and
 Studio show the same interrupt.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -56,6 +58,10 @@ def summarize(spec: BenchmarkSpec) -> str:
                 f"scores {g.scores.intent_alignment:.2f}/{g.scores.robustness:.2f}/"
                 f"{g.scores.signal_preservation:.2f} of {g.available_records} records"
             )
+            if g.program is not None:
+                lines.append(f"      program: {g.program.reading()}")
+            if g.runner_up is not None:
+                lines.append(f"      runner-up: {g.runner_up.reading()} (review: runner-up)")
             for lang, template in g.question_templates.items():
                 lines.append(f"      question ({lang}): {template}")
             for step in g.plan:
@@ -69,6 +75,36 @@ def summarize(spec: BenchmarkSpec) -> str:
     return "\n".join(lines)
 
 
+def switch_to_runner_up(spec: BenchmarkSpec) -> BenchmarkSpec:
+    """The plan with every question program that has a runner-up reading switched to it.
+
+    The two readings trade places (switching again goes back); each subtask's reading
+    sentence follows. Quotas stay as allocated.
+
+    Raises:
+        ConfigError: No grounding has a runner-up reading.
+    """
+    groundings = []
+    switched: dict[str, tuple[Any, Any]] = {}
+    for g in spec.groundings:
+        if g.program is not None and g.runner_up is not None:
+            g = g.model_copy(update={"program": g.runner_up, "runner_up": g.program})
+            switched[g.subtask_id] = (g.program, g.runner_up)
+        groundings.append(g)
+    if not switched:
+        raise ConfigError("the plan has no runner-up reading to switch to")
+    subtasks = []
+    for s in spec.subtasks:
+        if s.id in switched:
+            best, second = switched[s.id]
+            rest = re.sub(r"^Reading: .*?\.(?: Runner-up reading: .*?\.)?(?= Items|$)", "",
+                          s.description)  # fmt: skip
+            description = f"Reading: {best.reading()}. Runner-up reading: {second.reading()}.{rest}"
+            s = s.model_copy(update={"description": description[:600]})
+        subtasks.append(s)
+    return spec.model_copy(update={"groundings": groundings, "subtasks": subtasks})
+
+
 def review_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: assemble the spec; with review on, interrupt for approval or edits."""
     from langgraph.types import interrupt
@@ -80,6 +116,9 @@ def review_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     action = (decision or {}).get("action", "approve") if isinstance(decision, dict) else decision
     if action == "approve":
         return {"spec": spec, "plan_status": "ok", "planner_log": ["review: approved"]}
+    if action == "runner-up":
+        switched = switch_to_runner_up(spec)
+        return {"spec": switched, "plan_status": "ok", "planner_log": ["review: runner-up"]}
     if action == "edit":
         try:
             edited = BenchmarkSpec.model_validate(decision.get("spec"))

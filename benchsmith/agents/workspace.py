@@ -23,8 +23,8 @@ from typing import Any
 
 from benchsmith.agents.backups import TailBackups
 from benchsmith.agents.candidates import Candidates
-from benchsmith.agents.execution import execute
-from benchsmith.agents.orchestration import TemplateMissingError, orchestrate
+from benchsmith.agents.execution import execute, media_for_text, speakable
+from benchsmith.agents.orchestration import TemplateMissingError, orchestrate, slot_ranges
 from benchsmith.agents.plan_data import PlanData
 from benchsmith.agents.slot_queue import Reserve, SlotQueue
 from benchsmith.agents.templates import answer_field_for, question_slot
@@ -32,6 +32,7 @@ from benchsmith.agents.verification import ReviewContext, Verification, verify
 from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
+from benchsmith.item import Message
 from benchsmith.layout import spec_path
 from benchsmith.ledger import Ledger
 from benchsmith.llm.client import RoleModel
@@ -208,6 +209,53 @@ class Workspace:
         except ToolError as exc:
             return Failure(reason=f"tool: {exc}", check="tool")
 
+    def program_media(self, slot: Slot, draft: Draft) -> Draft | Failure:
+        """A program item spoken or rendered as its grounding's plan says (else as it is).
+
+        The whole prompt is the text: a spoken open-book item reads its rows aloud, one
+        sentence per row. The choices stay written.
+        """
+        grounding = self.groundings[slot.grounding_id]
+        if not grounding.plan:
+            return draft
+        language = slot.language or "en"
+        text = speakable(draft.item.input_text())
+        work = self.work_dir(slot)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            parts, trace, speech, image = media_for_text(
+                text,
+                grounding,
+                slot_ranges(grounding, language, self.voices()),
+                slot_id=slot.id,
+                item_id=slot.item_id,
+                language=language,
+                bench_dir=self.bench_dir,
+                work_dir=work,
+                seed=self.config.seed,
+                tool_context=self.tool_context,
+            )
+        except TemplateMissingError as exc:
+            return Failure(reason=f"template: {exc}", check="template")
+        except ToolError as exc:
+            return Failure(reason=f"tool: {exc}", check="tool")
+        item = draft.item.model_copy(deep=True)
+        item.input = [Message(role="user", content=parts)]
+        item.metadata["modalities"] = ["text", *(p.type for p in parts[1:])]
+        item.metadata["trace"] = trace
+        if speech is not None:
+            item.metadata["spoken_text"] = text
+        return Draft(
+            item=item,
+            question=draft.question,
+            answer=draft.answer,
+            trace=trace,
+            clean_speech=speech,
+            rendered_image=image,
+            shown_text=parts[0].text,  # type: ignore[union-attr]
+        )
+
     def check(self, slot: Slot, draft: Draft) -> Verification:
         """Verify a draft (structural, reviewer, duplicate and judge checks)."""
         grounding = self.groundings[slot.grounding_id]
@@ -265,11 +313,15 @@ class Workspace:
         # is one of them by construction); an open-book item shows its rows.
         entity = names[0] if kind in ("lookup", "filtered_lookup", "multihop") and names else None
         aliases = names if kind in ("compare", "superlative") else ()
+        spoken = draft.item.metadata.get("spoken_text")
         review = ReviewContext(
             language=slot.language or "en",
             entity=entity,
             alternatives=tuple(a for a in aliases if a != entity),
             dedupe_key=f"{kind}:{program.get('rows')}",
+            clean_speech=draft.clean_speech,
+            spoken_text=spoken,
+            rendered_image=draft.rendered_image,
         )
         return verify(
             draft.item,

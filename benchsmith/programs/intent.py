@@ -59,7 +59,8 @@ BOUNDS = (
 )
 OPEN_CUES = re.compile(
     r"\b(table|rows?|shown|reading|read off|provided|in the prompt|context|open[- ]book|"
-    r"extract|look(?:ing)? up in|from the data|with their|together with|along with|"
+    r"extract|look(?:ing)? up in|from the (?:\w+ ){0,2}(?:data|dataset|log)|with their|"
+    r"together with|along with|"
     r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+)|"
     r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all)|"
     r"show\b[^.;:]{0,40}\bwith (?:the|their|its)\b|"
@@ -196,47 +197,73 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         "_" if t == "name" and i + 1 < len(tokens) and tokens[i + 1] in NAME_VERB_OBJECTS else t
         for i, t in enumerate(tokens)
     ]
+    # "questions in Italian" asks for the items' language, not the field names.it.
+    low = intent.lower()
+    for request in LANGUAGE_REQUEST.finditer(low):
+        first = len(_tokens(low[: request.start()]))
+        for k in range(first, min(len(tokens), first + len(_tokens(request.group(0))))):
+            if tokens[k] in LANGUAGE_WORDS:
+                tokens[k] = "_"
     intent_stems = _stem_list(tokens)
     out = []
     for column in table.columns.values():
-        label_words = [w for w in words_of(column.path) if not w.isdigit()]
+        path_words = [w for w in words_of(column.path) if not w.isdigit()]
         given = column.labels.get("en", "")
-        if given:
-            label_words = [w for w in re.findall(r"[a-z]+", given.lower())] or label_words
-        # "decided in": "in" names nothing.
-        label_words = [w for w in label_words if w not in LABEL_STOPWORDS] or label_words
-        label_stems = _stem_list(label_words)
-        if not label_stems:
-            continue
-        hits = [i for i, s in enumerate(intent_stems) if s in label_stems]
-        said = {w for w in label_words}
-        loose = [
-            i
-            for i, t in enumerate(tokens)
-            if (set(SYNONYMS.get(t.removesuffix("'s"), ())) | variants(t)) & said
+        given_words = re.findall(r"[a-z]+", given.lower()) if given else []
+        # The card's label ("body mass index") and the field's own name ("bmi") both name it.
+        # (A path's short words are codes, "names.it": no word of the intent names them; a
+        # path whose words the label holds, "name_fr" for "French name", adds nothing.)
+        alias = tuple(w for w in path_words if len(w) >= 3) if given_words else ()
+        if set(alias) <= set(given_words):
+            alias = ()
+        found = [
+            m
+            for words in dict.fromkeys((tuple(given_words or path_words), alias))
+            if words
+            if (m := _mention(column, table, list(words), tokens, intent_stems)) is not None
         ]
-        loose += [
-            i
-            for i, t in enumerate(tokens)
-            if LANGUAGE_WORDS.get(t) and LANGUAGE_WORDS[t] in said and len(label_words) > 1
-        ]  # "German" names the field name_de
-        # A longer field word that holds an intent word ("outflow" holds "flow").
-        loose += [
-            i
-            for i, t in enumerate(tokens)
-            if len(t) >= 4
-            and t not in FUNCTION_WORDS["en"]
-            and any(len(w) >= len(t) + 2 and (w.startswith(t) or w.endswith(t)) for w in said)
-        ]
-        if not hits and not loose:
-            continue
-        matched = {intent_stems[i] for i in hits}
-        strength = len(matched & set(label_stems)) / len(set(label_stems))
-        every = tuple(sorted(set(hits) | set(loose)))
-        if loose and strength < 0.75:
-            strength, hits = 0.75, sorted(loose)
-        out.append(Mention(column, table.id, hits[0], round(strength, 3), every))
+        if found:
+            out.append(max(found, key=lambda m: (m.strength, -m.position)))
     return sorted(out, key=lambda m: (-m.strength, m.position))
+
+
+def _mention(
+    column: Column, table: Table, label_words: list[str], tokens: list[str], intent_stems: list[str]
+) -> Mention | None:
+    """How the intent names a column by one of its names (None: it does not)."""
+    # "decided in": "in" names nothing.
+    label_words = [w for w in label_words if w not in LABEL_STOPWORDS] or label_words
+    label_stems = _stem_list(label_words)
+    if not label_stems:
+        return None
+    hits = [i for i, s in enumerate(intent_stems) if s in label_stems]
+    said = set(label_words)
+    loose = [
+        i
+        for i, t in enumerate(tokens)
+        if (set(SYNONYMS.get(t.removesuffix("'s"), ())) | variants(t)) & said
+    ]
+    loose += [
+        i
+        for i, t in enumerate(tokens)
+        if LANGUAGE_WORDS.get(t) and LANGUAGE_WORDS[t] in said and len(label_words) > 1
+    ]  # "German" names the field name_de
+    # A longer field word that holds an intent word ("outflow" holds "flow").
+    loose += [
+        i
+        for i, t in enumerate(tokens)
+        if len(t) >= 4
+        and t not in FUNCTION_WORDS["en"]
+        and any(len(w) >= len(t) + 2 and (w.startswith(t) or w.endswith(t)) for w in said)
+    ]
+    if not hits and not loose:
+        return None
+    matched = {intent_stems[i] for i in hits}
+    strength = len(matched & set(label_stems)) / len(set(label_stems))
+    every = tuple(sorted(set(hits) | set(loose)))
+    if loose and strength < 0.75:
+        strength, hits = 0.75, sorted(loose)
+    return Mention(column, table.id, hits[0], round(strength, 3), every)
 
 
 def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Condition]:
@@ -576,7 +603,7 @@ NO_TABLE = re.compile(
     r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know|"
     r"nothing (?:else )?(?:is )?(?:in|on) the prompt|no reference|zero[- ]shot|"
     r"no (?:labell?ed )?examples|(?:won't|will not|don't|do not) (?:have|get|see) (?:any )?"
-    r"(?:notes|tables?|data|rows))\b"
+    r"(?:notes|tables?|data|rows)|no (?:\w+ ){0,2}(?:shown|given)|(?:the )?model knows)\b"
 )
 
 
@@ -774,6 +801,29 @@ def _said_noun(intent: str, table: Table) -> bool:
     return bool(noun) and any(singular(t.removesuffix("'s")) == noun for t in _tokens(intent))
 
 
+COMPASS = (
+    ("north", "highest latitude"),
+    ("south", "lowest latitude"),
+    ("east", "highest longitude"),
+    ("west", "lowest longitude"),
+)
+"""A direction on the map is a rank of a coordinate (in the northern and eastern sense of
+latitude and longitude, as every coordinate table writes them)."""
+
+
+def compass(intent: str) -> str:
+    """A direction said in words ("furthest north", "westernmost") as the coordinate ranked."""
+    for point, rank in COMPASS:
+        intent = re.sub(
+            rf"\b(?:(?:the )?(?:furthest|farthest|further|farther|most|more)(?: to the)? {point}"
+            rf"(?:wards?|ern)?|{point}ernmost)\b",
+            rank,
+            intent,
+            flags=re.IGNORECASE,
+        )
+    return intent
+
+
 def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate] | Refusal:
     """Candidate programs over ``tables[main]`` for an intent, best first, or why none.
 
@@ -787,6 +837,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     # "pre-1850 works", "post-war" years: a bound said as a prefix.
     intent = re.sub(r"\bpre-(\d{3,4})s?\b", r"before \1", intent, flags=re.IGNORECASE)
     intent = re.sub(r"\bpost-(\d{3,4})s?\b", r"after \1", intent, flags=re.IGNORECASE)
+    intent = compass(intent)
     table = tables[main]
     low = intent.lower()
     mentions = _mentions(intent, table)
@@ -832,7 +883,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
 
     # -- multi-hop: a join field named with a field of the table it leads to, or of the
     # table a second join leads to from there (a bridge's country, then its currency)
-    links = joins(tables)
+    # (From a table none of whose fields names a record, no question can name its first one.)
+    links = joins(tables) if table.key else []
     for a, via, b, key_field in links:
         if a != main or b == main:
             continue

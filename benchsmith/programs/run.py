@@ -129,9 +129,12 @@ def holds(table: Table, row: int, condition: Condition) -> bool:
 
 def _eligible(table: Table, spec: ProgramSpec, fields: Sequence[str]) -> list[int]:
     out = []
+    naming = [table.columns[f] for f in fields if f in table.columns and table.columns[f].unique]
     for row in table.rows():
         if any(value_text(table.value(row, f)) == "" for f in fields if f):
             continue
+        if any(not c.names_row(value_text(table.value(row, c.path))) for c in naming):
+            continue  # a namesake: the question could not say which record it means
         if all(holds(table, row, c) for c in spec.conditions):
             out.append(row)
     return out

@@ -211,6 +211,13 @@ class Column:
     translations: dict[str, str] = field(default_factory=dict)
     names: bool = False
     """Whether its value names a record: unique text, or a unique year or number ("season")."""
+    ambiguous: frozenset[str] = frozenset()
+    """Of a unique column, the case-folded values two records share ("" when some record has
+    none): a record with one of them is never the record a question names."""
+
+    def names_row(self, text: str) -> bool:
+        """Whether a record with this value can be named by it (not shared, not empty)."""
+        return text.casefold() not in self.ambiguous
 
     def label(self, language: str = "en") -> str | None:
         """The label in ``language`` (None: none known)."""
@@ -384,10 +391,16 @@ def build_table(
         kind = _kind(values, info.modality)
         texts = [value_text(v) for v in values]
         present = [t for t in texts if t]
-        unique = (
-            len(present) == len(records) > 1
-            and len({t.casefold() for t in present}) == len(present)
-            and (kind in ("text", "category", "date") or all(_integer(v) for v in values))
+        # A column names records when nearly every record has a value of its own (a
+        # real table has a few namesakes: two airports called "Municipal", a car model
+        # sold twice); the records whose value is shared or empty are never drawn as the
+        # one a question names (:attr:`Column.ambiguous`).
+        seen = counts(present)
+        shared = frozenset(t for t, n in seen.items() if n > 1)
+        single = sum(1 for t in present if t.casefold() not in shared)
+        unique = len(records) > 1 and (
+            (kind in ("text", "date") and single >= NAMES_SHARE * len(records))
+            or (single == len(records) and (kind == "category" or all(_integer(v) for v in values)))
         )
         numbers = [as_number(v) for v in values]
         # A unique date names its record: a day of a daily log ("on 2012-01-10").
@@ -412,6 +425,9 @@ def build_table(
             values=distinct,
             translations=dict(getattr(info, "translations", {}) or {}),
             names=names,
+            ambiguous=(shared | ({""} if len(present) < len(records) else set()))
+            if unique
+            else frozenset(),
         )
     key = _pick_key(columns)
     return Table(
@@ -421,6 +437,10 @@ def build_table(
         key=key,
         entity=entity_nouns(dataset_id, key, card_entity or {}, intent),
     )
+
+
+NAMES_SHARE = 0.6
+"""Share of records whose value in a column is theirs alone, for the column to name records."""
 
 
 def _pick_key(columns: Mapping[str, Column]) -> str | None:

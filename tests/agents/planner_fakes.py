@@ -84,6 +84,10 @@ class FakeCatalog:
     def list(self):
         return list(self.cards)
 
+    def records(self, card_id):
+        """No records: a search index of cards (question programs find no table here)."""
+        return iter(())
+
 
 COUNTRIES = card(
     "countries",

@@ -32,9 +32,11 @@ def reference_catalog(tmp_path):
     return catalog, card
 
 
-def test_a_reference_adds_a_computed_subtask_grounded_in_its_graph(
+def test_a_reference_gives_computed_subtasks_only_grounded_in_its_graph(
     tmp_path, reference_catalog, monkeypatch
 ):
+    # A reference never takes the record path: no subtask the design model would invent
+    # around it ("capitals"), though the intent names one and the catalog has countries.
     monkeypatch.setattr(sources, "catalog_sources", lambda config: [FakeCatalog([COUNTRIES])])
     config = RunConfig(
         max_subtasks=2, paths=RunPaths(run_catalog_dir=str(tmp_path / "run-catalog"))
@@ -52,7 +54,9 @@ def test_a_reference_adds_a_computed_subtask_grounded_in_its_graph(
         register_runtime(config, None)
     spec = result.spec
     ids = [s.id for s in spec.subtasks]
-    assert ids == ["spoken-capitals", "computed-time-value-of-money"]
+    assert ids == ["computed-time-value-of-money"]
+    assert not any(s.strategy == "records" for s in spec.groundings)
+    assert script.calls.get("SubtaskProposal", 0) == 0  # the design model was not asked
     computed = next(g for g in spec.groundings if g.strategy == "solution_graph")
     assert computed.subtask_id == "computed-time-value-of-money"
     assert computed.dataset_id == "time-value-of-money" and computed.plan == []

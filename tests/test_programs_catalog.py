@@ -1,0 +1,297 @@
+"""Intents over the catalog's own tables (no ``--dataset``) take the question-program path.
+
+A table added with ``catalog add`` (as the starter tables are) is read into programs like a
+table given with ``--dataset``: the intent chooses the table it is about among the
+catalog's, a table it is not about never serves it, a spoken intent gets its prompt read
+aloud (espeak-ng), and an intent over a catalog table that no program can serve is refused
+naming what is missing. Records that share a name are never the record a question names.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import wave
+from pathlib import Path
+
+import pytest
+from test_programs_library import COLUMNS, GADGETS, write_gadgets
+
+from benchsmith.agents.execution import speakable
+from benchsmith.agents.programs import relevance, relevant_tables, run_tables
+from benchsmith.catalog.cards import FieldInfo
+from benchsmith.cli import main
+from benchsmith.config import RunConfig
+from benchsmith.programs import build_table, generate
+from benchsmith.spec import ProgramSpec
+
+WEATHER = "day,rain_mm,wind_ms,weather\n" + "".join(
+    f"2020-01-{d:02d},{(d * 7) % 11},{(d * 3) % 8},{'rain' if d % 3 else 'sun'}\n"
+    for d in range(1, 21)
+)
+
+
+@pytest.fixture
+def catalog(tmp_path, monkeypatch) -> Path:
+    """A home whose catalog holds two tables: gadgets and daily weather."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("BENCHSMITH_HOME", str(home))
+    gadgets = write_gadgets(tmp_path / "gadgets.csv", COLUMNS, GADGETS)
+    weather = tmp_path / "daily-weather.csv"
+    weather.write_text(WEATHER, encoding="utf-8")
+    for path in (gadgets, weather):
+        assert main(["catalog", "add", str(path), "--json"]) == 0
+    return home
+
+
+def _config(home: Path) -> RunConfig:
+    return RunConfig().with_paths(catalog_dir=str(home / "catalog"))
+
+
+def test_the_intent_chooses_the_catalog_table_it_is_about(catalog):
+    config = _config(catalog)
+    intent = "Which of the two gadgets is heavier?"
+    tables = run_tables(config, intent)
+    assert set(tables) == {"gadgets", "daily-weather"}
+    ranks = relevant_tables(config, intent, tables)
+    assert list(ranks) == ["gadgets"], ranks
+    windy = "On which of these days was it windiest? Show the days in a table."
+    assert list(relevant_tables(config, windy, run_tables(config, windy)))[0] == "daily-weather"
+    # Words every intent over records uses name no table.
+    plain = "Show a table with a few rows and ask about one record."
+    assert relevant_tables(config, plain, run_tables(config, plain)) == {}
+
+
+def test_relevance_weighs_the_table_name_over_a_column_and_a_named_value(catalog):
+    config = _config(catalog)
+    cards = {c.id: c for c in __import__("benchsmith.catalog.store").catalog.store.Catalog(
+        catalog / "catalog").list()}  # fmt: skip
+    intent = "How many sunny days were there?"
+    tables = run_tables(config, intent)
+    # "days"/"day" names the weather table's column, "sun" one of its weather values.
+    assert relevance(intent, cards["daily-weather"], tables["daily-weather"]) >= 4
+    assert relevance(intent, cards["gadgets"], tables["gadgets"]) == 0
+
+
+def test_a_build_over_a_catalog_table_runs_a_question_program(catalog, tmp_path, fake_server):
+    out = tmp_path / "out"
+    code = main(["build", "Which of the two gadgets is heavier? Multiple choice.", "--size", "4",
+                 "--out", str(out), "--model", f"fake-model@{fake_server.base_url}",
+                 "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    (grounding,) = spec["groundings"]
+    assert grounding["strategy"] == "question_program"
+    assert grounding["dataset_id"] == "gadgets"
+    assert grounding["program"]["kind"] == "compare"
+    assert grounding["program"]["field"] == "weight_g"
+    (subtask,) = spec["subtasks"]
+    assert subtask["id"] == "records-gadgets" and "gadgets" in subtask["name"]
+    weight = {r[0]: r[2] for r in GADGETS}
+    for line in (out / "data" / "test.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        a, b = item["metadata"]["program"]["records"]
+        assert item["choices"]["ABCD".index(item["target"])] == (a if weight[a] > weight[b] else b)
+
+
+def test_a_catalog_table_that_cannot_serve_the_intent_is_refused(
+    catalog, tmp_path, fake_server, capsys
+):
+    out = tmp_path / "out"
+    code = main(["build", "Which gadget has the largest screen?", "--size", "4", "--out",
+                 str(out), "--model", f"fake-model@{fake_server.base_url}",
+                 "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code != 0
+    assert "no question program over the catalog's tables" in err
+    assert "no number or date field of gadgets" in err
+    assert not (out / "data" / "test.jsonl").exists()
+
+
+def test_a_spoken_intent_reads_the_program_prompt_aloud(catalog, tmp_path, fake_server):
+    out = tmp_path / "out"
+    intent = "Spoken quiz: show three gadgets with their weight and ask which one is heaviest."
+    code = main(["build", intent, "--size", "2", "--out", str(out), "--model",
+                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    (grounding,) = spec["groundings"]
+    assert [s["tool"] for s in grounding["plan"]] == ["tts_speak"]
+    assert spec["subtasks"][0]["input_modalities"] == ["audio"]
+    lines = (out / "data" / "test.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        item = json.loads(line)
+        (message,) = item["input"]
+        text, audio = message["content"]
+        assert text["type"] == "text" and "Listen" in text["text"]
+        assert audio["type"] == "audio"
+        with wave.open(str(out / audio["audio"])) as w:
+            assert w.getnframes() / w.getframerate() > 1.0
+        assert item["metadata"]["modalities"] == ["text", "audio"]
+        spoken = item["metadata"]["spoken_text"]
+        for name in item["metadata"]["program"]["records"]:
+            assert name in spoken  # the rows are read aloud
+        assert "|" not in spoken
+
+
+def test_speakable_reads_each_row_as_a_sentence():
+    prompt = (
+        "Answer using this table.\n\n| Name | Population |\n| --- | --- |\n"
+        "| France | 68000000 |\n| Peru | 34000000 |\n\nWhich country has the most people?"
+    )
+    assert speakable(prompt).splitlines() == [
+        "Answer using this table.",
+        "Name: France, Population: 68000000.",
+        "Name: Peru, Population: 34000000.",
+        "Which country has the most people?",
+    ]
+
+
+def test_records_that_share_a_name_are_never_the_one_a_question_names():
+    names = [f"Field {i}" for i in range(58)] + ["Municipal", "Municipal"]
+    records = [{"name": n, "city": f"Town {i}", "elevation": i * 10} for i, n in enumerate(names)]
+    fields = [
+        FieldInfo(path="name", modality="text"),
+        FieldInfo(path="city", modality="text"),
+        FieldInfo(path="elevation", modality="number"),
+    ]
+    table = build_table("airfields", records, fields, card_entity={"en": "airfield"})
+    assert table.key == "name"
+    assert table.columns["name"].ambiguous == frozenset({"municipal"})
+    spec = ProgramSpec(
+        kind="lookup", table="airfields", key_field="name", answer_field="city", book="closed"
+    )
+    made = generate(spec, {"airfields": table}, n=60, seed=3)
+    assert len(made) == 58  # every record but the two namesakes
+    assert all("Municipal" not in i.question for i in made)
+    assert all(not re.search(r"Town 5[89]\b", i.answer) for i in made)
+
+
+def test_a_program_written_by_hand_is_checked_and_used(catalog, tmp_path, fake_server, capsys):
+    out = tmp_path / "out"
+    program = "superlative table=gadgets field=price_usd direction=min book=open k=3 key=name"
+    code = main(["build", "a gadget quiz", "--size", "3", "--out", str(out), "--program", program,
+                 "--model", f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    (grounding,) = spec["groundings"]
+    assert grounding["program"]["kind"] == "superlative"
+    assert (grounding["program"]["field"], grounding["program"]["direction"]) == (
+        "price_usd",
+        "min",
+    )
+    assert spec["subtasks"][0]["description"].startswith(
+        "Reading: superlative, open book: 3 rows of gadgets, which has the smallest price_usd."
+    )
+    price = {r[0]: r[3] for r in GADGETS}
+    for line in (out / "data" / "test.jsonl").read_text().splitlines():
+        item = json.loads(line)
+        shown = item["metadata"]["program"]["records"]
+        assert len(shown) == 3
+        assert item["metadata"]["answer"] == min(shown, key=lambda n: price[n])
+    bad = tmp_path / "bad"
+    code = main(["build", "a gadget quiz", "--size", "3", "--out", str(bad), "--program",
+                 "count table=gadgets where='colour == red'", "--model",
+                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code != 0 and "'colour' is not a field of gadgets" in err and "weight_g" in err
+
+
+def test_parse_program_reads_every_part_and_names_what_is_wrong(catalog):
+    from benchsmith.errors import ConfigError
+    from benchsmith.programs.handwritten import parse_program
+
+    tables = run_tables(_config(catalog), "gadgets")
+    spec = parse_program(
+        "count table=gadgets book=open rows=5 where='price_usd > 30' where='group == home'",
+        tables,
+    )
+    assert spec.kind == "count" and spec.rows_shown == 5
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [
+        ("price_usd", ">", 30.0),
+        ("group", "==", "home"),
+    ]
+    for text, said in [
+        ("", "empty"),
+        ("lookup table=nowhere", "not a table of the run's catalog"),
+        ("lookup table=gadgets key=name answer=size", "'size' is not a field of gadgets"),
+        ("lookup table=gadgets colour=red", "unknown name 'colour'"),
+        ("sort table=gadgets", "kind"),
+        ("count table=gadgets where=price", "is not 'FIELD OP VALUE'"),
+    ]:
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            parse_program(text, tables)
+
+
+def test_review_switches_a_program_to_its_runner_up_reading(catalog, tmp_path, fake_server):
+    from benchsmith.agents.review import summarize, switch_to_runner_up
+    from benchsmith.errors import ConfigError
+    from benchsmith.spec import BenchmarkSpec
+
+    out = tmp_path / "plan"
+    intent = "gadget price and weight quiz"
+    code = main(["plan", intent, "--size", "4", "--out", str(out), "--model",
+                 f"fake-model@{fake_server.base_url}"])  # fmt: skip
+    assert code == 0
+    spec = BenchmarkSpec.model_validate_json((out / "spec.json").read_text())
+    (grounding,) = spec.groundings
+    assert grounding.runner_up is not None
+    first, second = grounding.program, grounding.runner_up
+    assert first.reading() != second.reading()
+    assert f"runner-up: {second.reading()}" in summarize(spec)
+    switched = switch_to_runner_up(spec)
+    assert switched.groundings[0].program == second
+    assert switched.groundings[0].runner_up == first
+    assert switched.subtasks[0].description.startswith(
+        f"Reading: {second.reading()}. Runner-up reading: {first.reading()}. Items computed"
+    )
+    back = switch_to_runner_up(switched)
+    assert back.groundings[0].program == first
+    assert back.subtasks[0].description == spec.subtasks[0].description
+    alone = spec.model_copy(
+        update={"groundings": [grounding.model_copy(update={"runner_up": None})]}
+    )
+    with pytest.raises(ConfigError, match="no runner-up"):
+        switch_to_runner_up(alone)
+
+
+def _places() -> dict:
+    names = [f"Field {i}" for i in range(30)]
+    records = [
+        {"name": n, "lat": 30 + (i * 7) % 20, "lon": -120 + (i * 11) % 40, "bmi_value": 20 + i}
+        for i, n in enumerate(names)
+    ]
+    fields = [
+        FieldInfo(path="name", modality="text"),
+        FieldInfo(path="lat", modality="number", labels={"en": "latitude"}),
+        FieldInfo(path="lon", modality="number", labels={"en": "longitude"}),
+        FieldInfo(path="bmi_value", modality="number", labels={"en": "body mass index"}),
+    ]
+    return {"places": build_table("places", records, fields, card_entity={"en": "place"})}
+
+
+@pytest.mark.parametrize(
+    ("intent", "field", "direction"),
+    [
+        ("Show four places with their coordinates; which lies furthest north?", "lat", "max"),
+        ("Which of two places is further west? Names only.", "lon", "min"),
+        ("Show a few places: which is the southernmost?", "lat", "min"),
+        ("Which place is farthest to the east, from the table?", "lon", "max"),
+    ],
+)
+def test_a_direction_on_the_map_ranks_a_coordinate(intent, field, direction):
+    from benchsmith.programs import plan
+
+    best = plan(intent, _places(), "places")[0].spec
+    assert (best.field, best.direction) == (field, direction)
+
+
+def test_a_field_is_named_by_its_card_label_or_its_own_name():
+    from benchsmith.programs import plan
+
+    for said in ("bmi value", "body mass index"):
+        best = plan(f"Show ten places and ask how many have a {said} above 35.", _places(),
+                    "places")[0].spec  # fmt: skip
+        assert best.kind == "count"
+        assert [(c.field, c.op, c.value) for c in best.conditions] == [("bmi_value", ">", 35.0)]
