@@ -295,3 +295,33 @@ def test_a_field_is_named_by_its_card_label_or_its_own_name():
                     "places")[0].spec  # fmt: skip
         assert best.kind == "count"
         assert [(c.field, c.op, c.value) for c in best.conditions] == [("bmi_value", ">", 35.0)]
+
+
+def _airfields() -> dict:
+    states = ["AK", "TX", "CA", "WA", "NY"]
+    records = [
+        {"name": f"Field {i}", "code": f"{chr(65 + i % 26)}{chr(66 + i // 26)}X", "state": s}
+        for i, s in enumerate(states * 8)
+    ]
+    fields = [
+        FieldInfo(path="name", modality="text"),
+        FieldInfo(path="code", modality="text"),
+        FieldInfo(path="state", modality="category"),
+    ]
+    return {"airfields": build_table("airfields", records, fields, card_entity={"en": "airfield"})}
+
+
+def test_quoted_example_values_name_the_key_and_which_us_state_asks_the_state():
+    from benchsmith.programs import plan
+
+    tables = _airfields()
+    codes = [tables["airfields"].text(r, "code") for r in (0, 1)]
+    intent = (
+        f"Code trivia: we print a three-letter code (like {codes[0]} or {codes[1]}) and people "
+        "guess which US state the airfield is in."
+    )
+    best = plan(intent, tables, "airfields")[0].spec
+    assert (best.kind, best.key_field, best.answer_field) == ("lookup", "code", "state")
+    # One example is not enough to tell a column.
+    single = f"we print a code (like {codes[0]}) and ask which US state the airfield is in"
+    assert plan(single, tables, "airfields")[0].spec.key_field == "name"

@@ -698,7 +698,8 @@ def _how_many_field(intent: str, mentions: list[Mention], table: Table) -> Menti
     return None
 
 
-QUESTION_WORD = re.compile(r"\b(?:which|what)\s+([a-z][a-z-]+)")
+QUESTION_WORD = re.compile(r"\b(?:wh?ich|what)\s+(?:(?:us|uk|eu)\s+)?([a-z][a-z-]+)")
+"""The word a question word asks for ("which US state": state, past a short qualifier)."""
 NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess|ask for) the\s+([a-z][a-z-]+)")
 """A field asked without a question word ("have the model name the species")."""
 HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "distance",
@@ -731,6 +732,25 @@ def _places(table: Table, column: Column) -> bool:
     values = {table.text(r, column.path) for r in table.rows()} - {""}
     named = sum(1 for v in values if is_place(v))
     return bool(values) and named * 2 > len(values)
+
+
+def _example_column(intent: str, table: Table) -> Column | None:
+    """The record-naming column two or more of whose values the intent quotes as examples.
+
+    Written as in the data ("SEA or DEN", "DEU, BRA, JPN"), in parentheses or after "like",
+    "e.g." or "such as"; the column with most of them (None: fewer than two).
+    """
+    spans = re.findall(r"\(([^()]{2,80})\)|\b(?:like|e\.g\.|such as)\s+([^.;:()]{2,60})", intent)
+    words = {w for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
+    if len(words) < 2:
+        return None
+    best: tuple[int, Column | None] = (1, None)
+    for column in table.unique_columns():
+        texts = {table.text(r, column.path) for r in table.rows()}
+        hits = len(words & texts)
+        if hits > best[0]:
+            best = (hits, column)
+    return best[1]
 
 
 def _asked_column(
@@ -1128,6 +1148,9 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             if left and right:
                 key_col = left[0].column
                 asked = right[0].column
+        if key_col is None:
+            # "a three-letter code (like SEA or DEN)": the column the examples are values of.
+            key_col = _example_column(intent, table)
         if given and key_col is None:
             given_mentions = _mentions(given.group(1), table)
             uniq = [g for g in given_mentions if g.column.unique]
@@ -1153,11 +1176,13 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
                 answers.insert(0, Mention(people[0], main, 0, 0.9))
         noun = table.entity.get("en", "")
         asks_record = bool(noun) and re.search(
-            rf"\b(?:which|what)(?: [a-z]+)? {re.escape(noun)}", low
+            rf"\b(?:wh?ich|what)(?: [a-z]+)? {re.escape(noun)}", low
         )
         if table.key and (asks_record or not answers) and _said_noun(intent, table):
             # "Show a symbol and ask which element it stands for": the record's name is asked.
             keyed = [m for m in mentions if m.column.unique and m.column.path != table.key]
+            if key_col is not None and key_col.path != table.key:
+                keyed = [Mention(key_col, main, 0, 1.0)]  # the column of the examples
             if keyed and (asks_record or not answers):
                 key_field = keyed[0].column.path
                 answers = [Mention(table.columns[table.key], main, 0, 1.0)]
