@@ -362,8 +362,9 @@ class RunConfig(BaseModel):
         description="A question program written by hand, used instead of the reader's: the "
         "kind, then NAME=VALUE pairs, e.g. 'superlative table=us-airports field=latitude "
         "direction=max book=open k=4' or \"count table=iris book=open rows=12 where='species "
-        "== virginica'\" (see `benchsmith plan --help`). Checked against the table and run "
-        "once.",
+        "== virginica'\". Names: table, key, answer, field, direction, aggregate, book, k, "
+        "rows, features, where (FIELD OP VALUE, repeatable), hops (VIA@TABLE:KEY), format, "
+        "choices. Checked against the table and run once.",
     )
     tail_backups: Switch = Field(
         default="auto",
