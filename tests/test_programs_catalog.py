@@ -20,6 +20,7 @@ from test_programs_library import COLUMNS, GADGETS, write_gadgets
 from benchsmith.agents.execution import speakable
 from benchsmith.agents.programs import relevance, relevant_tables, run_tables
 from benchsmith.catalog.cards import FieldInfo
+from benchsmith.catalog.store import Catalog
 from benchsmith.cli import main
 from benchsmith.config import RunConfig
 from benchsmith.programs import build_table, generate
@@ -64,8 +65,7 @@ def test_the_intent_chooses_the_catalog_table_it_is_about(catalog):
 
 def test_relevance_weighs_the_table_name_over_a_column_and_a_named_value(catalog):
     config = _config(catalog)
-    cards = {c.id: c for c in __import__("benchsmith.catalog.store").catalog.store.Catalog(
-        catalog / "catalog").list()}  # fmt: skip
+    cards = {c.id: c for c in Catalog(catalog / "catalog").list()}
     intent = "How many sunny days were there?"
     tables = run_tables(config, intent)
     # "days"/"day" names the weather table's column, "sun" one of its weather values.

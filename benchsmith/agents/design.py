@@ -389,7 +389,7 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     # A reference chapter gives computed problems only: its formulas, never record subtasks
     # the design model would invent around it.
     computed = reference_subtasks(config, keep)
-    if computed and config.paths.run_catalog_dir:
+    if computed:
         subtasks = [*keep, *computed][: max(config.max_subtasks, len(computed))]
         return {
             "subtasks": subtasks,

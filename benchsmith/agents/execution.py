@@ -18,7 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith import difficulty as predicted
-from benchsmith.agents.orchestration import SYNTHESIS_TOOLS, TemplateMissingError
+from benchsmith.agents.orchestration import (
+    SYNTHESIS_TOOLS,
+    TemplateMissingError,
+    fallback_decision,
+)
 from benchsmith.agents.plans import PLACEHOLDER
 from benchsmith.agents.templates import answer_field_for, instruction
 from benchsmith.catalog.cards import field_value, value_text
@@ -194,14 +198,7 @@ def execute(
     if not answer:
         raise ToolParamError(f"record has no value in the answer field {answer_field!r}")
     question = decision.question
-    ctx = ToolContext(
-        media_dir=work_dir,
-        seed=stable_seed(seed, slot["id"]),
-        limits=tool_context.limits,
-        run_dir=tool_context.run_dir,
-        offline=tool_context.offline,
-        allowed_roots=tool_context.allowed_roots,
-    )
+    ctx = slot_context(tool_context, work_dir, seed, slot["id"])
     current: Path | None = None
     currents: dict[str, Path] = {}  # the latest image and audio file
     trace: list[dict[str, Any]] = []
@@ -231,15 +228,7 @@ def execute(
         elif spec.inputs.max >= 1 and spec.inputs.kind == "any" and current is not None:
             inputs = [current]
         result = run_tool(step.tool, params, inputs, ctx)
-        entry = {
-            "step": index,
-            "tool": step.tool,
-            "params": {k: v for k, v in result.provenance.params.items() if k != "pool"},
-            "seed": result.provenance.seed,
-            "inputs": [Path(r.path).name for r in result.provenance.inputs],
-            "outputs": [{"sha256": r.sha256, "bytes": r.bytes} for r in result.provenance.outputs],
-            "measured": result.provenance.measured,
-        }
+        entry = trace_entry(index, step.tool, result)
         if "pool" in result.provenance.params:
             entry["params"]["pool_size"] = len(result.provenance.params["pool"] or [])
         trace.append(entry)
@@ -336,6 +325,31 @@ def execute(
     )
 
 
+def slot_context(tool_context: ToolContext, work_dir: Path, seed: int, slot_id: str) -> ToolContext:
+    """The run's tool context for one slot: its scratch folder and its own seed."""
+    return ToolContext(
+        media_dir=work_dir,
+        seed=stable_seed(seed, slot_id),
+        limits=tool_context.limits,
+        run_dir=tool_context.run_dir,
+        offline=tool_context.offline,
+        allowed_roots=tool_context.allowed_roots,
+    )
+
+
+def trace_entry(index: int, tool: str, result: Any) -> dict[str, Any]:
+    """One step of an item's trace: the tool, its parameters and seed, files in and out."""
+    return {
+        "step": index,
+        "tool": tool,
+        "params": {k: v for k, v in result.provenance.params.items() if k != "pool"},
+        "seed": result.provenance.seed,
+        "inputs": [Path(r.path).name for r in result.provenance.inputs],
+        "outputs": [{"sha256": r.sha256, "bytes": r.bytes} for r in result.provenance.outputs],
+        "measured": result.provenance.measured,
+    }
+
+
 def speakable(prompt: str) -> str:
     """A program's prompt as it is read aloud: each table row a sentence of label and value.
 
@@ -378,7 +392,7 @@ def media_for_text(
 ) -> tuple[list[TextPart | ImagePart | AudioPart], list[dict[str, Any]], Path | None, Path | None]:
     """Run a grounding's media plan over a text: speak it or render it, then degrade it.
 
-    Every ranged parameter is drawn with a seed of the slot's (``ranges`` from
+    Every ranged parameter is drawn with the slot's seed (``ranges`` from
     :func:`~benchsmith.agents.orchestration.slot_ranges`: a voice of the item's language).
 
     Returns:
@@ -389,43 +403,20 @@ def media_for_text(
         ToolError: A tool refused its parameters or input.
         TemplateMissingError: No instruction is known for the item's language.
     """
-    rng = random.Random(stable_seed(seed, slot_id, "media"))
-    ctx = ToolContext(
-        media_dir=work_dir,
-        seed=stable_seed(seed, slot_id),
-        limits=tool_context.limits,
-        run_dir=tool_context.run_dir,
-        offline=tool_context.offline,
-        allowed_roots=tool_context.allowed_roots,
-    )
+    ctx = slot_context(tool_context, work_dir, seed, slot_id)
+    # Every ranged parameter drawn with the slot's seed, as when no model chooses them.
+    drawn = fallback_decision({"id": slot_id}, grounding, {}, ranges, seed, "", text).params
     currents: dict[str, Path] = {}
     trace: list[dict[str, Any]] = []
     clean_speech: Path | None = None
     rendered: Path | None = None
     for index, step in enumerate(grounding.plan):
         params = {k: fill(v, text, "", {}) for k, v in step.params.items()}
-        for name in step.ranges:
-            prange = ranges[(index, name)]
-            params[name] = (
-                rng.choice(prange.choices)
-                if prange.choices is not None
-                else round(rng.uniform(prange.min, prange.max), 3)
-            )
+        params.update(drawn.get(index, {}))
         spec = get_tool(step.tool)
         inputs = [currents[spec.inputs.kind]] if spec.inputs.kind in currents else []
         result = run_tool(step.tool, coerce_params(step.tool, params), inputs, ctx)
-        trace.append(
-            {
-                "step": index,
-                "tool": step.tool,
-                "params": dict(result.provenance.params),
-                "seed": result.provenance.seed,
-                "outputs": [
-                    {"sha256": r.sha256, "bytes": r.bytes} for r in result.provenance.outputs
-                ],
-                "measured": result.provenance.measured,
-            }
-        )
+        trace.append(trace_entry(index, step.tool, result))
         if result.outputs:
             current = work_dir / result.outputs[0]
             produced = media_kind(current)

@@ -37,7 +37,7 @@ from benchsmith.agents import sources  # through the module: tests swap catalog_
 from benchsmith.agents.alignment import topic_stems
 from benchsmith.agents.plans import build_plan
 from benchsmith.catalog.cards import slugify
-from benchsmith.catalog.store import Catalog
+from benchsmith.catalog.store import Catalog, default_root
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, StructuredOutputError
 from benchsmith.programs import (
@@ -94,29 +94,28 @@ def _tabular(card: Any) -> bool:
     return card.domain != "reference" and not card.media_fields()
 
 
-def table_sources(config: RunConfig) -> list[tuple[Catalog, Any]]:
-    """The tables question programs read, each with the catalog that holds it.
+def _cards(config: RunConfig) -> list[tuple[Catalog, Any]]:
+    """Every dataset card programs may consider, with its catalog.
 
-    A run that brought its own sources (``--dataset``, ``--reference``) reads those only:
-    the user named the data. Otherwise every table of the catalog (the starter datasets and
-    those added with ``catalog add``) is a candidate, and the intent chooses among them.
+    The run's own sources (``--dataset``, ``--reference``) only when it brought any (the
+    user named the data), else every card of the catalog (starter and ``catalog add``).
     """
     catalogs = sources.catalog_sources(config)
     if config.paths.run_catalog_dir:
         catalogs = catalogs[:1]  # the run's own
-    return [(catalog, c) for catalog in catalogs for c in catalog.list() if _tabular(c)]
+    return [(catalog, c) for catalog in catalogs for c in catalog.list()]
+
+
+def table_sources(config: RunConfig) -> list[tuple[Catalog, Any]]:
+    """The tables question programs read, each with the catalog that holds it."""
+    return [(catalog, c) for catalog, c in _cards(config) if _tabular(c)]
 
 
 def media_cards(config: RunConfig) -> list[Any]:
     """The catalog's datasets of images or sounds (programs do not read them yet)."""
     if config.paths.run_catalog_dir:
         return []
-    return [
-        c
-        for catalog in sources.catalog_sources(config)
-        for c in catalog.list()
-        if c.domain != "reference" and c.media_fields()
-    ]
+    return [c for _, c in _cards(config) if c.domain != "reference" and c.media_fields()]
 
 
 def table_cards(config: RunConfig) -> list[Any]:
@@ -124,12 +123,17 @@ def table_cards(config: RunConfig) -> list[Any]:
     return [card for _, card in table_sources(config)]
 
 
+def _catalog_key(config: RunConfig) -> str:
+    """The folder of the catalog a run reads (the default one is the home's, of this call)."""
+    return str(config.paths.run_catalog_dir or config.paths.catalog_dir or default_root())
+
+
 def run_tables(config: RunConfig, intent: str) -> dict[str, Table]:
     """Every table programs may read, as a :class:`~benchsmith.programs.table.Table`.
 
     Cached per catalog and intent (the column labels read the intent's words).
     """
-    cache_key = (str(config.paths.run_catalog_dir or config.paths.catalog_dir), intent)
+    cache_key = (_catalog_key(config), intent)
     with _LOCK:
         if cache_key in _TABLES:
             return _TABLES[cache_key]
@@ -234,7 +238,7 @@ def proposed(config: RunConfig, intent: str, model: Any) -> Proposed | None:
     """
     if not proposes(config, model):
         return None
-    cache_key = (str(config.paths.run_catalog_dir or config.paths.catalog_dir), intent)
+    cache_key = (_catalog_key(config), intent)
     with _LOCK:
         if cache_key in _PROPOSALS:
             return _PROPOSALS[cache_key]
@@ -335,12 +339,13 @@ def table_subtasks(
         where = "the given data" if config.paths.run_catalog_dir else "the catalog's tables"
         return [], f"no question program over {where} serves the intent: " + "; ".join(refusals)
     best = cands[0].spec
-    languages = item_languages(intent, run_tables(config, intent)[table_id], languages)
+    tables = run_tables(config, intent)
+    languages = item_languages(intent, tables[table_id], languages)
     kinds = sorted(
         {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
     )
     name = f"{NAMES[best.kind]} over {table_id}"[:80]
-    second = next((c.spec for c in cands[1:] if c.spec.reading() != best.reading()), None)
+    second = runner_up(cands[1:], best, tables, config.seed)  # as grounding will choose it
     description = (
         describe_reading(best, second)
         + " Items computed by executing this question program over the records of "
@@ -445,17 +450,12 @@ def media_plan(subtask: Subtask, intent: str) -> list[PlanStep]:
 
 
 def runner_up(
-    config: RunConfig, intent: str, tables: dict[str, Table], table_id: str, chosen: ProgramSpec
+    cands: Sequence[Candidate], chosen: ProgramSpec, tables: dict[str, Table], seed: int
 ) -> ProgramSpec | None:
-    """The best other reading of the intent over the table that makes items (None: none)."""
-    if config.program:
-        return None
-    found = plan(intent, tables, table_id)
-    if isinstance(found, Refusal):
-        return None
-    for cand in found:
+    """The best of ``cands`` that reads the intent otherwise and makes items (None: none)."""
+    for cand in cands:
         if cand.spec.reading() != chosen.reading() and not probe(
-            cand.spec, tables, "en", seed=config.seed
+            cand.spec, tables, "en", seed=seed
         ):
             return cand.spec
     return None
@@ -497,6 +497,7 @@ def ground_tables(
         proposal = proposed(config, intent, model)
         if proposal is not None and proposal.note:
             notes.append(f"{subtask.id}: {proposal.note}")
+        others: list[Candidate] = []  # the rules' readings, for the runner-up
         if config.program:
             hand = candidates_for(config, intent, model)[1]
             if not hand:
@@ -504,13 +505,16 @@ def ground_tables(
             cand, why = hand[0], "written by hand (--program)"
         elif proposal is not None and proposal.spec is not None and proposal.spec.table == table_id:
             cand, why = Candidate(proposal.spec, PROPOSED_SCORE, "proposed"), "checked by code"
+            rules = plan(intent, tables, table_id)
+            others = [] if isinstance(rules, Refusal) else rules
         else:
             found = plan(intent, tables, table_id)
             if isinstance(found, Refusal):
                 continue
             cand, why = choose(model, intent, found)
+            others = found
         spec = cand.spec
-        second = runner_up(config, intent, tables, table_id, spec)
+        second = runner_up(others, spec, tables, config.seed)
         languages = list(subtask.languages) or ["en"]
         kept = []
         for lang in languages:

@@ -16,10 +16,11 @@ from typing import Any
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from benchsmith.agents.programs import describe_reading
 from benchsmith.agents.sources import run_config
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError
-from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, Subtask
+from benchsmith.spec import Allocation, BenchmarkSpec, Dropped, Grounding, ProgramSpec, Subtask
 from benchsmith.state import BuildState
 
 
@@ -85,11 +86,11 @@ def switch_to_runner_up(spec: BenchmarkSpec) -> BenchmarkSpec:
         ConfigError: No grounding has a runner-up reading.
     """
     groundings = []
-    switched: dict[str, tuple[Any, Any]] = {}
+    switched: dict[str, tuple[ProgramSpec, ProgramSpec]] = {}
     for g in spec.groundings:
         if g.program is not None and g.runner_up is not None:
+            switched[g.subtask_id] = (g.runner_up, g.program)  # (now chosen, now runner-up)
             g = g.model_copy(update={"program": g.runner_up, "runner_up": g.program})
-            switched[g.subtask_id] = (g.program, g.runner_up)
         groundings.append(g)
     if not switched:
         raise ConfigError("the plan has no runner-up reading to switch to")
@@ -99,7 +100,7 @@ def switch_to_runner_up(spec: BenchmarkSpec) -> BenchmarkSpec:
             best, second = switched[s.id]
             rest = re.sub(r"^Reading: .*?\.(?: Runner-up reading: .*?\.)?(?= Items|$)", "",
                           s.description)  # fmt: skip
-            description = f"Reading: {best.reading()}. Runner-up reading: {second.reading()}.{rest}"
+            description = describe_reading(best, second) + rest
             s = s.model_copy(update={"description": description[:600]})
         subtasks.append(s)
     return spec.model_copy(update={"groundings": groundings, "subtasks": subtasks})

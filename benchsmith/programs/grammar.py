@@ -46,6 +46,7 @@ PLURAL_ARTICLES: dict[str, dict[str, str]] = {
 }
 """Plural articles, and the gender they give ("" where the singular's article decides)."""
 FEMININE_ENDINGS = {
+    "fr": ("tion", "sion", "té", "ence", "ance", "ure", "ie", "ée", "ette", "èce", "ude", "ise"),
     "de": ("ung", "heit", "keit", "schaft", "ion", "tät", "ie", "ik", "ur", "enz", "anz", "e"),
     "es": ("a", "ción", "sión", "dad", "tad", "tud", "umbre"),
     "it": ("a", "tà", "ione"),

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from benchsmith.programs.grammar import ARTICLES, GRAMMARS, German, read_noun
+from benchsmith.programs.grammar import ARTICLES, GRAMMARS, German, guess_gender, read_noun
 from benchsmith.programs.labels import LEXICON, Noun, fr_de, fr_plural, lexicon_noun
 from benchsmith.programs.phrases import PHRASES
 from benchsmith.programs.table import PERSON_FIELDS, Table, article, plural
@@ -53,24 +53,15 @@ def _user_noun(text: str) -> Noun:
     return Noun(low, "m")
 
 
-#: Endings of feminine nouns, for a label whose article is elided ("l'espèce").
-FEMININE_ENDINGS = {
-    "fr": ("tion", "sion", "té", "ence", "ance", "ure", "ie", "ée", "ette", "èce", "ude", "ise"),
-    "it": ("a", "à", "ione", "ie"),
-}
-
-
 def elided_gender(text: str, language: str) -> str:
-    """The gender of a noun written after an elided article (French or Italian ``l'``).
+    """The gender of a noun written after an elided article (French ``l'``).
 
-    The lexicon's gender of its head word when it knows it ("année" -> f), else a feminine
-    ending ("-tion", "-té"; Italian "-a", "-ione"), else masculine.
+    The lexicon's gender of its head word when it knows it ("année" -> f), else the one its
+    ending gives (:func:`~benchsmith.programs.grammar.guess_gender`: "-tion", "-té" -> f).
     """
     head = text.split()[0].casefold() if text.split() else ""
     known = _known_nouns(language).get(head)
-    if known is not None:
-        return known.gender
-    return "f" if head.endswith(FEMININE_ENDINGS.get(language, ())) else "m"
+    return known.gender if known is not None else guess_gender(text, language)
 
 
 @cache
@@ -91,9 +82,7 @@ def _given_noun(text: str, language: str) -> Noun:
     noun = read_noun(text, language)
     known = _known_nouns(language).get(noun.text.casefold())
     if known is None:
-        if text.lower().startswith(("l'", "l’")):
-            return noun._replace(gender=elided_gender(noun.text, language))
-        return noun
+        return noun  # read_noun guessed the gender of an elided article from the ending
     first = text.split()[0].lower() if text.split() else ""
     if first not in ARTICLES[language] or first.startswith(("l'", "l’")):
         noun = noun._replace(gender=known.gender)  # no article, or one that hides the gender
