@@ -165,6 +165,12 @@ class ProgramSpec(BaseModel):
         default_factory=list, description="The fields a classify question states."
     )
     hops: list[Hop] = Field(default_factory=list)
+    media_field: str | None = Field(
+        default=None,
+        description="A media field (image or sound) of the table that each item shows: the "
+        "record's own picture, which a classification asks about (the record's key), or the "
+        "pictures a count or comparison is over.",
+    )
     k: int = Field(default=2, ge=1, le=12, description="Records compared or shown.")
     rows_shown: int = Field(default=0, ge=0, le=12, description="Rows in an open-book prompt.")
     answer_format: Literal["multiple_choice", "short_answer", "numeric"] = "multiple_choice"
@@ -187,6 +193,8 @@ class ProgramSpec(BaseModel):
             parts.append("via " + " -> ".join(f"{h.via}@{h.table}" for h in self.hops))
         if self.conditions:
             parts.append("where " + " and ".join(c.describe() for c in self.conditions))
+        if self.media_field:
+            parts.append(f"shown as {self.media_field}")
         if self.kind in ("compare", "superlative"):
             parts.append(f"k={self.k}")
         return " ".join(parts)
@@ -222,6 +230,15 @@ class ProgramSpec(BaseModel):
             + " then ".join(f"{h.via} to {h.table}" for h in self.hops)
             + f" to its {self.answer_field}",
         }[self.kind]
+        if self.media_field:
+            # The records are shown as their pictures (or sounds), not named.
+            sentence = {
+                "classify": f"the {self.answer_field} of a {self.table} record from its "
+                f"{self.media_field}{where}",
+                "count": f"{rows} {self.media_field}s of {self.table}, how many{where}",
+                "compare": f"2 {self.media_field}s of {self.table}{where}, which has the "
+                f"{more} {self.field}",
+            }.get(self.kind, sentence)
         return f"{self.kind.replace('_', ' ')}, {book}: {sentence}"
 
     def fields_used(self) -> list[str]:

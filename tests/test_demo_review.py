@@ -317,6 +317,25 @@ def test_a_reviewer_accepts_every_item_of_the_demo_benchmarks(demo):
     assert total >= 8 + 8 + 1 + 12 + 8 + 8
 
 
+def test_the_record_demos_are_built_by_question_programs(demo):
+    _tmp, out, _codes = demo
+    for name in ("spoken-capitals", "digit-images", "from-intent"):
+        rows = [
+            json.loads(x) for x in (out / name / "data" / "test.jsonl").read_text().splitlines()
+        ]
+        kinds = {(row["metadata"].get("program") or {}).get("kind") for row in rows}
+        assert rows and None not in kinds, (name, kinds)
+    digits = [
+        json.loads(x)
+        for x in (out / "digit-images" / "data" / "test.jsonl").read_text().splitlines()
+    ]
+    for row in digits:
+        # The record's own image is the feature: no stated feature, the image in the trace.
+        program = row["metadata"]["program"]
+        assert (program["kind"], program["media_field"]) == ("classify", "image")
+        assert row["metadata"]["trace"][0]["inputs"] == [f"{program['rows'][0]:04d}.png"]
+
+
 def test_the_spoken_capitals_intent_plans_spoken_capital_questions(demo):
     _tmp, out, _codes = demo
     spec = json.loads((out / "from-intent" / "spec.json").read_text())

@@ -53,24 +53,24 @@ def config(catalog, **extra):
 
 
 @pytest.mark.parametrize(
-    "intent,modality,tool,dataset,answers,template",
+    "intent,modality,tool,dataset,answers,kind",
     [
         (
             "spoken questions about world capitals", "audio", "tts_speak", "world-countries",
-            {"capital"}, None,
+            {"capital"}, ("lookup", "name", None),
         ),
         (
             "images of handwritten digits", "image", None, "digits", {"label"},
-            "Which digit is written in the image?",
+            ("classify", None, "image"),
         ),
         (
             "facts about countries: their region and subregion", "text", None,
-            "world-countries", {"region", "subregion"}, None,
+            "world-countries", {"region", "subregion"}, ("lookup", "name", None),
         ),
     ],
 )  # fmt: skip
 def test_embedded_model_plans_a_valid_spec(
-    starter, tmp_path, intent, modality, tool, dataset, answers, template
+    starter, tmp_path, intent, modality, tool, dataset, answers, kind
 ):
     result = plan_benchmark(intent, size=12, out=tmp_path, config=config(starter))
     spec = BenchmarkSpec.model_validate_json((tmp_path / "spec.json").read_text())
@@ -93,18 +93,14 @@ def test_embedded_model_plans_a_valid_spec(
         )
     assert result.log and any(line.startswith("grounding:") for line in result.log)
     # Aligned with the intent, checked in code: the right data, the right answer. A table
-    # is read into a question program (a lookup of the answer by the record's name); the
-    # digits' images still take a record template whose slot is the entity, not the answer.
+    # is read into a question program: a lookup of the answer by the record's name, or, over
+    # the digits' pictures, a classification whose feature is the record's image.
     for g in (g for g in spec.groundings if g.id in used):
         assert g.dataset_id == dataset and g.answer_field in answers
         assert g.scores.intent_alignment >= 0.5
-        if "image" in starter.get(g.dataset_id).modalities:
-            assert g.strategy == "records" and g.question_templates.get("en")
-            assert g.question_templates["en"] == template
-        else:
-            assert g.strategy == "question_program" and g.program is not None
-            assert (g.program.kind, g.program.key_field) == ("lookup", "name")
-            assert g.program.answer_field in answers
+        assert g.strategy == "question_program" and g.program is not None
+        assert (g.program.kind, g.program.key_field, g.program.media_field) == kind
+        assert g.program.answer_field in answers
 
 
 def test_an_intent_no_dataset_covers_exits_non_zero_and_says_what_to_add(starter, tmp_path):

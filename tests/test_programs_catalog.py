@@ -18,7 +18,13 @@ import pytest
 from test_programs_library import COLUMNS, GADGETS, write_gadgets
 
 from benchsmith.agents.execution import speakable
-from benchsmith.agents.programs import relevance, relevant_tables, run_tables
+from benchsmith.agents.programs import (
+    intent_parts,
+    relevance,
+    relevant_tables,
+    run_tables,
+    split_intent,
+)
 from benchsmith.catalog.cards import FieldInfo
 from benchsmith.catalog.store import Catalog
 from benchsmith.cli import main
@@ -325,3 +331,54 @@ def test_quoted_example_values_name_the_key_and_which_us_state_asks_the_state():
     # One example is not enough to tell a column.
     single = f"we print a code (like {codes[0]}) and ask which US state the airfield is in"
     assert plan(single, tables, "airfields")[0].spec.key_field == "name"
+
+
+@pytest.mark.parametrize(
+    ("intent", "parts"),
+    [
+        (
+            "Ask which of two gadgets is heavier. Also ask how many of the days shown had sun.",
+            ["Ask which of two gadgets is heavier", "ask how many of the days shown had sun"],
+        ),
+        (
+            "Questions about gadgets: (1) which of two is heavier, (2) what is the code of one",
+            [
+                "Questions about gadgets: which of two is heavier",
+                "Questions about gadgets: what is the code of one",
+            ],
+        ),  # fmt: skip
+        # "then" after a part that asks nothing: one question.
+        ("Show five gadgets with their weight, then ask which is heaviest", None),
+        ("Which gadget is heaviest, and also tell me", None),
+    ],
+)
+def test_an_intent_is_split_where_it_asks_for_another_program(intent, parts):
+    assert split_intent(intent) == (parts or [intent])
+
+
+def test_an_intent_asking_for_two_programs_gets_a_subtask_for_each(catalog, tmp_path, fake_server):
+    out = tmp_path / "out"
+    intent = (
+        "Ask which of two gadgets is heavier. Also ask how many of the days shown had sun, "
+        "from the weather table."
+    )
+    code = main(["build", intent, "--size", "8", "--out", str(out), "--model",
+                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    subtasks = {s["id"]: s for s in spec["subtasks"]}
+    assert set(subtasks) == {"records-gadgets-compare", "records-daily-weather-count"}
+    for g in spec["groundings"]:
+        subtask = subtasks[g["subtask_id"]]
+        # The name and the description are the program's own: never another table's.
+        assert g["dataset_id"] in subtask["name"] and g["program"]["kind"] in subtask["id"]
+        assert subtask["description"].startswith(f"Reading: {g['program']['kind']}")
+    kinds = {
+        json.loads(line)["metadata"]["program"]["kind"]
+        for line in (out / "data" / "test.jsonl").read_text().splitlines()
+    }
+    assert kinds == {"compare", "count"}
+    # An intent that asks for one thing keeps one subtask, under the table's own id.
+    config = _config(catalog)
+    (one,), _ = intent_parts(config, "Which of the two gadgets is heavier?")
+    assert one.subtask_id == "records-gadgets"

@@ -26,7 +26,7 @@ from benchsmith.agents.alignment import (
     uncovered_message,
 )
 from benchsmith.agents.grounding import intent_topics
-from benchsmith.agents.programs import table_subtasks
+from benchsmith.agents.programs import MIN_RELEVANCE, relevance, table_subtasks
 from benchsmith.agents.references import reference_subtasks
 from benchsmith.config import RunConfig
 from benchsmith.errors import StructuredOutputError
@@ -328,7 +328,9 @@ def uncovered_intent(config: RunConfig, intent: str) -> str | None:
     for source in sources.catalog_sources(config):
         for card in source.list():
             searched.append(card.id)
-            if coverage(topics, card) > 0:
+            # Its words, or (read through the gloss of an intent in another language) its
+            # name, a field's label in any language, or a value: "welche Ziffer" names digits.
+            if coverage(topics, card) > 0 or relevance(intent, card) >= MIN_RELEVANCE:
                 return None
     return uncovered_message(intent, topics, searched)
 

@@ -389,11 +389,15 @@ def media_for_text(
     work_dir: Path,
     seed: int,
     tool_context: ToolContext,
+    media: list[Path] | None = None,
 ) -> tuple[list[TextPart | ImagePart | AudioPart], list[dict[str, Any]], Path | None, Path | None]:
     """Run a grounding's media plan over a text: speak it or render it, then degrade it.
 
     Every ranged parameter is drawn with the slot's seed (``ranges`` from
     :func:`~benchsmith.agents.orchestration.slot_ranges`: a voice of the item's language).
+    ``media``: the records' own files the item shows (a program over pictures); the steps
+    that read a record field take them, a lone file no step reads is shown as it is, and the
+    text stays written next to them.
 
     Returns:
         The item's content parts (the instruction in the item's language, then the media,
@@ -414,7 +418,12 @@ def media_for_text(
         params = {k: fill(v, text, "", {}) for k, v in step.params.items()}
         params.update(drawn.get(index, {}))
         spec = get_tool(step.tool)
-        inputs = [currents[spec.inputs.kind]] if spec.inputs.kind in currents else []
+        if step.input_field:
+            inputs = list(media or [])[: spec.inputs.max]
+            if not inputs:
+                raise ToolParamError(f"no record file in field {step.input_field!r} to show")
+        else:
+            inputs = [currents[spec.inputs.kind]] if spec.inputs.kind in currents else []
         result = run_tool(step.tool, coerce_params(step.tool, params), inputs, ctx)
         trace.append(trace_entry(index, step.tool, result))
         if result.outputs:
@@ -426,7 +435,16 @@ def media_for_text(
                 clean_speech = current
             elif step.tool == "image_text":
                 rendered = current
+    if media and not currents:  # the record's picture, shown as it is
+        kind = media_kind(media[0])
+        if kind is None or len(media) > 1:
+            raise ToolParamError(f"the records' files {[m.name for m in media]} need a step")
+        currents[kind] = media[0]
+        trace.append(source_entry(media[0], tool_context))
     kinds = [k for k in ("image", "audio") if k in currents]
+    if media:  # the question stays written; the pictures are the records
+        parts: list[TextPart | ImagePart | AudioPart] = [TextPart(text=text)]
+        return parts + place_media(currents, kinds, bench_dir, item_id), trace, None, None
     delivery = "audio" if "audio" in kinds else kinds[0]
     found = instruction(delivery, language)
     if found is None:
@@ -434,7 +452,7 @@ def media_for_text(
             f"no {delivery} instruction in language {language}; items in it cannot be shown "
             "next to their media"
         )
-    parts: list[TextPart | ImagePart | AudioPart] = [TextPart(text=found)]
+    parts = [TextPart(text=found)]
     parts += place_media(currents, kinds, bench_dir, item_id)
     return parts, trace, clean_speech, rendered
 

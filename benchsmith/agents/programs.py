@@ -1,7 +1,7 @@
 """The question-program strategy in the planner: subtasks over tables, from any catalog.
 
-Every table (records without media) is served by question programs
-(:mod:`benchsmith.programs`), whatever catalog holds it: the run's own (``--dataset``:
+Every table is served by question programs (:mod:`benchsmith.programs`), whatever
+catalog holds it: the run's own (``--dataset``:
 those only), or the catalog's (the starter datasets and ``catalog add``), among which the
 intent chooses by :func:`relevance`. The code builds candidate programs from the intent
 and the table's fields and values; the design step adds one subtask for the table whose
@@ -19,7 +19,9 @@ and runs once; a proposal that fails leaves the rules' reading in place, and a m
 finds no field for what the intent asks refuses the plan with what is missing.
 
 A spoken intent gets a media plan (:func:`media_plan`): the program's prompt is read aloud
-in the item's language and degraded as the intent asks.
+in the item's language and degraded as the intent asks. A table of pictures (the digits)
+is read the same way: its programs show the records' own images (what one shows, how many
+show a value, which of two shows more), degraded as the intent asks.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from benchsmith.programs import (
 )
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.handwritten import parse_program
-from benchsmith.programs.intent import variants
+from benchsmith.programs.intent import PICTURE_WORDS, variants
 from benchsmith.programs.propose import (
     NotServable,
     ProposalError,
@@ -91,7 +93,7 @@ PROPOSED_SCORE = 10.0
 
 
 def _tabular(card: Any) -> bool:
-    return card.domain != "reference" and not card.media_fields()
+    return card.domain != "reference"
 
 
 def _cards(config: RunConfig) -> list[tuple[Catalog, Any]]:
@@ -109,13 +111,6 @@ def _cards(config: RunConfig) -> list[tuple[Catalog, Any]]:
 def table_sources(config: RunConfig) -> list[tuple[Catalog, Any]]:
     """The tables question programs read, each with the catalog that holds it."""
     return [(catalog, c) for catalog, c in _cards(config) if _tabular(c)]
-
-
-def media_cards(config: RunConfig) -> list[Any]:
-    """The catalog's datasets of images or sounds (programs do not read them yet)."""
-    if config.paths.run_catalog_dir:
-        return []
-    return [c for _, c in _cards(config) if c.domain != "reference" and c.media_fields()]
 
 
 def table_cards(config: RunConfig) -> list[Any]:
@@ -200,16 +195,24 @@ def relevant_tables(config: RunConfig, intent: str, tables: dict[str, Table]) ->
     Those within half of the best; none when no table shares a word with the intent.
     """
     cards = {card.id: card for _, card in table_sources(config)}
+    # A table of pictures is about the intent only when the intent speaks of pictures (or
+    # sounds): "labelled wine samples" is not about the labelled sample photos.
+    language = intent_language(intent)
+    pictured = bool(
+        PICTURE_WORDS.search(intent.lower())
+        or PICTURE_WORDS.search(to_english(intent, language).lower())
+    )
     scored = sorted(
-        ((relevance(intent, cards[t], table), t) for t, table in tables.items() if t in cards),
+        (
+            (relevance(intent, cards[t], table), t)
+            for t, table in tables.items()
+            if t in cards and (pictured or not table.media)
+        ),
         key=lambda st: -st[0],
     )
     best = scored[0][0] if scored else 0
     if best < MIN_RELEVANCE:
         return {}
-    media = max((relevance(intent, c) for c in media_cards(config)), default=0)
-    if media > best:
-        return {}  # the intent is about a dataset of images or sounds (another strategy)
     return {t: score for score, t in scored if score * 2 >= best}
 
 
@@ -315,6 +318,89 @@ def subtask_id(table_id: str) -> str:
     return slugify(f"{PREFIX}{table_id}")[:48].rstrip("-_.")
 
 
+PART_BREAK = re.compile(
+    r"(?:[.;:]\s+|,\s*|\s+)(?:and\s+)?(?:also|then|in addition|additionally|as well as|besides)"
+    r"\b[,:]?\s+|(?:^|[.;:,]?\s+)\(?(?:[1-9]|[a-e])\)\s+",
+    re.IGNORECASE,
+)
+"""Where an intent starts asking for another program: "..., and also ask ...", "(2) ..."."""
+MIN_PART_WORDS = 4
+ASKS = re.compile(
+    r"\b(which|what|how many|how much|who|when|where|ask\w*|compare|count|classify|identify)\b",
+    re.IGNORECASE,
+)
+"""A part asks something of its own only when it says what (a question word or "ask")."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One program the intent asks for: its words, its table, its subtask."""
+
+    subtask_id: str
+    text: str
+    table: str
+    cands: tuple[Candidate, ...]
+
+
+_PARTS: dict[tuple[str, str, str], tuple[list[Part], list[str]]] = {}
+"""Per catalog, intent and program written by hand: the parts (planning and grounding
+read the intent once)."""
+
+
+def split_intent(intent: str) -> list[str]:
+    """The intent's parts that each ask for something ("... Also ask ..."; one: the whole).
+
+    A part shorter than four words, or one that asks nothing ("show five airports, then
+    ask ..."), is not a question of its own: the intent is read whole. Words before the
+    first of several numbered parts that ask nothing ("Questions about countries: (1) ...")
+    lead every part.
+    """
+    pieces = [p.strip(" ,;.:") for p in PART_BREAK.split(intent)]
+    pieces = [p for p in pieces if p]
+    if len(pieces) > 2 and not ASKS.search(pieces[0]):
+        # "Questions about countries: (1) ..., (2) ...": the scene leads every part.
+        pieces = [f"{pieces[0]}: {p}" for p in pieces[1:]]
+    if len(pieces) < 2 or any(
+        len(p.split()) < MIN_PART_WORDS or not ASKS.search(p) for p in pieces
+    ):
+        return [intent]
+    return pieces
+
+
+def intent_parts(config: RunConfig, intent: str, model: Any = None) -> tuple[list[Part], list[str]]:
+    """The programs the intent asks for, one per part, or why none serves it (cached).
+
+    An intent that asks for several things ("which car has more horsepower; also how many of
+    the days shown were sunny") gets a program per part when each part alone is read into a
+    program and the parts differ in table or kind; otherwise the whole intent is read once.
+    """
+    cache_key = (_catalog_key(config), intent, config.program or "")
+    with _LOCK:
+        if cache_key in _PARTS:
+            return _PARTS[cache_key]
+    parts: list[Part] = []
+    texts = split_intent(intent) if not config.program else [intent]
+    if len(texts) > 1:
+        for text in texts:
+            table_id, cands, _ = candidates_for(config, text, model)
+            if table_id is None:
+                parts = []  # a part no program reads: the intent is read whole
+                break
+            kind = cands[0].spec.kind
+            ident = f"{subtask_id(table_id)}-{kind.replace('_', '-')}"
+            parts.append(Part(ident, text, table_id, tuple(cands)))
+        if len({(p.table, p.cands[0].spec.kind) for p in parts}) < len(texts):
+            parts = []  # two parts read alike: one program serves them
+    refusals: list[str] = []
+    if not parts:
+        table_id, cands, refusals = candidates_for(config, intent, model)
+        if table_id is not None:
+            parts = [Part(subtask_id(table_id), intent, table_id, tuple(cands))]
+    with _LOCK:
+        _PARTS[cache_key] = (parts, refusals)
+    return parts, refusals
+
+
 def table_subtasks(
     config: RunConfig,
     intent: str,
@@ -322,47 +408,57 @@ def table_subtasks(
     model: Any = None,
     modalities: Sequence[str] = ("text",),
 ) -> tuple[list[Subtask], str | None]:
-    """The records subtask for the intent over the run's tables, or why none serves it.
+    """The records subtasks for the intent over the run's tables, or why none serves it.
 
-    ``modalities``: how the question is given (``audio``: read aloud; ``image``: rendered).
+    One subtask per program the intent asks for (:func:`intent_parts`), named and described
+    from its program. ``modalities``: how the question is given (``audio``: read aloud;
+    ``image``: rendered).
 
     Returns:
-        ``([subtask], None)``, ``([], refusal message)`` when tables were given and none
+        ``(subtasks, None)``, ``([], refusal message)`` when tables were given and none
         serves the intent, or ``([], None)`` when the run has no table.
     """
     if not table_cards(config):
         return [], None
-    table_id, cands, refusals = candidates_for(config, intent, model)
-    if table_id is None and not refusals:
+    parts, refusals = intent_parts(config, intent, model)
+    if not parts and not refusals:
         return [], None  # no catalog table is about the intent
-    if table_id is None:
+    if not parts:
         where = "the given data" if config.paths.run_catalog_dir else "the catalog's tables"
         return [], f"no question program over {where} serves the intent: " + "; ".join(refusals)
+    return [_subtask(config, part, languages, modalities) for part in parts], None
+
+
+def _subtask(
+    config: RunConfig, part: Part, languages: Sequence[str], modalities: Sequence[str]
+) -> Subtask:
+    """The subtask of one program: its name and description say the program's reading."""
+    cands = list(part.cands)
     best = cands[0].spec
-    tables = run_tables(config, intent)
-    languages = item_languages(intent, tables[table_id], languages)
+    tables = run_tables(config, part.text)
+    languages = item_languages(part.text, tables[part.table], languages)
+    if best.media_field:  # the items show the records' own pictures (or sounds)
+        modalities = [tables[part.table].media[best.media_field]]
     kinds = sorted(
         {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
     )
-    name = f"{NAMES[best.kind]} over {table_id}"[:80]
+    name = f"{NAMES[best.kind]} over {part.table}"[:80]
     second = runner_up(cands[1:], best, tables, config.seed)  # as grounding will choose it
     description = (
         describe_reading(best, second)
         + " Items computed by executing this question program over the records of "
-        + f"{table_id} ({'; '.join(c.why for c in cands[:2])})."
+        + f"{part.table} ({'; '.join(c.why for c in cands[:2])})."
     )[:600]
-    return [
-        Subtask(
-            id=subtask_id(table_id),
-            name=name,
-            description=description,
-            skills=SKILLS[best.kind] + ([k for k in kinds if k != best.kind][:1]),
-            input_modalities=list(modalities) or ["text"],
-            answer_format=best.answer_format,
-            difficulty="medium",
-            languages=list(languages),
-        )
-    ], None
+    return Subtask(
+        id=part.subtask_id,
+        name=name,
+        description=description,
+        skills=SKILLS[best.kind] + ([k for k in kinds if k != best.kind][:1]),
+        input_modalities=list(modalities) or ["text"],
+        answer_format=best.answer_format,
+        difficulty="medium",
+        languages=list(languages),
+    )
 
 
 VALUE_VERBS = re.compile(
@@ -432,16 +528,53 @@ def choose(model: Any, intent: str, cands: list[Candidate]) -> tuple[Candidate, 
 
 
 NOISE = re.compile(r"\b(nois[ey]\w*|background (?:sound|chatter|babble))\b", re.IGNORECASE)
+DEGRADE_WORDS = (
+    (re.compile(r"\b(blur\w*|fuzzy|out of focus|unscharf\w*|flou\w*|borros\w*|sfocat\w*|"
+                r"wazig\w*|desfocad\w*)\b"), "image_blur"),
+    (re.compile(r"\b(nois[ey]\w*|grain\w*|speckle\w*|rausch\w*|bruit\w*|ruido\w*|"
+                r"rumore\w*|ruis\w*|ruído\w*)\b"), "image_noise"),
+    (re.compile(r"\b(rotat\w*|tilt\w*|skew\w*|gedreht\w*|tourn\w*|girad\w*|ruotat\w*|"
+                r"gedraaid\w*)\b"), "image_rotate"),
+    (re.compile(r"\b(jpe?g|compress\w*|artefacts?|artifacts?)\b"), "image_jpeg"),
+    (re.compile(r"\b(occlu\w*|cover(?:ed)? (?:part|patch)|patch(?:es)?|masked)\b"),
+     "image_occlude"),
+    (re.compile(r"\b(gr[ae]yscale|black and white|black-and-white)\b"), "image_grayscale"),
+)  # fmt: skip
+"""Words of an intent that ask for a picture degraded, in the seven languages' usual words."""
+GRID = PlanStep(
+    tool="image_grid",
+    params={"cell_width": 128, "cell_height": 128, "label_size": 24},
+    purpose="show the records' pictures side by side, captioned A, B, ...",
+)
 
 
-def media_plan(subtask: Subtask, intent: str) -> list[PlanStep]:
-    """The tool steps that speak or render a program's prompt (none for a text item).
+def media_plan(subtask: Subtask, intent: str, spec: ProgramSpec | None = None) -> list[PlanStep]:
+    """The tool steps that show a program's item (none for a text item).
 
-    Speech is degraded with noise when the intent asks for it; the program makes its own
-    choices, so no multiple-choice step.
+    A prompt read aloud is degraded with noise when the intent asks for it. A program over
+    pictures shows the records' own images (several side by side, captioned A, B, ...),
+    degraded as the intent says ("blurred"); small pictures are enlarged first so that a
+    degradation has pixels to work on. The program makes its own choices, so no
+    multiple-choice step.
     """
     if subtask.input_modalities == ["text"]:
         return []
+    if spec is not None and spec.media_field:
+        several = spec.kind in ("count", "compare")
+        chosen = [tool for pattern, tool in DEGRADE_WORDS if pattern.search(intent)]
+        if chosen and not several:
+            chosen.insert(0, "image_resize")
+        steps = build_plan(
+            subtask,
+            dataset_modalities=["table", *subtask.input_modalities],
+            media_field=None if several else spec.media_field,
+            answer_field="",
+            chosen_tools=chosen,
+        )
+        steps = [s for s in steps if s.tool != "make_multiple_choice"]
+        if several:
+            steps.insert(0, GRID.model_copy(update={"input_field": spec.media_field}))
+        return steps
     noise = ["audio_add_noise"] if NOISE.search(intent) else []
     steps = build_plan(
         subtask, dataset_modalities=["table"], media_field=None, answer_field="", chosen_tools=noise
@@ -484,16 +617,18 @@ def ground_tables(
     config: RunConfig, subtasks: list[Subtask], intent: str, model: Any
 ) -> tuple[list[Grounding], list[str], dict[str, list[str]]]:
     """Question-program groundings for the records subtasks, the languages dropped and kept."""
-    tables = run_tables(config, intent)
     out: list[Grounding] = []
     notes: list[str] = []
     languages_kept: dict[str, list[str]] = {}
+    parts = {p.subtask_id: p for p in intent_parts(config, intent, model)[0]}
     for subtask in subtasks:
         if not subtask.id.startswith(PREFIX):
             continue
-        table_id = next((t for t in tables if subtask_id(t) == subtask.id), None)
-        if table_id is None:
+        part = parts.get(subtask.id)
+        if part is None:
             continue
+        table_id, intent = part.table, part.text  # the words of this subtask's program
+        tables = run_tables(config, intent)
         proposal = proposed(config, intent, model)
         if proposal is not None and proposal.note:
             notes.append(f"{subtask.id}: {proposal.note}")
@@ -527,7 +662,7 @@ def ground_tables(
             continue
         languages_kept[subtask.id] = kept
         table = tables[table_id]
-        steps = media_plan(subtask, intent)
+        steps = media_plan(subtask, intent, spec)
         out.append(
             Grounding(
                 id=f"{subtask.id}--{spec.kind}",

@@ -213,13 +213,21 @@ class Workspace:
         """A program item spoken or rendered as its grounding's plan says (else as it is).
 
         The whole prompt is the text: a spoken open-book item reads its rows aloud, one
-        sentence per row. The choices stay written.
+        sentence per row. The choices stay written. A program over pictures shows its
+        records' own files (several in a grid) next to the written question.
         """
         grounding = self.groundings[slot.grounding_id]
-        if not grounding.plan:
+        spec = grounding.program
+        media: list[Path] = []
+        if spec is not None and spec.media_field:
+            # The records' own pictures, in the order the program shows them (A, B, ...).
+            table = self.candidates.program_tables(grounding)[spec.table]
+            rows = draft.item.metadata.get("program", {}).get("rows", [])
+            media = [Path(table.media_file(int(r), spec.media_field)) for r in rows]
+        if not grounding.plan and not media:
             return draft
         language = slot.language or "en"
-        text = speakable(draft.item.input_text())
+        text = draft.item.input_text() if media else speakable(draft.item.input_text())
         work = self.work_dir(slot)
         shutil.rmtree(work, ignore_errors=True)
         work.mkdir(parents=True, exist_ok=True)
@@ -235,6 +243,7 @@ class Workspace:
                 work_dir=work,
                 seed=self.config.seed,
                 tool_context=self.tool_context,
+                media=media,
             )
         except TemplateMissingError as exc:
             return Failure(reason=f"template: {exc}", check="template")

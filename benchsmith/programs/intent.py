@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from benchsmith.files import package_json
@@ -21,6 +22,7 @@ from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_englis
 from benchsmith.programs.labels import demonym_of, is_place, singular
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
+    MAX_CATEGORIES,
     PERSON_FIELDS,
     Column,
     Table,
@@ -87,22 +89,26 @@ AGG_CUES = (
     (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
     (
         re.compile(
-            r"\b(?:what (?:is|was)|ask for) the (?:maximum|highest|largest|biggest|heaviest|"
+            r"\b(?:what(?: is| was)?|ask for) the (?:maximum|highest|largest|biggest|heaviest|"
             r"longest|tallest|greatest|most|latest)\b|\bmaximum value\b"
         ),
         "max",
     ),
     (
         re.compile(
-            r"\b(?:what (?:is|was)|ask for) the (?:minimum|lowest|smallest|lightest|shortest|"
+            r"\b(?:what(?: is| was)?|ask for) the (?:minimum|lowest|smallest|lightest|shortest|"
             r"least|earliest)\b|\bminimum value\b"
         ),
         "min",
     ),
 )
+ONE_RECORD = re.compile(
+    r"\b(?:on|for|of|in) (?:one|a|an)(?: given| particular| specific| single)?\b"
+)
+"""After "what the lowest X was", words that make it one record's value ("on one date")."""
 STRONG_CLASSIFY = re.compile(
     r"\b(classif\w*|diagnos(?:e|is|ing)|withheld|nearest[- ]neighbou?rs?|"
-    r"(?:which|what) \w+[- ]type|label (?:is )?(?:withheld|hidden))\b"
+    r"(?:which|what) \w+[- ]type|label (?:is )?(?:withheld|hidden)|guess(?:es)? (?:whether|if))\b"
 )
 """Cues that ask for a class and nothing else (ranked above a stray "mean" or "nearest")."""
 CLASSIFY_CUES = re.compile(
@@ -270,9 +276,16 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     """Category values the intent names ("European" names ``Europe``)."""
     tokens = _tokens(_without_language_request(intent))
     text = " ".join(tokens)
+    ranked_words = set(re.findall(r"\b(?:most|least|more|less) (\w+)", text))
     out: list[Condition] = []
     for column in table.columns.values():
-        if column.kind != "category" or column.unique or column.path in exclude:
+        if column.unique or column.path in exclude:
+            continue
+        # "Alaska", "Texas" name the codes AK, TX of a column of region codes.
+        for name, code in _region_codes(table, column.path).items():
+            if re.search(rf"\b{re.escape(name)}\b", text):
+                out.append(Condition(field=column.path, op="==", value=code))
+        if column.kind != "category":
             continue
         for value in column.values:
             words = re.findall(r"[a-z0-9]+", value.lower())
@@ -280,6 +293,8 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
                 continue
             phrase = " ".join(words)
             plurals = "|".join(re.escape(p) for p in _plurals(phrase))
+            if phrase in ranked_words:
+                continue  # "the most rain fell": the quantity ranked, not a filter
             found = re.search(rf"\b(?:{plurals})\b", text)
             if found:
                 op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
@@ -312,6 +327,33 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     # "not settled in normal time (so extra time or penalties)": the exclusion stands.
     excluded = {c.field for c in out if c.op == "!="}
     return [c for c in out if named[c.field] < 2 or (c.field in excluded and c.op == "!=")]
+
+
+@cache
+def _subdivisions() -> dict[str, dict[str, str]]:
+    """ISO 3166-2 subdivision names by country: {"us": {"alaska": "AK", ...}} (pycountry)."""
+    import pycountry
+
+    out: dict[str, dict[str, str]] = {}
+    for sub in pycountry.subdivisions:
+        country, _, code = sub.code.partition("-")
+        out.setdefault(country, {})[" ".join(_tokens(sub.name))] = code
+    return out
+
+
+def _region_codes(table: Table, path: str) -> dict[str, str]:
+    """A column of one country's region codes (US states: AK, TX): its codes by name."""
+    codes = {table.text(r, path) for r in table.rows()} - {""}
+    if (
+        not codes
+        or len(codes) > 120
+        or not all(re.fullmatch(r"[A-Z][A-Z0-9]{1,2}", c) for c in codes)
+    ):
+        return {}
+    best = max(_subdivisions().values(), key=lambda names: len(codes & set(names.values())))
+    if len(codes & set(best.values())) < 0.8 * len(codes):
+        return {}
+    return {name: code for name, code in best.items() if code in codes and len(name) > 3}
 
 
 NEGATION = re.compile(
@@ -531,6 +573,39 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         if column.kind == "date" and re.fullmatch(r"\d{4}", number):
             value = f"{number}-01-01"
         out.append(Condition(field=column.path, op=op, value=value))  # type: ignore[arg-type]
+    return out
+
+
+NUMBER_ADJECTIVE = re.compile(r"\b(\d{1,3}|two|three|four|five|six|eight|ten|twelve)-([a-z]+)\b")
+"""A number joined to a noun: "8-cylinder cars", "four-door models" (a value of that field)."""
+YEAR_WORD = re.compile(r"(?<![\d.,])\b(1[89]\d\d|20\d\d)\b(?![\d.,])")
+
+
+def _equal_conditions(intent: str, table: Table, bounds: list[Condition]) -> list[Condition]:
+    """Values of number fields the intent says as adjectives or alone.
+
+    "8-cylinder" is ``Cylinders == 8``; a year said alone ("the 1970 model-year cars") is the
+    value of the table's one year field.
+    """
+    low = _without_bounds(intent.lower())
+    bounded = {c.field for c in bounds}
+    out: list[Condition] = []
+    numbers = [c for c in table.columns.values() if c.kind == "number"]
+    for m in NUMBER_ADJECTIVE.finditer(low):
+        word = singular(m.group(2))
+        raw = m.group(1)
+        value = float(raw) if raw.isdigit() else float(SPELLED.get(raw, NUMBER_WORDS.get(raw, 0)))
+        for column in numbers:
+            said = {singular(w) for w in words_of(column.path)}
+            known = {table.order_value(r, column.path) for r in table.rows()}
+            if word in said and column.path not in bounded and value in known:
+                out.append(Condition(field=column.path, op="==", value=value))
+    years = _year_columns(table)
+    if len(years) == 1 and years[0].kind == "number" and years[0].path not in bounded:
+        found = {float(y) for y in YEAR_WORD.findall(low)}
+        known = {table.order_value(r, years[0].path) for r in table.rows()}
+        if len(found) == 1 and found <= known:
+            out.append(Condition(field=years[0].path, op="==", value=found.pop()))
     return out
 
 
@@ -772,10 +847,13 @@ def _asked_column(
             return (found or synonyms)[0].column, None
         # "how old was he": an age is asked outright; none held is a refusal.
         return None, f"{quantity}!"
+    noun = table.entity.get("en", "")
     for match in asked:
         word = match.group(1).removesuffix("'s")
         if word in NOT_ASKED:
             continue
+        if noun and singular(word) == noun and match.group(0).startswith(("which", "wich")):
+            continue  # "which country it is": the record itself (its name) is asked
         found = [m for m in _mentions(word, table) if m.strength >= 0.5]
         if match.group(0).startswith("which"):
             # "which team" asks a thing, not the count column "teams".
@@ -793,7 +871,6 @@ def _asked_column(
                 places = [c for c in places if c.path in said] or places
             if places:
                 return (places[0] if len(places) == 1 else None), None
-        noun = table.entity.get("en", "")
         others = [m for t in tables.values() if t.id != table.id for m in _mentions(word, t)]
         said_value = any(
             word in v.lower().split() for c in table.columns.values() for v in c.values
@@ -844,6 +921,138 @@ def compass(intent: str) -> str:
     return intent
 
 
+PICTURE_WORDS = re.compile(
+    r"\b(images?|pictures?|photos?|photographs?|scans?|drawings?|handwritten|shown in it|"
+    r"bild(?:er)?|imagen(?:es)?|immagin[ei]|afbeelding(?:en)?|imagens?|fotos?|"
+    r"sounds?|recordings?|clips?|audio)\b"
+)
+"""Words that say the items show the records' own pictures (or sounds)."""
+DIGIT_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9,
+}  # fmt: skip
+RANGE = re.compile(r"\b(\d{1,4})\s*(?:to|through|thru|up to|until|-|–)\s*(\d{1,4})\b")
+CHOICES_SAID = re.compile(
+    r"\b(two|three|four|five|six|[2-6])\s+(?:options|choices|possibilities)\b"
+)
+
+
+def _label_column(table: Table, asked: Column | None, mentions: list[Mention]) -> Column | None:
+    """The column whose value a picture shows: the one asked, named, else the only label."""
+    few = [
+        c
+        for c in table.columns.values()
+        if not c.unique
+        and (c.kind == "category" or (c.kind == "number" and _few_integers(table, c)))
+    ]
+    for column in (asked, *(m.column for m in mentions)):
+        if column is not None and column in few:
+            return column
+    labels = [c for c in few if words_of(c.path)[-1] in ("label", "class", "digit", "category")]
+    return (labels or few or [None])[0]
+
+
+def _few_integers(table: Table, column: Column) -> bool:
+    values = {table.order_value(r, column.path) for r in table.rows()} - {None}
+    return 1 < len(values) <= MAX_CATEGORIES and all(float(v).is_integer() for v in values)  # type: ignore[arg-type]
+
+
+def _said_values(low: str, table: Table, column: Column) -> list[float]:
+    """The values of a number label the intent names alone ("show a seven", "the digit 7").
+
+    A number that counts something ("six of the images", "6 pictures") is not one.
+    """
+    known = {table.order_value(r, column.path) for r in table.rows()}
+    found = []
+    for value, counts in _numbers(low):
+        if not counts and value in known and value not in found:
+            found.append(value)
+    return found
+
+
+def _numbers(low: str) -> list[tuple[float, bool]]:
+    """The numbers an intent says, each with whether it counts records.
+
+    "six of the images", "two pictures" count records; "a seven", "the digit 7" name a value.
+    """
+    out = []
+    for m in re.finditer(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|\d{1,3})\b", low):
+        after = low[m.end() :].split()[:1]
+        counts = bool(after) and (after[0] in ("of", "out") or after[0].endswith("s"))
+        word = m.group(1)
+        out.append((float(int(word) if word.isdigit() else DIGIT_WORDS[word]), counts))
+    return out
+
+
+def _media_plan(
+    intent: str, low: str, table: Table, asked: Column | None, mentions: list[Mention]
+) -> list[Candidate]:
+    """Programs whose items show the records' pictures.
+
+    What one shows, which of two shows the larger value (closed-book: the pictures are the
+    records), how many of those shown show a value (open-book, as a count of rows shown).
+    """
+    media = next(iter(table.media))
+    label = _label_column(table, asked, mentions)
+    if label is None:
+        return []
+    out: list[Candidate] = []
+    ranged = [(float(a), float(b)) for a, b in RANGE.findall(low)]
+    values = sorted({table.order_value(r, label.path) for r in table.rows()} - {None})
+    conditions: list[Condition] = []
+    for a, b in ranged:
+        if label.kind == "number" and a in values and b in values and a < b:
+            if a > values[0]:
+                conditions.append(Condition(field=label.path, op=">=", value=_plain(a)))
+            if b < values[-1]:
+                conditions.append(Condition(field=label.path, op="<=", value=_plain(b)))
+    fmt = _format(intent, "multiple_choice")
+    if COMPARE_CUES.search(low) and label.orderable:
+        spec = ProgramSpec(
+            kind="compare",
+            table=table.id,
+            field=label.path,
+            direction=_direction(low, label, table),  # type: ignore[arg-type]
+            media_field=media,
+            conditions=conditions,
+            answer_format="short_answer" if fmt == "numeric" else fmt,  # type: ignore[arg-type]
+            n_choices=2,
+        )
+        out.append(Candidate(spec, 3.2, f"which of two {media}s shows the larger {label.path}"))
+    said = _said_values(RANGE.sub(" ", low), table, label) if label.kind == "number" else []
+    if COUNT_CUES.search(low) and len(said) == 1:
+        spec = ProgramSpec(
+            kind="count",
+            book="open",  # the records counted are shown, as pictures
+            table=table.id,
+            media_field=media,
+            conditions=[Condition(field=label.path, op="==", value=_plain(said[0]))],
+            rows_shown=int(min(12, max(2, next((v for v, c in _numbers(low) if c), 6)))),
+            answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
+        )
+        out.append(Candidate(spec, 3.1, f"how many {media}s show {label.path} {said[0]:g}"))
+    chosen = CHOICES_SAID.search(low)
+    n_choices = 4
+    if chosen:
+        word = chosen.group(1)
+        n_choices = int(word) if word.isdigit() else DIGIT_WORDS[word]
+    spec = ProgramSpec(
+        kind="classify",
+        table=table.id,
+        answer_field=label.path,
+        media_field=media,
+        conditions=conditions,
+        answer_format="short_answer" if fmt == "numeric" else fmt,  # type: ignore[arg-type]
+        n_choices=n_choices,
+    )
+    out.append(Candidate(spec, 3.0 if not out else 2.0, f"the {label.path} its {media} shows"))
+    return sorted(out, key=lambda c: -c.score)
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
 def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate] | Refusal:
     """Candidate programs over ``tables[main]`` for an intent, best first, or why none.
 
@@ -864,13 +1073,20 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     other_mentions = [m for t in tables.values() if t.id != main for m in _mentions(intent, t)]
     bounds = _bound_conditions(intent, table, mentions)
     bounded = {c.field for c in bounds}
-    named = {m.column.path for m in mentions if m.strength >= 1.0}
     values = _value_conditions(intent, table, exclude=bounded)
-    conditions = bounds + [c for c in values if c.field not in named or True]
+    equal = _equal_conditions(intent, table, bounds)
+    values += [c for c in equal if c.field not in {v.field for v in values}]
+    bounded |= {c.field for c in equal}  # a field filtered on is not the one ranked
+    conditions = bounds + values
     orderable = [m for m in mentions if m.column.orderable]
     categories = [m for m in mentions if m.column.kind in ("category", "text")]
     cands: list[Candidate] = []
     asked, unknown = _asked_column(intent, tables, table, mentions)
+    if table.media and (PICTURE_WORDS.search(low) or table.key is None):
+        # The records are pictures (or sounds): the items show them.
+        pictured = _media_plan(intent, low, table, asked, mentions)
+        if pictured:
+            return pictured
     # Numbers compared or ranked: the named orderable fields not used as a bound.
     ranked = [m for m in orderable if m.column.path not in bounded] or orderable
     # ("first" is left out: "first climbed", "first written in" name an event, not a rank)
@@ -970,7 +1186,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             None,
         )
     )
-    if CLASSIFY_CUES.search(low) or (table.key is None and label_col is not None):
+    strong = STRONG_CLASSIFY.search(low)
+    if CLASSIFY_CUES.search(low) or strong or (table.key is None and label_col is not None):
         label = label_col or next(
             (
                 c
@@ -1023,9 +1240,10 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         # "how many" counts; "the highest number of units" asks for an aggregate.
         strong = bool(re.search(r"\bhow many\b|\bcount\b", low)) and quantity is None
         if conditions:
+            # Closed book ("no table"): the records are named and their values known.
             spec = ProgramSpec(
                 kind="count",
-                book="open",
+                book=_book(intent, "open") if table.key else "open",  # type: ignore[arg-type]
                 table=main,
                 conditions=conditions[:2],
                 rows_shown=shown_rows(table, min(10, max(5, _k(intent, 8)))),
@@ -1059,7 +1277,10 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         add(spec, 3.3, f"{agg} of {years[0].path} over the rows shown")
     # -- aggregates over rows shown
     for pattern, agg in AGG_CUES:
-        if pattern.search(low) and ranked:
+        said = pattern.search(low)
+        if said and said.group(0).startswith("what the") and ONE_RECORD.search(low, said.end()):
+            said = None  # "what the minimum temperature was on one date": one record's value
+        if said and ranked:
             if quantity is not None:
                 ranked = [quantity, *(m for m in ranked if m is not quantity)]
             for m in ranked[:2]:
@@ -1152,7 +1373,9 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             # "a three-letter code (like SEA or DEN)": the column the examples are values of.
             key_col = _example_column(intent, table)
         if given and key_col is None:
-            given_mentions = _mentions(given.group(1), table)
+            # "given the name of a capital": the capital names the record, not "name".
+            said = re.sub(r"^(?:the )?name of (?:a |an |the |its |their )?", "", given.group(1))
+            given_mentions = _mentions(said, table)
             uniq = [g for g in given_mentions if g.column.unique]
             if uniq:
                 key_col = uniq[0].column
@@ -1219,6 +1442,13 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             "superlatives ask for the top or the bottom of the records shown",
             [],
         )
+    unranked = _unknown_rank(low, tables, table, mentions)
+    if unranked and not any(c.spec.kind == "classify" for c in cands):
+        fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+        return Refusal(
+            f"the intent ranks the records by {unranked!r}, which no field of {table.id} holds",
+            [f"fields: {fields}"],
+        )
     if not cands and unknown:
         fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
         return Refusal(
@@ -1255,6 +1485,42 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     best = cands[0].score
     # Only near-ties go to the model: it chooses, the code has already ranked.
     return [c for c in cands if c.score >= best - 0.25][:4]
+
+
+RANKED_BY = re.compile(
+    r"\b(?:the )?(?:most|fewest|least|greatest number of) ([a-z]{3,})((?: [a-z]+){0,2})"
+)
+NOT_QUANTITIES = frozenset(
+    "common frequent frequently often likely popular important recent recently of one ones "
+    "records rows entries items the a an".split()
+)
+
+
+def _unknown_rank(
+    low: str, tables: Mapping[str, Table], table: Table, mentions: Sequence[Mention]
+) -> str | None:
+    """A quantity the intent ranks by that no field holds ("the most passengers").
+
+    None when the intent names a number field anywhere ("won the most Grands Prix" names
+    the wins) or the words after the first name one ("the most medal events").
+    """
+    if any(m.column.orderable and m.strength >= 0.5 for m in mentions):
+        return None
+    for match in RANKED_BY.finditer(low):
+        word = match.group(1)
+        after = match.group(2).split()
+        if any(m.strength >= 0.5 for w in after for m in _mentions(w, table)):
+            continue
+        if word in NOT_QUANTITIES or word in (*MAX_WORDS, *MIN_WORDS):
+            continue
+        if any(m.strength >= 0.5 for t in tables.values() for m in _mentions(word, t)):
+            continue
+        if any(word in v.lower().split() for c in table.columns.values() for v in c.values):
+            continue
+        if singular(word) in table.entity.get("en", "").split():
+            continue  # "the most countries": a count of records
+        return word
+    return None
 
 
 def _refusal(

@@ -18,6 +18,12 @@ from typing import Any
 from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
 from benchsmith.programs.labels import translate_value
+from benchsmith.programs.media_words import (
+    LETTERS,
+    media_classify_question,
+    media_compare_question,
+    media_count_question,
+)
 from benchsmith.programs.table import Table, as_date, as_number
 from benchsmith.programs.wording import (
     PREAMBLE,
@@ -28,6 +34,7 @@ from benchsmith.programs.wording import (
     count_question,
     counted,
     hop_question,
+    listed_records,
     lookup_question,
     rank_question,
     via_noun,
@@ -133,6 +140,8 @@ def _eligible(table: Table, spec: ProgramSpec, fields: Sequence[str]) -> list[in
     for row in table.rows():
         if any(value_text(table.value(row, f)) == "" for f in fields if f):
             continue
+        if spec.media_field and not table.media_file(row, spec.media_field):
+            continue  # no picture to show
         if any(not c.names_row(value_text(table.value(row, c.path))) for c in naming):
             continue  # a namesake: the question could not say which record it means
         if all(holds(table, row, c) for c in spec.conditions):
@@ -383,7 +392,7 @@ def _condition_words(table: Table, spec: ProgramSpec, language: str) -> list[tup
 def _over_rows(
     spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
 ) -> Instance | None:
-    """Count and aggregate over the rows shown (open-book by construction)."""
+    """Count and aggregate over the rows shown (a closed-book count names them in a list)."""
     n = max(4, spec.rows_shown or 6)
     everyone = [
         r
@@ -405,9 +414,18 @@ def _over_rows(
     fields = list(dict.fromkeys(fields))
     text = render_table(table, words, shown, fields)
     conditions = _condition_words(table, spec, words.language)
+    listed = spec.kind == "count" and spec.book == "closed"
+    if listed:
+        # Closed book: the records are named, their values are what the test-taker knows.
+        names = [_key_text(table, r, spec, words.language) for r in shown]
+        if len({n.casefold() for n in names}) != len(names):
+            return None
+        fields, text = [], ""
     if spec.kind == "count":
         answer_value = float(len(chosen))
-        question = count_question(words, conditions)
+        question = count_question(words, conditions, listed=listed)
+        if listed:
+            question = f"{listed_records(words, names)} {question}"
         wrong = {len(chosen) + d for d in (-2, -1, 1, 2, 3) if 0 <= len(chosen) + d <= n}
         distractors = [number_text(v) for v in sorted(wrong)]
     else:
@@ -494,6 +512,119 @@ def _classify(
             rows_shown=len(shown),
         ),
     )
+
+
+# ------------------------------------------------------------------ records shown as media
+
+
+def _media_classify(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    """What one record's picture shows: its label, the picture the only thing stated."""
+    assert spec.answer_field and spec.media_field
+    answer = shown_value(table, row, spec.answer_field, words.language)
+    if not answer:
+        return None
+    # The other labels of the records the program may draw (a filter narrows the choices:
+    # "only the digits 0 to 4"), in a seeded order: no label is always a distractor.
+    labels = _values_pool(table, pool, spec.answer_field, words.language)
+    wrong = [v for v in labels if v.casefold() != answer.casefold()]
+    rng.shuffle(wrong)
+    return Instance(
+        question=media_classify_question(words, spec.answer_field),
+        answer=answer,
+        distractors=wrong,
+        rows=[row],
+        records=[],
+        difficulty=_difficulty(spec, answer, wrong, labels=len(labels)),
+    )
+
+
+def _media_count(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    """How many of the pictures shown show a value (the condition's)."""
+    assert spec.media_field
+    (condition,) = spec.conditions
+    n = max(2, min(12, spec.rows_shown or 6))
+    others = [r for r in table.rows() if r != row and table.media_file(r, spec.media_field)]
+    if len(others) < n - 1:
+        return None
+    chosen: list[int] = []
+    shown: list[int] = []
+    for _attempt in range(6):  # a sample the condition splits is worth asking about
+        shown = [row, *rng.sample(others, n - 1)]
+        rng.shuffle(shown)
+        chosen = [r for r in shown if holds(table, r, condition)]
+        if 0 < len(chosen) < len(shown):
+            break
+    (_field, _op, value), *_ = _condition_words(table, spec, words.language)
+    answer = number_text(len(chosen))
+    wrong = [number_text(len(chosen) + d) for d in (-2, -1, 1, 2, 3) if 0 <= len(chosen) + d <= n]
+    return Instance(
+        question=media_count_question(words, condition.field, value, n),
+        answer=answer,
+        distractors=wrong,
+        rows=shown,
+        records=[],
+        numeric=True,
+        difficulty=_difficulty(spec, answer, wrong, rows_shown=n, matching=len(chosen)),
+    )
+
+
+def _media_compare(
+    spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
+) -> Instance | None:
+    """Which of two pictures, captioned A and B, shows the larger (or smaller) value."""
+    assert spec.field
+    others = [r for r in pool if r != row]
+    if not others:
+        return None
+    picked = [row, rng.choice(others)]
+    rng.shuffle(picked)
+    values = [table.order_value(r, spec.field) for r in picked]
+    if any(v is None for v in values) or values[0] == values[1]:
+        return None  # a tie has no single answer
+    direction = spec.direction or "max"
+    best = (max if direction == "max" else min)((0, 1), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
+    spread = max(abs(v) for v in values if v is not None) or 1e-9
+    gap = abs(values[0] - values[1]) / spread  # type: ignore[operator]
+    return Instance(
+        question=media_compare_question(words, spec.field, direction),
+        answer=LETTERS[best],
+        distractors=[LETTERS[1 - best]],
+        rows=picked,
+        records=[],
+        difficulty=_difficulty(spec, LETTERS[best], [LETTERS[1 - best]], k=2, gap=round(gap, 4)),
+        named=list(LETTERS),
+    )
+
+
+MEDIA_RUNNERS = {"classify": _media_classify, "count": _media_count, "compare": _media_compare}
+"""The kinds a program over pictures can be: what one shows, how many show a value, which
+of two shows more."""
+
+
+def _check_media(spec: ProgramSpec, table: Table) -> None:
+    """Refuse a program over pictures that its kind cannot ask."""
+    if spec.media_field not in table.media:
+        raise ProgramError(f"{table.id} has no image or sound field {spec.media_field!r}")
+    if spec.kind not in MEDIA_RUNNERS:
+        raise ProgramError(
+            f"a {spec.kind} program cannot show its records as {spec.media_field}: programs "
+            f"over pictures ask {', '.join(MEDIA_RUNNERS)}"
+        )
+    if spec.kind == "count" and not (len(spec.conditions) == 1 and spec.conditions[0].op == "=="):
+        raise ProgramError(
+            "a count over pictures asks how many show one value: give one condition "
+            "'FIELD == VALUE'"
+        )
+    if spec.book != ("open" if spec.kind == "count" else "closed"):
+        # A count is over the pictures shown, as a text count is over the rows shown.
+        raise ProgramError(
+            "a count over pictures is open-book (it shows every record it counts); a "
+            "classification or comparison of pictures is closed-book"
+        )
 
 
 def follow(
@@ -621,10 +752,10 @@ def _check_words(spec: ProgramSpec, tables: Mapping[str, Table], words: Words) -
     # A French question can do without the record noun where a name or the table says
     # which record is meant ("le pays de Nigel Mansell", "combien de lignes").
     named = key is not None and key == main.key and not main.columns[key].orderable
-    if spec.kind in ("classify", "multihop") or (
+    if (spec.kind in ("classify", "multihop") and not spec.media_field) or (
         spec.kind in ("lookup", "filtered_lookup") and not named
     ):
-        words.noun()
+        words.noun()  # a picture needs no noun: "which digit does the image show"
     vias = {h.via for h in spec.hops}
     for path in spec.fields_used():
         # A followed field is said as the record it names ("la monnaie").
@@ -679,12 +810,22 @@ def generate(
     for path in spec.fields_used():
         if path not in table.columns:
             raise ProgramError(f"{table.id} has no usable field {path!r}")
+    if spec.media_field:
+        _check_media(spec, table)
+    elif spec.kind == "aggregate" and spec.book == "closed":
+        raise ProgramError("an aggregate is over the rows shown: it is open-book")
+    elif spec.kind == "count" and spec.book == "closed" and table.key is None:
+        raise ProgramError(
+            f"a closed-book count names the records it counts, and no field of {table.id} "
+            "names a record"
+        )
     words = Words(table, language)
     _check_words(spec, tables, words)
     rng = random.Random(seed)
     pool = _eligible(table, spec, _needed(spec))
     if spec.kind in ("count", "aggregate"):
-        pool = list(table.rows())
+        media = spec.media_field
+        pool = [r for r in table.rows() if not media or table.media_file(r, media)]
     order = list(pool)
     rng.shuffle(order)
     runner = {
@@ -704,11 +845,15 @@ def generate(
         attempts += 1
         if spec.kind == "multihop":
             made = _multihop(spec, tables, words, row, pool, rng)
+        elif spec.media_field:
+            made = MEDIA_RUNNERS[spec.kind](spec, table, words, row, pool, rng)
         else:
             made = runner[spec.kind](spec, table, words, row, pool, rng)
         if made is None:
             continue
         key = made.prompt(language)
+        if spec.media_field:  # one question, many pictures: the records tell items apart
+            key += repr(made.rows)
         if key in seen:
             continue
         seen.add(key)
@@ -759,6 +904,8 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
             raise ProgramError("a compared record has no value")
         pick = max if (spec.direction or "max") == "max" else min
         best = pick(range(len(rows)), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
+        if spec.media_field:
+            return LETTERS[best]  # the pictures are captioned, not named
         return _key_text(table, rows[best], spec, language)
     if spec.kind in ("count", "aggregate"):
         chosen = [r for r in rows if all(holds(table, r, c) for c in spec.conditions)]

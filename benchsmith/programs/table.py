@@ -56,6 +56,11 @@ UNITS = {
     "mb": "MB",
     "gb": "GB",
 }
+DURATIONS = frozenset(
+    "time duration length runtime delay wait run walk drive trip flight travel commute play "
+    "playing screen cook cooking prep break lap race ride session journey".split()
+)
+"""Words before ``min`` that make it minutes ("runtime_min"); elsewhere it is a minimum."""
 NUMBER_KEYS = frozenset(
     "season year edition id no number episode round issue volume tournament olympiad".split()
 )
@@ -143,6 +148,8 @@ def english_label(path: str) -> str:
         return f"{noun_phrase(words[:-2])} ({AREA_UNITS[(words[-2], words[-1])]})"
     if len(words) > 1 and words[-1] in LANGUAGE_CODES:
         return f"{LANGUAGE_CODES[words[-1]]} {' '.join(words[:-1])}"
+    if words[-1:] == ["min"] and not DURATIONS & set(words[:-1]):
+        return noun_phrase(words)  # temp_min: the minimum temperature, not minutes
     if len(words) > 1 and words[-1] in UNITS:
         return f"{noun_phrase(words[:-1])} ({UNITS[words[-1]]})"
     return noun_phrase(words) or path
@@ -239,6 +246,9 @@ class Table:
         columns: The usable columns by path (media and nested lists are left out).
         key: The column that names a record in questions (None: records have no name).
         entity: The noun for one record, per language (``planet``).
+        media: The record fields holding a file the item can show, by path, with their
+            modality (``image`` or ``audio``): the digit's picture a classification asks
+            about.
     """
 
     id: str
@@ -246,6 +256,12 @@ class Table:
     columns: dict[str, Column]
     key: str | None
     entity: dict[str, str]
+    media: dict[str, str] = field(default_factory=dict)
+
+    def media_file(self, row: int, path: str) -> str:
+        """The file a record's media field holds ("" when it has none)."""
+        value = get_path(self.records[row], path)
+        return value if isinstance(value, str) else ""
 
     def written_in(self, path: str, language: str) -> bool:
         """Whether a column holds text in ``language`` by its name (``name_fr``, "French name")."""
@@ -382,8 +398,12 @@ def build_table(
     records = list(records)
     fields = list(fields)
     columns: dict[str, Column] = {}
+    media: dict[str, str] = {}
     for info in fields:
-        if info.modality in ("image", "audio", "json", "other"):
+        if info.modality in ("image", "audio"):
+            media[info.path] = info.modality
+            continue
+        if info.modality in ("json", "other"):
             continue
         values = [get_path(r, info.path) for r in records]
         if any(isinstance(v, dict | list) for v in values):
@@ -436,6 +456,7 @@ def build_table(
         columns=columns,
         key=key,
         entity=entity_nouns(dataset_id, key, card_entity or {}, intent),
+        media=media,
     )
 
 

@@ -471,8 +471,43 @@ def condition_phrase(words: Words, conditions: Sequence[tuple[str, str, str]]) -
     return joiner.join(parts)
 
 
-def count_question(words: Words, conditions: Sequence[tuple[str, str, str]]) -> str:
-    """How many of the records shown satisfy the conditions."""
+LISTED = {
+    "en": ("According to the table", "In the list"),
+    "fr": ("D'après le tableau", "Dans la liste"),
+    "de": ("laut der Tabelle", "in der Liste"),
+    "es": ("Según la tabla", "En la lista"),
+    "it": ("Secondo la tabella", "Nella lista"),
+    "nl": ("volgens de tabel", "in de lijst"),
+    "pt": ("De acordo com a tabela", "Na lista"),
+}
+"""A count over records named in a list (closed book: their values are not shown) says
+"in the list" where a count over a table says "according to the table"."""
+
+
+def listed_records(words: Words, names: Sequence[str]) -> str:
+    """The records a closed-book count names: "Countries: France, Peru and Chad."."""
+    noun = words.noun()
+    if words.language == "en":
+        many = plural(noun.text)
+    elif words.language == "fr":
+        many = fr_plural(noun.text)
+    else:
+        many = GRAMMARS[words.language].plural(noun)
+    return f"{many[:1].upper()}{many[1:]}: {_list(names, words.language, both=True)}."
+
+
+def count_question(
+    words: Words, conditions: Sequence[tuple[str, str, str]], *, listed: bool = False
+) -> str:
+    """How many of the records shown satisfy the conditions (``listed``: of those named)."""
+    if listed:
+        if words.language not in LISTED:
+            raise WordsMissing(f"no words for a count over a list in {words.language!r}")
+        table_words, list_words = LISTED[words.language]
+        question = count_question(words, conditions)
+        if table_words not in question:
+            raise WordsMissing(f"no words for a count over a list in {words.language!r}")
+        return question.replace(table_words, list_words, 1)
     if words.language in PHRASES:
         return _count_in(words, conditions)
     noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)

@@ -5,12 +5,14 @@ The item's ``metadata.program`` holds the program's parameters and the rows it u
 tables and fails when the recomputed answer is not the item's answer, when a record the
 item is about breaks a condition of the program (a filtered lookup or a comparison over
 a subset), when an open-book item's prompt lacks a row it needs, when a classification
-does not state its features, or when another choice is also correct.
+does not state its features, when another choice is also correct, or when a program over
+pictures shows files other than its records' own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import PurePath
 from typing import Any
 
 from benchsmith.item import Item
@@ -74,6 +76,12 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
                 text = shown_value(table, row, field, language) or table.text(row, field, language)
                 if text and text not in prompt:
                     return _fail(f"the prompt lacks {field}={text!r} of row {row}")
+    if kind == "count" and meta.get("book") == "closed" and not meta.get("media_field"):
+        # A closed-book count names every record it counts.
+        for row in rows:
+            name = shown_value(table, row, table.key or "", language) if table.key else None
+            if not name or name not in prompt:
+                return _fail(f"the prompt does not name row {row} ({name!r}) it counts")
     if kind == "classify":
         for field, value in (meta.get("features") or {}).items():
             if table.text(rows[0], field) != value or value not in prompt:
@@ -82,6 +90,14 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
         correct = [c for c in item.choices if _same(c, recomputed)]
         if len(correct) != 1:
             return _fail(f"{len(correct)} choices equal the recomputed answer {recomputed!r}")
+    media_field = meta.get("media_field")
+    if media_field:
+        # A program over pictures: the item shows the records' own files, in order.
+        wanted = [PurePath(table.media_file(r, media_field)).name for r in rows]
+        trace = item.metadata.get("trace") or []
+        shown = next((list(e.get("inputs") or []) for e in trace if e.get("inputs")), [])
+        if shown != wanted:
+            return _fail(f"the item shows {shown}, not the records' {media_field} {wanted}")
     if kind in ("compare", "superlative"):
         field = meta.get("field") or ""
         values = [table.order_value(r, field) for r in rows]

@@ -13,7 +13,9 @@ The sets: ``tuning`` (two thirds of intents.json), then sets written by people w
 read the code, each run once blind before it was used for tuning: ``held-out-1`` (the other
 third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5``, ``held-out-4``
 and ``held-out-5``; then ``starter-dev`` and ``starter-held-out``
-(``intents_starter1.json``, a third set aside before any code read it).
+(``intents_starter1.json``, a third set aside before any code read it), and
+``starter-blind-2`` (``intents_starter2.json``, written blind by someone who had not read the
+code, once the picture programs were in, and run once before any change).
 """
 
 from __future__ import annotations
@@ -42,7 +44,9 @@ STARTER = "intents_starter1.json"
 """Intents over the starter catalog (no ``--dataset``): ``starter-dev`` and, set aside before
 any code read them, ``starter-held-out``. Their tables are the starter datasets, which the
 reviewer rebuilds from the packages that ship them (``starter_data.py``)."""
-STARTER_SETS = ("starter-dev", "starter-held-out")
+STARTER2 = "intents_starter2.json"
+"""A second blind set over the starter catalog, every intent set aside: ``starter-blind-2``."""
+STARTER_SETS = ("starter-dev", "starter-held-out", "starter-blind-2")
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
 """The kind the runner gives an item no question program made (the retired record path)."""
@@ -73,6 +77,8 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
     out += [
         {**e, "set": STARTER_SETS[1] if e["held_out"] else STARTER_SETS[0]} for e in _load(STARTER)
     ]
+    if (CORPUS / STARTER2).is_file():
+        out += [{**e, "set": STARTER_SETS[2]} for e in _load(STARTER2)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:

@@ -1089,6 +1089,20 @@ def ends_with_question(question: str) -> bool:
 SPOKEN_ROW = re.compile(r"^(?:[^:,]+: [^,]*)(?:, [^:,]+: [^,]*)*\.$")
 
 
+def pictured_prompt(item: Mapping[str, Any]) -> tuple[str, int]:
+    """The written text of an item that shows pictures, and how many pictures it shows."""
+    parts = [
+        p for m in item.get("input") or [] if isinstance(m, Mapping) for p in m.get("content") or []
+    ]
+    images = sum(1 for p in parts if isinstance(p, Mapping) and p.get("type") == "image")
+    text = "\n".join(
+        str(p.get("text") or "")
+        for p in parts
+        if isinstance(p, Mapping) and p.get("type") == "text"
+    )
+    return (text, images) if images else ("", 0)
+
+
 def spoken_prompt(item: Mapping[str, Any]) -> tuple[str, bool]:
     """A spoken item's words as a written prompt, and whether it is spoken.
 
@@ -1159,8 +1173,11 @@ class _Review:
         )
         self.text = item.get("input") if isinstance(item.get("input"), str) else ""
         self.spoken = False
+        self.pictures = 0
         if not self.text and isinstance(item.get("input"), list):
             self.text, self.spoken = spoken_prompt(item)
+            if not self.text:
+                self.text, self.pictures = pictured_prompt(item)
         self.prompt = parse_prompt(self.text, bool(self.choices))
         self.kind = str(self.program.get("kind") or "")
         self.book = str(self.program.get("book") or "")
@@ -1418,6 +1435,12 @@ class _Review:
         if self.table is None:
             self.add("program: the item's table is not a corpus table")
             return self.problems
+        if self.program.get("media_field"):
+            # A program over pictures: the records are the files the item shows.
+            self.check_pictures()
+            self.check_choices()
+            self.check_language()
+            return self.problems
         self.check_rows()
         self.check_conditions()
         getattr(self, f"check_{self.kind}")()
@@ -1448,7 +1471,13 @@ class _Review:
             self.add(f"intent: book {self.book!r} but the intent asks for {expect['book']!r}")
         for name in ("answer_field", "key_field", "field", "direction"):
             wanted = expect.get(name)
-            if wanted is not None and self.program.get(name) != wanted:
+            got = self.program.get(name)
+            if name == "answer_field" and wanted in (
+                f"{got}_names.{self.language}",
+                f"{got}s.{self.language}",
+            ):
+                continue  # the field's own translation in the item's language: the same answer
+            if wanted is not None and got != wanted:
                 self.add(
                     f"intent: {name} {self.program.get(name)!r} but the intent asks for {wanted!r}"
                 )
@@ -1808,6 +1837,115 @@ class _Review:
                     self.add("giveaway: the classified record is shown with its label")
             others = [r for r in self.valid_rows() if r != subject]
             self.require_line_values(others, [*columns, label])
+
+    def check_pictures(self) -> None:
+        """A classify, count or compare item over a table's pictures, reviewed from the files.
+
+        The records are the dataset files the item's first tool step read (its trace), found
+        by name in the reviewer's own rebuild of the table; the label comes from there, never
+        from the item's metadata.
+        """
+        assert self.table is not None
+        media = str(self.program.get("media_field"))
+        if media not in self.table.columns:
+            self.add(f"pictures: {media!r} is not a column of {self.table.id!r}")
+            return
+        if self.pictures != 1:
+            self.add(f"pictures: the item shows {self.pictures} images, not one")
+        trace = self.metadata.get("trace") or []
+        files = next(
+            (list(e.get("inputs")) for e in trace if isinstance(e, Mapping) and e.get("inputs")),
+            [],
+        )
+        by_name = {Path(row[media]).name: i for i, row in enumerate(self.table.rows)}
+        shown = [by_name.get(str(f)) for f in files]
+        if not files or any(r is None for r in shown):
+            self.add(f"pictures: the item shows {files}, which are not all records' {media}")
+            return
+        rows: list[int] = [r for r in shown if r is not None]
+        if self.rows != rows:
+            self.add(f"rows: program.rows {self.rows} are not the records pictured {rows}")
+        self.rows = rows
+        if self.book != ("open" if self.kind == "count" else "closed"):
+            self.add(f"pictures: a {self.kind} over pictures is not {self.book}-book")
+        if self.kind == "classify":
+            self._pictured_classify(rows)
+        elif self.kind == "count":
+            self._pictured_count(rows)
+        elif self.kind == "compare":
+            self._pictured_compare(rows)
+        else:
+            self.add(f"pictures: a {self.kind} program cannot be asked over pictures")
+
+    def _pictured_classify(self, rows: list[int]) -> None:
+        label = self.column(self.program.get("answer_field"), "answer_field")
+        if label is None:
+            return
+        if len(rows) != 1:
+            self.add(f"pictures: a classification shows one record, not {len(rows)}")
+            return
+        true = self.row(rows[0])[label]
+        self.subject = rows[0]
+        if not self.answer_states(true):
+            self.add(f"classify: the answer {self.answer!r} is not the pictured {label} {true!r}")
+        for c in self.conditions:
+            field = str(c.get("field"))
+            if field in self.table.columns and not condition_holds(
+                self.row(rows[0])[field], str(c.get("op")), c.get("value")
+            ):
+                self.add(
+                    f"condition: the pictured record breaks {field} {c.get('op')} "
+                    f"{c.get('value')!r}"
+                )
+        if self.choices and sum(self.states(c, true) for c in self.choices) != 1:
+            self.add(f"choices: not exactly one choice is the pictured {label} {true!r}")
+
+    def _pictured_count(self, rows: list[int]) -> None:
+        if len(self.conditions) != 1:
+            self.add("count: a count over pictures needs one condition")
+            return
+        (c,) = self.conditions
+        field = str(c.get("field"))
+        if field not in self.table.columns:
+            self.add(f"condition: {field!r} is not a column of {self.table.id!r}")
+            return
+        n = sum(condition_holds(self.row(r)[field], str(c.get("op")), c.get("value")) for r in rows)
+        if parse_number(self.answer) != n:
+            self.add(
+                f"count: {n} of the {len(rows)} pictures have {field} {c.get('op')} "
+                f"{c.get('value')!r}, not {self.answer!r}"
+            )
+        question = self.prompt.question
+        if not value_in_text(_cell_text(c.get("value")), question):
+            self.add(f"count: the question does not say the value {c.get('value')!r}")
+        if not value_in_text(str(len(rows)), question):
+            self.add(f"count: the question does not say how many pictures ({len(rows)})")
+
+    def _pictured_compare(self, rows: list[int]) -> None:
+        field = self.column(self.program.get("field"), "field")
+        if field is None:
+            return
+        if len(rows) != 2:
+            self.add(f"pictures: a comparison shows two records, not {len(rows)}")
+            return
+        values = [parse_number(self.row(r)[field]) for r in rows]
+        if None in values or values[0] == values[1]:
+            self.add(f"compare: the two pictures' {field} values {values} have no single answer")
+            return
+        bigger = 0 if values[0] > values[1] else 1  # type: ignore[operator]
+        best = bigger if self.program.get("direction", "max") == "max" else 1 - bigger
+        if self.answer != "AB"[best]:
+            self.add(
+                f"compare: picture {'AB'[best]} (the first is A) has the "
+                f"{self.program.get('direction')} {field}, not {self.answer!r}"
+            )
+        question = self.prompt.question
+        if not (re.search(r"\bA\b", question) and re.search(r"\bB\b", question)):
+            self.add("compare: the question does not name the pictures A and B")
+        if self.expected_language == "en":
+            word = "larger" if self.program.get("direction", "max") == "max" else "smaller"
+            if word not in question:
+                self.add(f"compare: the question does not ask for the {word} {field}")
 
     def check_multihop(self) -> None:
         hops = self.program.get("hops")

@@ -369,7 +369,67 @@ def iris_classify(answer: str = "versicolor") -> dict[str, Any]:
     return make_item(text, answer, program, choices=["setosa", "virginica", answer])
 
 
+def pictured(
+    question: str, answer: str, program: dict[str, Any], files: list[str], **kw: Any
+) -> dict[str, Any]:
+    """An item that shows one image (the records' pictures, in a grid when several)."""
+    item = make_item(question, answer, program, **kw)
+    item["input"] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": question},
+                {"type": "image", "image": "media/item.png"},
+            ],
+        }
+    ]
+    tool = "image_grid" if len(files) > 1 else "image_resize"
+    item["metadata"]["trace"] = [{"step": 0, "tool": tool, "inputs": files}]
+    return item
+
+
+def digit_rows(*indices: int) -> list[int]:
+    skip_without_packages("digits")
+    return [int(starter_table("digits").rows[i]["label"]) for i in indices]
+
+
+def digit_classify(answer: str = "7", files: tuple[str, ...] = ("0007.png",)) -> dict[str, Any]:
+    """s13: which digit one picture shows (row 7 of sklearn's digits is a 7)."""
+    assert digit_rows(7) == [7]
+    program = make_program(
+        "classify", "closed", "digits", [7], answer_field="label", media_field="image"
+    )
+    choices = ["3", answer, "1", "9"] if answer != "3" else ["3", "7", "1", "9"]
+    return pictured("Which digit does the image show?", answer, program, list(files),
+                    choices=choices)  # fmt: skip
+
+
+def digit_count(answer: str = "1") -> dict[str, Any]:
+    """s15: how many of six pictures show a seven (rows 0-5 are 0-5, row 7 a 7)."""
+    rows = [0, 1, 7, 2, 3, 4]
+    assert digit_rows(*rows) == [0, 1, 7, 2, 3, 4]
+    program = make_program(
+        "count", "open", "digits", rows, media_field="image",
+        conditions=[{"field": "label", "op": "==", "value": 7}],
+    )  # fmt: skip
+    files = [f"{r:04d}.png" for r in rows]
+    return pictured("How many of the 6 images show the digit 7?", answer, program, files)
+
+
+def digit_compare(answer: str = "B") -> dict[str, Any]:
+    """s57: which of two pictures (a 2, then a 5) shows the larger digit."""
+    assert digit_rows(2, 5) == [2, 5]
+    program = make_program(
+        "compare", "closed", "digits", [2, 5], field="label", direction="max", media_field="image"
+    )
+    question = "Which image shows the larger digit: A or B?"
+    return pictured(question, answer, program, ["0002.png", "0005.png"], choices=["A", "B"])
+
+
 GOOD: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+    "digit picture classified": ("s13", digit_classify),
+    "digit pictures counted": ("s15", digit_count),
+    "digit pictures compared": ("s57", digit_compare),
     "compare cars (en)": ("s09", cars_compare),
     "capital in German": ("s01", capital_de),
     "area in Dutch": ("s20", area_nl),
@@ -396,6 +456,15 @@ def with_answer(item: dict[str, Any], answer: str) -> dict[str, Any]:
 
 
 MUTATIONS: dict[str, tuple[str, Callable[[], dict[str, Any]], str]] = {
+    "wrong digit": ("s13", lambda: digit_classify("3"), "classify:"),
+    "another picture than the record's": (
+        "s13",
+        lambda: digit_classify(files=("0003.png",)),
+        "rows:",
+    ),
+    "not a record's picture": ("s13", lambda: digit_classify(files=("cat.png",)), "pictures:"),
+    "wrong count of sevens": ("s15", lambda: digit_count("2"), "count:"),
+    "wrong picture of two": ("s57", lambda: digit_compare("A"), "compare:"),
     "wrong winner (cars)": ("s09", lambda: cars_compare("amc rebel sst"), "winner:"),
     "wrong capital (German)": ("s01", lambda: capital_de("Graz"), "lookup:"),
     "capital left in English (German)": ("s01", lambda: capital_de("Vienna"), "language:"),
