@@ -540,6 +540,12 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         # the comparative names ("longer" -> length, runtime), else the nearest named.
         by_unit = [c for c in orderable_columns if said_units and said_units <= _unit_words(c)]
         by_unit = by_unit or [c for c in orderable_columns if said_units & _unit_words(c)]
+        aged = unit1 in ("year", "years", "yr", "yrs") and (
+            unit2 == "old" or re.match(r"\s*(?:old|of age)\b", low[m.end() :])
+        )
+        if aged or re.search(r"\baged?\s*$", low[: m.start()]):
+            # "over 60 years old", "aged over 60": the age, whatever else is named nearby
+            by_unit = [c for c in orderable_columns if "age" in words_of(c.path)] or by_unit
         by_word = [
             c for c in orderable_columns if set(SYNONYMS.get(word, ())) & set(words_of(c.path))
         ]
@@ -923,7 +929,7 @@ def compass(intent: str) -> str:
 
 PICTURE_WORDS = re.compile(
     r"\b(images?|pictures?|photos?|photographs?|scans?|drawings?|handwritten|shown in it|"
-    r"bild(?:er)?|imagen(?:es)?|immagin[ei]|afbeelding(?:en)?|imagens?|fotos?|"
+    r"bild(?:er)?|imagen(?:es)?|imágenes|immagin[ei]|afbeelding(?:en)?|imagens?|fotos?|"
     r"sounds?|recordings?|clips?|audio)\b"
 )
 """Words that say the items show the records' own pictures (or sounds)."""
@@ -1283,6 +1289,16 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         if said and ranked:
             if quantity is not None:
                 ranked = [quantity, *(m for m in ranked if m is not quantity)]
+            # "the mean blood sugar": the field named without the aggregate's own word
+            # ("mean" is not a mention of "average blood pressure").
+            plain = {
+                m.column.path: m.strength
+                for m in _mentions(pattern.sub(" ", low), table)
+                if m.strength >= 0.5
+            }
+            named_plainly = [m for m in ranked if m.column.path in plain]
+            named_plainly.sort(key=lambda m: (m is not quantity, -plain[m.column.path]))
+            ranked = named_plainly or ranked
             for m in ranked[:2]:
                 spec = ProgramSpec(
                     kind="aggregate",

@@ -106,6 +106,8 @@ LANGUAGE_WORDS = {
 """A language's English name, as a column label's first word or an intent says it."""
 CODE_WORDS = frozenset("code symbol abbreviation iso id ticker acronym callsign".split())
 CODE = re.compile(r"[A-Z0-9][A-Z0-9.\-]{0,9}|[A-Z][a-z]?")
+IDENTIFIER = re.compile(r"[A-Za-z]+[_-]?\d+[A-Za-z]?")
+"""A value that names a class by number: "class_0", "type2", "grade-3"."""
 """A value that is a code: "JPY", "US-CA", "Fe" (an element symbol)."""
 PERSON_FIELDS = frozenset(
     "author director manager writer founder president leader captain coach inventor "
@@ -285,6 +287,8 @@ class Table:
             return True
         if present and all(CODE.fullmatch(v) for v in present):
             return True
+        if present and all(IDENTIFIER.fullmatch(v) for v in present):
+            return True  # "class_0", "type-2b": names of classes, not words of a language
         # A "winner" column of countries translates; one of people's names does not.
         places = sum(1 for v in present if is_place(v))
         if bool(words) and words[-1] in PERSON_FIELDS and places * 2 < len(present):
