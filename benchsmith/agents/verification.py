@@ -77,6 +77,9 @@ class ReviewContext:
     spoken_text: str | None = None
     rendered_image: Path | None = None
     max_words: int = 40
+    sentence_words: int = 40
+    """The longest one-sentence question: more where it states values (a classification's
+    features, the records a closed-book count names), a few words per value."""
     alternatives: tuple[str, ...] = ()
     """Records a comparison question lists by name, the answer among them by construction."""
     dedupe_key: str | None = None
@@ -95,7 +98,12 @@ def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
         # of one paragraph (the line breaks between them are layout, not debris).
         question = " ".join(question.split())
     wording = wording_verdicts(
-        question, ctx.language, ctx.entity, aliases=ctx.aliases, max_words=ctx.max_words
+        question,
+        ctx.language,
+        ctx.entity,
+        aliases=ctx.aliases,
+        max_words=ctx.max_words,
+        sentence_words=ctx.sentence_words,
     )
     # verify() runs the leak and injection checks on every text of the item.
     verdicts = [v for v in wording if v.check not in ("no_leak", INJECTION)]

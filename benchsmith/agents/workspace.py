@@ -323,8 +323,16 @@ class Workspace:
         entity = names[0] if kind in ("lookup", "filtered_lookup", "multihop") and names else None
         aliases = names if kind in ("compare", "superlative") else ()
         spoken = draft.item.metadata.get("spoken_text")
+        # A question that states values (a classification's features, the records a
+        # closed-book count names) is longer by a few words per value.
+        stated = 0
+        if kind == "classify":
+            stated = len(program.get("features") or {})
+        elif kind == "count" and program.get("book") == "closed":
+            stated = len(program.get("rows") or [])
         review = ReviewContext(
             language=slot.language or "en",
+            sentence_words=40 + 5 * stated,
             entity=entity,
             alternatives=tuple(a for a in aliases if a != entity),
             dedupe_key=f"{kind}:{program.get('rows')}",

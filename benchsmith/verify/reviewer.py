@@ -385,7 +385,9 @@ _UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
 _PAIRS = (("(", ")"), ("[", "]"), ("“", "”"), ("«", "»"), ("¿", "?"), ("¡", "!"))
 
 
-def check_sentence(text: str, language: str | None = None) -> Verdict:
+def check_sentence(
+    text: str, language: str | None = None, *, max_words: int = MAX_WORDS
+) -> Verdict:
     """The text is one complete sentence of sane length.
 
     Rules: 3 to 40 words and 10 to 250 characters; starts with an uppercase letter, a
@@ -399,6 +401,7 @@ def check_sentence(text: str, language: str | None = None) -> Verdict:
         text: The sentence.
         language: The item's language (selects the valid doubled words); None allows
             every language's.
+        max_words: The most words (40; more for a question that states many values).
 
     Returns:
         The ``sentence`` verdict, naming the broken rule on failure.
@@ -407,13 +410,14 @@ def check_sentence(text: str, language: str | None = None) -> Verdict:
     words = _WORD.findall(s)
     units = sum(max(1, len(_IDEOGRAPHIC.findall(w))) for w in words)
     too_few = units < MIN_WORDS and not _UNSPACED.search(s)
-    if too_few or units > MAX_WORDS:
+    if too_few or units > max_words:
         return _fail(
-            SENTENCE, f"{units} words, not {MIN_WORDS} to {MAX_WORDS}: {_snippet(s, 60)!r}"
+            SENTENCE, f"{units} words, not {MIN_WORDS} to {max_words}: {_snippet(s, 60)!r}"
         )
-    if not MIN_CHARS <= len(s) <= MAX_CHARS:
+    max_chars = MAX_CHARS * max_words // MAX_WORDS  # as many characters a word as at 40
+    if not MIN_CHARS <= len(s) <= max_chars:
         return _fail(
-            SENTENCE, f"{len(s)} characters, not {MIN_CHARS} to {MAX_CHARS}: {_snippet(s, 60)!r}"
+            SENTENCE, f"{len(s)} characters, not {MIN_CHARS} to {max_chars}: {_snippet(s, 60)!r}"
         )
 
     first = s[0]

@@ -36,6 +36,7 @@ def wording_verdicts(
     aliases: Sequence[str] = (),
     answer: str | None = None,
     max_words: int = 40,
+    sentence_words: int = 40,
     source_text: str | None = None,
     language_id: bool = True,
 ) -> list[Verdict]:
@@ -56,7 +57,9 @@ def wording_verdicts(
         else Verdict(check="language_id", ok=True, reason="skipped: a tested template constant"),
         check_injection({"question": text}, source_text),
         check_meta_text(text),
-        check_sentence(text, lang) if max_words <= 40 else _long_text(text, lang, max_words),
+        check_sentence(text, lang, max_words=sentence_words)
+        if max_words <= 40
+        else _long_text(text, lang, max_words),
         # The project's own leak check, on the question alone ("short_answer": no choices).
         check_no_leak(
             Item(id="wording", input=text, target=answer or ""),

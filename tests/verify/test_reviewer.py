@@ -378,3 +378,17 @@ def test_ocr_missing_image_fails(tmp_path: Path) -> None:
     _needs_tesseract()
     v = check_ocr(tmp_path / "nope.png", "What is the capital of Germany?", "en")
     assert not v.ok and "does not exist" in v.reason
+
+
+def test_a_question_that_states_many_values_may_be_longer():
+    from benchsmith.verify.reviewer import check_sentence
+
+    values = ", ".join(f"medida {i} {i}.5" for i in range(1, 10))
+    question = f"¿Cuál es la variedad de un vino con los siguientes valores: {values} y color 3?"
+    assert not check_sentence(question, "es").ok  # over 40 words
+    assert check_sentence(question, "es", max_words=70).ok
+    longer = ", ".join(f"medida {i} {i}.5" for i in range(1, 30))
+    verdict = check_sentence(
+        f"¿Cuál es la variedad con estos valores: {longer}?", "es", max_words=70
+    )
+    assert not verdict.ok and "not 3 to 70" in verdict.reason
