@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from test_programs_phrasings import table_of
+
 from benchsmith.programs import Refusal, build_table, generate, plan
 from benchsmith.programs.items import to_item
 from benchsmith.spec import Condition, Subtask
@@ -42,15 +44,6 @@ AIRPORTS = [
 WEATHER = [
     (f"2012-01-{d:02d}", (d * 7) % 11 + 0.5, ("rain", "sun", "fog")[d % 3]) for d in range(1, 13)
 ]
-
-
-def field(path: str, modality: str) -> SimpleNamespace:
-    return SimpleNamespace(path=path, modality=modality, translations={}, labels={})
-
-
-def table_of(name: str, columns: dict[str, str], rows: list[tuple]):
-    records = [dict(zip(columns, row, strict=True)) for row in rows]
-    return build_table(name, records, [field(c, k) for c, k in columns.items()])
 
 
 def cars():

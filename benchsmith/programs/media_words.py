@@ -11,8 +11,8 @@ B, shows the larger value. The label's article and gender come from
 
 from __future__ import annotations
 
-from benchsmith.programs.grammar import GRAMMARS, Noun
-from benchsmith.programs.wording import Words, WordsMissing
+from benchsmith.programs.grammar import GRAMMARS, German, Noun
+from benchsmith.programs.wording import Words, WordsMissing, _fr_the, _fr_which
 
 LETTERS = ("A", "B")
 """The captions of a comparison's two pictures, in the order they are shown."""
@@ -21,14 +21,14 @@ OR = {"en": "or", "fr": "ou", "de": "oder", "es": "o", "it": "o", "nl": "of", "p
 
 
 def _which(noun: Noun, language: str) -> str:
-    """The word for "which" agreeing with the noun, before it."""
+    """The word for "which" and the noun, agreeing with it, to start a question."""
+    if language == "en":
+        return f"Which {noun.text}"
     if language == "fr":
-        return "Quelle" if noun.gender == "f" else "Quel"
-    if language == "de":
-        return {"m": "Welcher", "f": "Welche"}.get(noun.gender, "Welches")
-    if language == "nl":
-        return "Welk" if noun.gender == "n" else "Welke"
-    return {"en": "Which", "es": "Qué", "it": "Quale", "pt": "Que"}[language]
+        return f"{_fr_which(noun)} {noun.text}"
+    grammar = GRAMMARS[language]
+    phrase = grammar.which(noun, case="nom") if isinstance(grammar, German) else grammar.which(noun)
+    return phrase[:1].upper() + phrase[1:]
 
 
 def _the(noun: Noun, language: str, *, accusative: bool = False) -> str:
@@ -36,8 +36,7 @@ def _the(noun: Noun, language: str, *, accusative: bool = False) -> str:
     if language == "en":
         return f"the {noun.text}"
     if language == "fr":
-        elided = noun.text[:1].lower() in "aeéèêiîouh"
-        return f"l'{noun.text}" if elided else f"{'la' if noun.gender == 'f' else 'le'} {noun.text}"
+        return _fr_the(noun)
     if language == "de" and accusative and noun.gender == "m":
         return f"den {noun.text}"  # the accusative differs from the nominative only here
     return GRAMMARS[language].the(noun)
@@ -73,16 +72,15 @@ def media_classify_question(words: Words, answer_field: str) -> str:
     """Which value of the label the one picture shows: "Which digit does the image show?"."""
     language = words.language
     _check(language)
-    label = words.label(answer_field)
-    which = _which(label, language)
+    which = _which(words.label(answer_field), language)
     return {
-        "en": f"Which {label.text} does the image show?",
-        "fr": f"{which} {label.text} montre l'image ?",
-        "de": f"{which} {label.text} zeigt das Bild?",
-        "es": f"¿{which} {label.text} muestra la imagen?",
-        "it": f"{which} {label.text} mostra l'immagine?",
-        "nl": f"{which} {label.text} toont de afbeelding?",
-        "pt": f"{which} {label.text} mostra a imagem?",
+        "en": f"{which} does the image show?",
+        "fr": f"{which} montre l'image ?",
+        "de": f"{which} zeigt das Bild?",
+        "es": f"¿{which} muestra la imagen?",
+        "it": f"{which} mostra l'immagine?",
+        "nl": f"{which} toont de afbeelding?",
+        "pt": f"{which} mostra a imagem?",
     }[language]
 
 
