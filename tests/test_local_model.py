@@ -1,4 +1,4 @@
-"""Integration: the embedded model through its llama.cpp server and the same client path."""
+"""Integration: the embedded models through their llama.cpp servers and the same client path."""
 
 import json
 import os
@@ -6,14 +6,23 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Literal
 
 import httpx
 import pytest
+from pydantic import BaseModel, Field
 
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.doctor import ProbeAnswer, probe_messages
 from benchsmith.llm.client import LLMRuntime
-from benchsmith.llm.local import local_model_path, local_server, server_available
+from benchsmith.llm.local import (
+    local_model_path,
+    local_server,
+    server_available,
+    stop_local_server,
+)
+from benchsmith.llm.reader_model import assembly_state
+from benchsmith.llm.specs import LOCAL_MODEL_NAME, READER_MODEL_NAME
 
 pytestmark = [
     pytest.mark.integration,
@@ -51,6 +60,50 @@ def test_same_process_reuses_one_server():
 def test_model_file_ships_in_the_package():
     path = local_model_path()
     assert path.stat().st_size > 50_000_000
+
+
+class QuantityKind(BaseModel):
+    """What kind of quantity a symbol of a text stands for."""
+
+    kind: Literal["price", "rate", "time", "count"] = Field(
+        description="The kind of quantity the symbol stands for, as the text defines it."
+    )
+
+
+def _reader_installed() -> bool:
+    state = assembly_state()
+    return state.ready or not state.missing
+
+
+@pytest.mark.skipif(not _reader_installed(), reason="the reader model's parts are not installed")
+def test_reader_model_answers_a_structured_request_on_its_own_server(tmp_path):
+    stop_local_server(LOCAL_MODEL_NAME)  # one llama.cpp server at a time on two cores
+    config = RunConfig(
+        model="local:reader",
+        structured_method="function_calling",
+        paths=RunPaths(run_dir=str(tmp_path)),
+    )
+    runtime = LLMRuntime.from_config(config, env={})
+    model = runtime.for_role("design")
+    text = "The bond pays a coupon C each year; y is the yield, the annual interest rate."
+    question = "In this text, what kind of quantity is y: a price, a rate, a time or a count?"
+    messages = [("user", f"Text: {text}\n{question}")]
+    server = local_server(model=READER_MODEL_NAME)
+    try:
+        started = time.monotonic()
+        answer = model.structured(QuantityKind, messages)
+        seconds = time.monotonic() - started
+        assert answer.kind == "rate"
+        assert server.running() and server.startup_seconds is not None
+        assert not local_server().running()  # SmolLM2's server was not started for it
+        print(f"reader: start-up {server.startup_seconds:.1f}s, first answer {seconds:.1f}s")
+    finally:
+        server.stop()
+    (record,) = [json.loads(x) for x in (tmp_path / "llm_calls.jsonl").read_text().splitlines()]
+    assert record["model"] == "local:reader"
+    assert record["request"]["params"]["tool_choice"]["function"]["name"] == "QuantityKind"
+    assert record["usage"]["input_tokens"] > 0 and not record["usage"]["estimated"]
+    assert runtime.ledger.summary()["cost_usd"] == 0.0
 
 
 CHILD = r"""

@@ -658,7 +658,8 @@ class LLMRuntime:
             # lazy: httpx, ~70 ms that a run on remote models (benchsmith eval) need not pay
             from benchsmith.llm.local import local_server
 
-            base_url = local_server(self.settings.local_context).ensure_started()
+            server = local_server(self.settings.local_context, model=spec.model)
+            base_url = server.ensure_started()
         elif spec.provider == "openai" and not api_key:
             raise ConfigError(
                 f"model {spec.text!r} needs OPENAI_API_KEY; export it or put it in .env "

