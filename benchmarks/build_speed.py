@@ -2,18 +2,17 @@
 
 Each build runs in its own process, the fake server in another. The fake model
 (:class:`benchsmith.testing.build_fakes.FaultyBuilder`) makes the judge reject a set share of
-records once (a fix) or always (a rejection and a refill), and a share of the dataset's
-records are one same record (all but the first drawn are duplicates), so the calls per item
-are those of a build that meets trouble, not the floor of 2. Sizes are run interleaved
-(round 1 of every size, then round 2, ...).
+the items (a rejection and a refill from the reserve), and a share of the dataset's
+records are one same record (duplicate items), so the calls per item are those of a build
+that meets trouble, not the floor of 1 (the judge's; every item is computed by its
+program). Sizes are run interleaved (round 1 of every size, then round 2, ...).
 
 Reported, median and range over the repeats:
 
 1. wall time / ideal, the ideal being model calls x latency / concurrency, at each size;
 2. time from ``build_benchmark()`` to the first model request the server sees (and from
    the process start, imports included);
-3. the share of the build's CPU time spent inside ``make_multiple_choice``;
-4. memory growth per item: the slope (bytes/item) of a least-squares line over the sizes
+3. memory growth per item: the slope (bytes/item) of a least-squares line over the sizes
    of the resident memory at the build's end and of its peak during the build (sampled
    every 50 ms from /proc over ``build_benchmark()`` alone; the intercept, the import
    baseline, is reported apart). Resident memory is rarely given back, so the two are
@@ -21,9 +20,9 @@ Reported, median and range over the repeats:
    (use more sizes and repeats, e.g. ``--sizes 500 1000 2000 4000 --repeats 3``).
 
 The dataset is synthetic (6,000 records, or 1.5 an item for the largest size), the items
-text multiple choice (orchestration and judge calls, ``make_multiple_choice`` for the
-distractors, every structural check, the duplicate index), so the figures measure the
-executor, not espeak-ng. With two sizes or more, the wall time per item at the largest over
+text multiple choice from a lookup program (judge calls, the program's own choices, every
+structural check, the duplicate index), so the figures measure the executor, not espeak-ng.
+With two sizes or more, the wall time per item at the largest over
 the smallest shows whether the build stays linear (``--sizes 2000 20000 --latency 0.01``).
 
 Run: ``python benchmarks/build_speed.py [--sizes 500 2000] [--repeats 3] [--quick]``
@@ -35,7 +34,6 @@ import argparse
 import json
 import math
 import os
-import re
 import resource
 import shutil
 import subprocess
@@ -59,11 +57,10 @@ def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
     """
     import threading
 
-    from benchsmith.testing.build_fakes import FaultyBuilder
+    from benchsmith.testing.build_fakes import FaultyBuilder, item_digest
     from benchsmith.testing.fake_openai import FakeOpenAIServer, RecordedRequest
 
-    fix, reject = (float(s) for s in shares.split(","))
-    fake = FaultyBuilder(latency, fix_share=fix, reject_share=reject)
+    fake = FaultyBuilder(latency, reject_share=float(shares))
     lock = threading.Lock()
     to_wall = time.time() - time.monotonic()
 
@@ -71,12 +68,11 @@ def serve(latency: float, shares: str, port_file: str, first_dir: str) -> None:
         body = request.body if isinstance(request.body, dict) else {}
         model = str(body.get("model", ""))
         # A third column says what the call was (for reading a tail): the structured
-        # decision asked for, the record's digest, and "fix" for a fix's wording.
+        # decision asked for and the digest of the item judged.
         name = ((body.get("tools") or [{}])[0].get("function") or {}).get("name", "-")
-        text = json.dumps(body.get("messages", []))
-        digest = re.search(r"record ([0-9a-f]{8})", text)
-        fix = "fix" if "scripted rejection" in text else ""
-        tag = f"{name}:{digest.group(1) if digest else '-'}:{fix}"
+        text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        digest = item_digest(text)
+        tag = f"{name}:{digest or '-'}"
         arrived, answered = to_wall + request.received_at, to_wall + (request.answered_at or 0)
         line = f"{arrived!r} {answered!r} {tag}\n"
         with lock, open(Path(first_dir) / f"{model}.times", "a") as times:
@@ -133,7 +129,6 @@ def build(spec: str, out: str, catalog: str, model: str, concurrency: int, resul
     # Import what a build uses before timing it: the figure is the build, not Python start-up
     # (the time from the process start is reported apart), the modules a first model call
     # imports included (benchsmith.llm.client.preload).
-    import dataclasses
 
     import benchsmith.graph.workflow  # noqa: F401
     import benchsmith.package.writer  # noqa: F401
@@ -141,23 +136,9 @@ def build(spec: str, out: str, catalog: str, model: str, concurrency: int, resul
     from benchsmith.api import build_benchmark
     from benchsmith.config import RunConfig, RunPaths
     from benchsmith.llm.client import preload
-    from benchsmith.tools import registry
 
     preload()
     imports = time.perf_counter() - cold
-    # CPU time of the calling thread inside make_multiple_choice (threads run tools).
-    spent = [0.0]
-    spec_mc = registry.get_tool("make_multiple_choice")
-    inner = spec_mc.fn
-
-    def timed_mc(*args: object, **kwargs: object) -> object:
-        started = time.thread_time()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            spent[0] += time.thread_time() - started
-
-    registry._REGISTRY["make_multiple_choice"] = dataclasses.replace(spec_mc, fn=timed_mc)
     # Resident memory sampled during the build only: ru_maxrss would keep an import-time
     # peak that the build never reaches again, hiding the growth per item.
     import threading
@@ -197,10 +178,8 @@ def build(spec: str, out: str, catalog: str, model: str, concurrency: int, resul
                 "imports_s": imports,
                 "started_wall": started_wall,
                 "cpu_s": cpu,
-                "mc_cpu_s": spent[0],
                 "rejected": report.get("rejected"),
                 "rejection_reasons": report.get("rejection_reasons"),
-                "fixes": report.get("fixes"),
                 "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
                 "build_peak_rss_bytes": peak[0],
                 "build_end_rss_bytes": last[0],
@@ -257,7 +236,7 @@ def overheads(
     ``before``: from ``build_benchmark()`` to the first request. ``tail``: the excess of the
     end, from the last moment ``concurrency // 2`` or more requests were in flight to the
     last reply, less the ideal time of the calls made then (the slots still on a chain of
-    fixes and replacements after every other slot finished: a chain's calls follow one
+    replacements after every other slot finished: a chain's calls follow one
     another, so no scheduling without extra calls overlaps them). ``after``: from the last
     reply to the build's end (packaging). ``server``: the fake's own lateness, the time its
     answers took beyond ``latency``, per concurrency slot (the ideal counts ``latency`` a
@@ -309,8 +288,7 @@ def main() -> None:
         default=3,
         help="builds of each size (3: the median stands when one run is disturbed)",
     )
-    parser.add_argument("--fix-share", type=float, default=0.10)
-    parser.add_argument("--reject-share", type=float, default=0.05)
+    parser.add_argument("--reject-share", type=float, default=0.15)
     parser.add_argument("--duplicate-share", type=float, default=0.05)
     parser.add_argument(
         "--quick", action="store_true", help="sizes 60 and 150, 20 ms a call, one repeat"
@@ -323,7 +301,7 @@ def main() -> None:
     os.environ.setdefault("BENCHSMITH_HOME", str(root / "home"))
     (root / "first").mkdir()
     port_file = root / "url"
-    shares = f"{args.fix_share},{args.reject_share}"
+    shares = str(args.reject_share)
     server = subprocess.Popen(
         [
             sys.executable,
@@ -355,7 +333,7 @@ def main() -> None:
 
     print(
         f"fake endpoint {args.latency * 1000:.0f} ms a call, concurrency {args.concurrency}; "
-        f"judge rejects {args.fix_share:.0%} of records once, {args.reject_share:.0%} always; "
+        f"judge rejects {args.reject_share:.0%} of the items; "
         f"{args.duplicate_share:.0%} of records are one same record; {args.repeats} repeat(s); "
         f"{load_average()}"
     )
@@ -368,8 +346,7 @@ def main() -> None:
             f"{size} items: wall {Summary.of([d['wall_s'] for d in done]).text('.2f', ' s')}, "
             f"ideal {Summary.of(ideal).text('.2f', ' s')}, wall/ideal {ratio.text('.3f')}; "
             f"{calls_per_item.text('.2f')} calls/item; items {[d['items'] for d in done]}; "
-            f"last run: rejected {done[-1]['rejected']} {done[-1]['rejection_reasons']}, "
-            f"fixes {done[-1]['fixes']}"
+            f"last run: rejected {done[-1]['rejected']} {done[-1]['rejection_reasons']}"
         )
         parts = {
             key: Summary.of([d["overheads"][key] for d in done])
@@ -381,7 +358,7 @@ def main() -> None:
             f"before the first request {parts['before'].text('.2f', ' s')}; "
             f"fewer than {args.concurrency} requests in flight while building "
             f"{parts['middle'].text('.2f', ' s')}; the tail (under {args.concurrency // 2} in "
-            f"flight: a chain of fixes and replacements after the rest) "
+            f"flight: a chain of replacements after the rest) "
             f"{parts['tail'].text('.2f', ' s')}; after the last reply (packaging) "
             f"{parts['after'].text('.2f', ' s')}; the fake's answers later than "
             f"{args.latency * 1000:.0f} ms {parts['server'].text('.2f', ' s')} (its time a "
@@ -428,14 +405,6 @@ def main() -> None:
         "time before the first model call (from build_benchmark(); cold in parentheses)",
         "<= 0.3 s",
         f"{first.text('.2f', ' s')} [cold {cold.median:.2f} s]",
-    )
-    share = Summary.of([d["mc_cpu_s"] / d["cpu_s"] for d in every if d["cpu_s"] > 0])
-    print(f"make_multiple_choice share of build CPU: {share.text('.1%')}")
-    figure(
-        "mc_share",
-        "make_multiple_choice share of build CPU",
-        "negligible",
-        share.text(".1%"),
     )
     if len(sizes) < 2:
         print("memory: one size only, no growth per item (give two sizes or more)")

@@ -75,8 +75,16 @@ def set_table(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     for r in rows:
         first = r["problems"][0]["why"][0] if r["problems"] else ""
         first = first or (r["message"] if r["exit"] else "")
-        cells = [r["id"], "yes" if r["servable"] else "no", r["exit"], r["items"],
-                 r["accepted"], ",".join(r["kinds"]), round(r["seconds"]), first[:90]]
+        cells = [
+            r["id"],
+            "yes" if r["servable"] else "no",
+            r["exit"],
+            r["items"],
+            r["accepted"],
+            ",".join(r["kinds"]),
+            round(r["seconds"]),
+            first[:90],
+        ]
         print("| " + " | ".join(str(c) for c in cells) + " |")
     of_built = 100 * accepted / max(built, 1)
     of_requested = 100 * accepted / max(summary["requested"], 1)
@@ -91,11 +99,17 @@ def set_table(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", dest="sets", action="append", choices=SET_ORDER,
-                        help="a corpus set (repeat for several; default: every set)")
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        choices=SET_ORDER,
+        help="a corpus set (repeat for several; default: every set)",
+    )
     parser.add_argument("--ids", default="", help="only these intents (comma-separated ids)")
-    parser.add_argument("--model", default=None,
-                        help="a model spec for the builds (default: the embedded model)")
+    parser.add_argument(
+        "--model", default=None, help="a model spec for the builds (default: the embedded model)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every row and set here")
     args = parser.parse_args()  # fmt: skip
     if not server_available():

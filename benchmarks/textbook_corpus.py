@@ -158,8 +158,10 @@ def main() -> None:
         rows = [measure(k, args.items, model) for k in keys if part_of(k) == part]
         report[part] = rows
         print(f"\n## {part}\n")
-        print("| section | key formulas matched | admitted | built | teacher accepts | s "
-              "| first problem |")
+        print(
+            "| section | key formulas matched | admitted | built | teacher accepts | s "
+            "| first problem |"
+        )
         print("|---|---|---|---|---|---|---|")
         for r in rows:
             if "error" in r:

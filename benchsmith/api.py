@@ -215,27 +215,26 @@ def _run_graph(
 
 
 def recursion_limit(config: RunConfig, size: int) -> int:
-    """Supersteps a build may take, from its size, fix and refill caps.
+    """Supersteps a build may take, from its size and refill caps.
 
     The limit holds for the build graph and, apart, for each invocation of the slot
     subgraph, whose steps LangGraph counts against the same setting.
 
-    - The build graph: planning takes at most ``3 + 3 * max_design_rounds * (1 +
-      max_regrounding) + max_allocation_rounds`` steps; each round is one fan-out of slot
-      tasks (one ``collect`` and one ``realize`` step), at worst one per ``slot_workers``
-      slots when tasks end early, and a round holds at most ``size * max_slots_factor``.
+    - The build graph: planning takes at most ``4 + max_allocation_rounds`` steps; each
+      round is one fan-out of slot tasks (one ``collect`` and one ``realize`` step), at
+      worst one per ``slot_workers`` slots when tasks end early, and a round holds at most
+      ``size * max_slots_factor``.
     - A slot task runs its slots one after another inside one subgraph invocation: each
-      record takes orchestrate, execute and verify per attempt, then accept or discard,
-      and at worst one task realizes every record the round may draw.
+      candidate takes computed and verify, then accept or discard, and at worst one task
+      realizes every candidate the round may draw.
     """
     from benchsmith.agents.collect import slot_workers  # lazy: see the module docstring
 
-    planning = 3 + 3 * config.max_design_rounds * (1 + config.max_regrounding)
-    planning += config.max_allocation_rounds
+    planning = 4 + config.max_allocation_rounds
     records = math.ceil(max(size, 1) * config.max_slots_factor)
     fan_outs = max(1, math.ceil(records / slot_workers(config.concurrency)))
     building = 2 * fan_outs * (config.max_refill_rounds + 2) + 4
-    per_record = 3 * (config.max_fix_attempts + 1) + 1
+    per_record = 3
     return max(200, 2 * (planning + building), 2 * per_record * records)
 
 

@@ -190,9 +190,7 @@ def _default_out(intent: str | None, spec: str | None) -> str:
 @config_option("seed")
 @planning_options
 @config_option("concurrency")
-@config_option("max_fix_attempts", "--max-fixes")
 @config_option("judge")
-@config_option("reword")
 @config_option("tail_backups")
 @click.option(
     "--difficulty",
@@ -255,11 +253,13 @@ def build(
 ) -> None:
     """Build a verified benchmark for INTENT into --out.
 
-    Plans subtasks, datasets and quotas (or takes --spec), realizes every item with the
-    tools, verifies it (structure, media, leaks, language, an LLM judge, duplicates),
-    fixes or discards failures, refills quotas, and writes data/test.jsonl, media/, a
-    dataset card, report.json/report.md, rejects.jsonl, an Inspect AI task file and an
-    lm-evaluation-harness task. A killed build continues with --resume.
+    Plans subtasks, datasets and quotas (or takes --spec), computes every item (a question
+    program over a table, or a problem from a reference's formulas) and makes its media
+    with the tools, verifies it (structure, media, leaks, language, the recomputed answer,
+    an LLM judge, duplicates), discards failures, refills quotas, and writes
+    data/test.jsonl, media/, a dataset card, report.json/report.md, rejects.jsonl, an
+    Inspect AI task file and an lm-evaluation-harness task. A killed build continues with
+    --resume.
 
     Exit codes: 0 every quota met; 3 the build ended short of its size (the summary and
     report.md say why); 1 a build or model error; 2 a usage or input error; 4 the budget

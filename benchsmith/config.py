@@ -313,12 +313,8 @@ class RunConfig(BaseModel):
         default_factory=list,
         description="Allowed answer formats (multiple_choice, short_answer, ...).",
     )
-    max_subtasks: int = Field(default=4, ge=1, le=12, description="Most subtasks.")
-    max_design_rounds: LoopCap = Field(
-        default=2, description="Propose/critique rounds of the design agent."
-    )
-    max_regrounding: LoopCap = Field(
-        default=2, description="Times ungrounded subtasks go back to design before dropping."
+    max_subtasks: int = Field(
+        default=4, ge=1, le=12, description="Most subtasks (programs and references) a plan has."
     )
     max_allocation_rounds: LoopCap = Field(
         default=5, description="Allocate/diagnose/adjust rounds before giving up."
@@ -327,12 +323,6 @@ class RunConfig(BaseModel):
         default=False, description="Pause for a human to approve or edit the plan (interrupt)."
     )
     concurrency: int = Field(default=4, ge=1, le=64, description="Sample slots realized at once.")
-    max_fix_attempts: int = Field(
-        default=2,
-        ge=0,
-        le=5,
-        description="Local fixes of a failing item before it is discarded.",
-    )
     max_refill_rounds: LoopCap = Field(
         default=3, description="Rounds that refill quotas after rejections."
     )
@@ -341,13 +331,6 @@ class RunConfig(BaseModel):
         ge=1.0,
         le=50.0,
         description="Most sample slots a grounding may use, as a multiple of its quota.",
-    )
-    reword: Switch = Field(
-        default="auto",
-        description="Ask the orchestration model to reword each template question (the "
-        "wording checks still decide): auto does, except when that model is the embedded "
-        "135M one, whose rewordings fail the checks; it then only chooses the tools' "
-        "settings, and a plan with none makes no call.",
     )
     programs: Literal["auto", "model", "rules"] = Field(
         default="auto",
@@ -369,7 +352,7 @@ class RunConfig(BaseModel):
     tail_backups: Switch = Field(
         default="auto",
         description="At the end of each fan-out, when every slot has started and some are "
-        "still on a chain of fixes or replacements, slots that finish take a backup record "
+        "still on a chain of replacements, slots that finish take a backup candidate "
         "for such a chain (at most one each); whichever is accepted first fills the place "
         "and the other stops at its next step (a backup accepted second is dropped, never "
         "packaged). It trades a few model calls for the wait on the slowest chain; auto "

@@ -12,9 +12,9 @@ and the difficulty predicted from that::
   [0, 1] (higher is harder). It is a prior from the item's construction, not a measurement:
   ``benchsmith eval`` measures how models actually fare.
 - ``label``: ``easy`` below :data:`CUTS` [0], ``hard`` from :data:`CUTS` [1], else ``medium``.
-- ``source``: ``generator`` when the params were scored; ``design label`` when the item has
-  nothing scorable (a template item over a dataset, whose distractors are text): the score
-  is then the middle of the design label's band and the label is the design model's.
+- ``source``: ``generator`` when the params were scored; ``design label`` when the
+  generator scored nothing: the score is then the middle of the band of the subtask's own
+  label (the plan's, set by code) and the label is that one.
 
 The function is pure and small on purpose, so the weights can be read, argued about and
 refitted (e.g. on a calibration of ``benchsmith eval`` results) in one place.
@@ -180,7 +180,7 @@ def model(params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def from_design_label(label: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The record of an item with nothing scorable: the design model's label kept.
+    """The record of an item with nothing scored: its subtask's label kept.
 
     The score is the middle of the label's band, so scores stay comparable across items;
     ``params`` (e.g. the number of options) are kept as a record.

@@ -173,8 +173,8 @@ def mix_report(
         targets: Subtask id to its target number of items.
         accepted: Subtask id to accepted items per label.
         pool: Subtask id to candidates generated per label.
-        steerable: Subtask id to whether its generator predicts difficulties (a subtask of
-            template items over a dataset carries its design label).
+        steerable: Subtask id to whether its generator predicts difficulties (a subtask
+            with no computed grounding would carry its own label).
 
     Returns:
         ``{"requested", "achieved", "subtasks": {id: {"wanted", "got", "short"}},

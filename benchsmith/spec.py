@@ -12,7 +12,6 @@ programs of :mod:`benchsmith.programs` run them.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -256,7 +255,13 @@ class ProgramSpec(BaseModel):
 
 
 class Grounding(BaseModel):
-    """A subtask grounded in a dataset, with the plan that turns records into items."""
+    """A subtask grounded in a dataset or a reference: how its items are computed.
+
+    Every item is computed: a question program executed over a table's records
+    (``question_program``), or a problem generated from a reference's formulas
+    (``solution_graph``). The record-template strategy (one raw record per item, worded by
+    a model) is retired: a spec that still uses it is refused with a way forward.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -264,32 +269,20 @@ class Grounding(BaseModel):
     subtask_id: str
     dataset_id: str
     question_field: str | None = Field(
-        default=None, description="Record field the question is about."
+        default=None, description="Record field that names what a question is about."
     )
-    answer_field: str = Field(description="Record field holding the ground-truth answer.")
-    answer_fields: dict[str, str] = Field(
-        default_factory=dict,
-        description="Per language (ISO code), the record field holding the answer in that "
-        "language where the dataset translates the answer field, e.g. {'fr': "
-        "'capital_names.fr'}; other languages use answer_field.",
+    answer_field: str = Field(
+        description="Record field holding the ground-truth answer ('computed' when the "
+        "program computes it)."
     )
-    plan: list[PlanStep] = Field(default_factory=list)
-    question_templates: dict[str, str] = Field(
-        default_factory=dict,
-        description="Per language (ISO code), the question with {field} slots naming record "
-        "fields, e.g. {'en': 'What is the capital of {name}?'}; the answer field is never a "
-        "slot. Where the media carry the question the template says what to do with them. "
-        "Empty: derived from the dataset card when the build starts.",
+    plan: list[PlanStep] = Field(
+        default_factory=list,
+        description="The tool steps that show an item (speak it, render it, degrade it).",
     )
-    template_source: str = Field(
-        default="",
-        description="Where the templates came from: concept:<name>, generic, model or user.",
-    )
-    strategy: Literal["records", "solution_graph", "question_program"] = Field(
-        default="records",
-        description="records: one item per raw record, through the plan's tools; "
-        "solution_graph: computed problems from a reference's formulas (answer_field unused); "
-        "question_program: items computed by executing `program` over the records.",
+    strategy: Literal["solution_graph", "question_program"] = Field(
+        description="question_program: items computed by executing `program` over the "
+        "records; solution_graph: computed problems from a reference's formulas "
+        "(answer_field unused)."
     )
     program: ProgramSpec | None = Field(
         default=None,
@@ -310,17 +303,23 @@ class Grounding(BaseModel):
     est_calls_per_item: float = Field(default=3.0, ge=0)
     est_tokens_per_item: int = Field(default=1500, ge=0)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_records(cls, data: Any) -> Any:
+        """Refuse a grounding of the retired record-template strategy, saying what to do."""
+        if isinstance(data, dict) and data.get("strategy", "records") == "records":
+            raise ValueError(
+                f"grounding {data.get('id', '?')!r} uses the retired 'records' strategy (one "
+                "record per item through question templates); plan it again from the intent "
+                "(benchsmith plan INTENT) so that it becomes a question program, or write the "
+                "program by hand with --program"
+            )
+        return data
+
     @model_validator(mode="after")
-    def _templates_name_fields(self) -> Grounding:
-        slot = re.compile(r"\{([A-Za-z0-9_][A-Za-z0-9_.-]*)\}")
-        for lang, text in self.question_templates.items():
-            if not text.strip():
-                raise ValueError(f"grounding {self.id}: the {lang} question template is empty")
-            if {self.answer_field, *self.answer_fields.values()} & set(slot.findall(text)):
-                raise ValueError(
-                    f"grounding {self.id}: the {lang} question template has the answer field "
-                    f"{{{self.answer_field}}} as a slot; the answer must not be in the question"
-                )
+    def _program_present(self) -> Grounding:
+        if self.strategy == "question_program" and self.program is None:
+            raise ValueError(f"grounding {self.id}: a question_program grounding needs a program")
         return self
 
 

@@ -10,7 +10,7 @@ used only where values accumulate (``warnings``, ``planner_log``, ``tallies``).
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired
 
@@ -38,7 +38,9 @@ def add_tallies(left: Tallies | None, right: Tallies | None) -> Tallies:
 
 
 class Slot(BaseModel):
-    """One attempt at one item: a grounding, a raw record, a language and the item id.
+    """One attempt at one item: a grounding, a computed candidate, a language and the item id.
+
+    ``record_index`` is the candidate's index among the grounding's generated candidates.
 
     The quota monitor (``collect``) plans slots; each is sent to the slot subgraph.
     """
@@ -59,42 +61,21 @@ class Slot(BaseModel):
 
 
 class Failure(BaseModel):
-    """Why an attempt at a slot failed, and whether another attempt may fix it.
-
-    ``retry`` is decided by the node that saw the failure (it knows the fix budget), so the
-    routers stay pure functions of the state.
-    """
+    """Why an attempt at a slot failed (a computed item has no local fix: it is discarded)."""
 
     reason: str
     check: str
-    retry: bool = False
     counts: bool = True
-    """Whether the failure used an attempt (a record without an answer did not)."""
-
-
-@dataclass
-class SampleDecision:
-    """The orchestration role's specialization of a plan to one record.
-
-    Made by :func:`benchsmith.agents.orchestration.orchestrate`: the question and the
-    plan's tool parameters per step.
-    """
-
-    question: str
-    params: dict[int, dict[str, Any]] = field(default_factory=dict)
-    source: Literal["model", "fallback", "template"] = "model"
-    """``template``: no call was needed (no rewording asked, no parameter to choose)."""
-    note: str = ""
-    wording: Literal["template", "model"] = "template"
-    template: str = ""
-    rewording_rejected: str = ""
+    """Whether the failure used an attempt (a slot past the generated candidates, or one a
+    tail backup superseded, did not)."""
 
 
 @dataclass
 class Draft:
     """An executed sample: the item (media already in place) and what it was made from.
 
-    Made by :func:`benchsmith.agents.execution.execute`, or from a computed problem.
+    Made from a computed problem or program item (its media by
+    :func:`benchsmith.agents.execution.media_for_text`).
     """
 
     item: Item
@@ -115,7 +96,7 @@ class SlotInput(TypedDict):
 class SlotOutput(TypedDict):
     """What a slot hands back to the build: the tallies only (the item is in the ledger).
 
-    Added up: a slot that replaces a rejected record goes on and may end accepted.
+    Added up: a slot that replaces a rejected candidate goes on and may end accepted.
     """
 
     tallies: Annotated[Tallies, add_tallies]
@@ -124,13 +105,11 @@ class SlotOutput(TypedDict):
 class SlotState(SlotInput, SlotOutput):
     """The working state of one slot.
 
-    ``attempt`` counts the attempts made; ``feedback`` holds the failures the orchestration
-    role sees on its next attempt and ``history`` the record of every failed attempt.
-    ``decision`` is the orchestration's decision (None for a computed item), ``draft`` the
-    executed item with its media paths (None until an attempt made one), ``failure`` the
-    last attempt's failure (None once verification passed). The checkpointer serializes
-    both dataclasses field by field, as it does the pydantic models here.
-    ``replaced`` counts the rejected records this slot task replaced in place.
+    ``attempt`` counts the attempts made and ``history`` records every failed one. ``draft``
+    is the item with its media paths (None until an attempt made one), ``failure`` the last
+    attempt's failure (None once verification passed). The checkpointer serializes the
+    dataclass field by field, as it does the pydantic models here.
+    ``replaced`` counts the rejected candidates this slot task replaced in place.
 
     ``claim`` names the place in the quota the slot works for (the id of the slot first
     sent; replacements keep it), ``backup`` says whether the slot is a tail backup for
@@ -143,9 +122,7 @@ class SlotState(SlotInput, SlotOutput):
     backup: bool
     carry_on: bool
     attempt: int
-    feedback: list[str]
     history: list[dict[str, Any]]
-    decision: SampleDecision | None
     draft: Draft | None
     failure: Failure | None
     status: SlotStatus
@@ -200,8 +177,6 @@ class BuildState(BuildInput, BuildOutput):
     groundings: list[Grounding]
     allocations: list[Allocation]
     dropped: list[Dropped]
-    ungrounded: list[Dropped]
-    regroundings: int
     allocation_trace: list[dict[str, Any]]
     started_at: float
     targets: dict[str, int]
@@ -227,5 +202,4 @@ class PlannerOutput(TypedDict):
     groundings: list[Grounding]
     allocations: list[Allocation]
     dropped: list[Dropped]
-    regroundings: int
     allocation_trace: list[dict[str, Any]]

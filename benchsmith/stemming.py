@@ -1,8 +1,8 @@
 """English word stems: the one stemmer behind field matching, topic words and intents.
 
-A leaf module: the templates match answer fields to concepts by stems, the alignment of
-a dataset with an intent compares topic stems, and the question programs match an
-intent's words to column labels with the same stems, so all three agree on a word.
+A leaf module: the alignment of a dataset with an intent compares topic stems, and the
+question programs match an intent's words to column labels with the same stems, so both
+agree on a word.
 """
 
 from __future__ import annotations

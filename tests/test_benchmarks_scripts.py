@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from benchsmith.testing.build_fakes import REJECTION_REASON, FaultyBuilder
+from benchsmith.prompts import render, untrusted
+from benchsmith.testing.build_fakes import REJECTION_REASON, FaultyBuilder, item_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
@@ -46,7 +47,8 @@ def test_summary_and_interleaving(common):
     assert common.ratios([2.0, 3.0], [1.0, 2.0]) == [2.0, 1.5]
 
 
-def _judge_body(question: str) -> dict:
+def _judge_body(item: str) -> dict:
+    """A judge request as the build sends it: the prompt quotes the item as data."""
     schema = {
         "type": "object",
         "properties": {
@@ -55,31 +57,41 @@ def _judge_body(question: str) -> dict:
         }
         | {"reason": {"type": "string"}},
     }
+    prompt = render(
+        "judge",
+        subtask_name="Capitals",
+        subtask_description="Name the capital of a country.",
+        answer_format="short_answer",
+        media="",
+        item=untrusted(item, "item"),
+    )
     return {
-        "messages": [{"role": "user", "content": f"question: {question}"}],
+        "messages": [{"role": "user", "content": prompt}],
         "tools": [{"type": "function", "function": {"name": "JudgeVerdict", "parameters": schema}}],
     }
 
 
-def _answerable(fake: FaultyBuilder, question: str) -> str:
-    reply = fake(_judge_body(question))
+def _answerable(fake: FaultyBuilder, item: str) -> str:
+    reply = fake(_judge_body(item))
     return json.loads(reply.arguments)["answerable"]
 
 
-def test_faulty_builder_rejects_fixes_and_passes_at_its_shares():
-    fake = FaultyBuilder(fix_share=0.3, reject_share=0.2)
+def test_faulty_builder_rejects_its_share_of_items_the_same_way_every_time():
+    fake = FaultyBuilder(reject_share=0.2)
     digests = [f"{i * 2654435761 % 16**8:08x}" for i in range(2000)]
     kinds = [fake.kind(d) for d in digests]
     assert abs(kinds.count("reject") / 2000 - 0.2) < 0.04
-    assert abs(kinds.count("fix") / 2000 - 0.3) < 0.04
-    for kind, digest in zip(kinds[:40], digests[:40], strict=True):
-        question = f"Which value belongs to x (record {digest})?"
-        first, second = _answerable(fake, question), _answerable(fake, question)
-        expected = {"reject": ("no", "no"), "fix": ("no", "yes"), "pass": ("yes", "yes")}
-        assert (first, second) == expected[kind], kind
-    assert REJECTION_REASON in fake(_judge_body("(record 00000000)")).arguments
+    items = [f"question: What is the capital of Country {i}?\nanswer: City {i}" for i in range(200)]
+    for item in items[:40]:
+        digest = item_digest(_judge_body(item)["messages"][0]["content"])
+        assert digest is not None
+        expected = "no" if fake.kind(digest) == "reject" else "yes"
+        assert _answerable(fake, item) == _answerable(fake, item) == expected
+    rejected = [i for i in items if _answerable(fake, i) == "no"]
+    assert 0.1 < len(rejected) / len(items) < 0.3
+    assert REJECTION_REASON in fake(_judge_body(rejected[0])).arguments
     with pytest.raises(ValueError):
-        FaultyBuilder(fix_share=0.7, reject_share=0.5)
+        FaultyBuilder(reject_share=1.5)
 
 
 def _run_quick(name: str) -> list[dict]:

@@ -1,10 +1,10 @@
 """A real build on the embedded model, then its folder through the real consumers.
 
 ``benchsmith build`` (the CLI's own main, in the test's process) realizes a small text
-multiple-choice spec with SmolLM2-135M through its llama.cpp server: orchestration and the
-judge are real model calls, the tools and checks real. Then the folder it wrote is read by
-Hugging Face ``datasets``, run by ``lm_eval --include_path`` and by ``inspect eval`` against
-the same server, from another working directory, offline.
+multiple-choice spec (a lookup program) with SmolLM2-135M through its llama.cpp server: its
+judge (advisory) makes real model calls, the program, tools and checks are real. Then the
+folder it wrote is read by Hugging Face ``datasets``, run by ``lm_eval --include_path`` and
+by ``inspect eval`` against the same server, from another working directory, offline.
 """
 
 from __future__ import annotations
@@ -47,17 +47,16 @@ def test_the_build_wrote_a_verified_benchmark(built):
     assert len(rows) == SIZE and len({r["id"] for r in rows}) == SIZE
     capitals = {c for _, c in COUNTRIES}
     for row in rows:
-        assert row["metadata"]["orchestration"]["source"] in ("model", "fallback")
         assert row["choices"]["ABCD".index(row["target"])] in capitals
-        verification = row["metadata"]["verification"]
-        # The 135M judge's verdicts could not be enforced: by default it is not asked.
-        assert "judge" not in verification
-        assert row["metadata"]["wording"] in ("template", "model")
-        assert row["metadata"]["source"]["answer_field"] == "capital"
+        program = row["metadata"]["program"]
+        assert (program["kind"], program["answer_field"]) == ("lookup", "capital")
+        assert row["metadata"]["source"]["strategy"] == "question_program"
+        # The 135M judge's verdicts are recorded (--judge advisory), never enforced.
+        assert "judge" in row["metadata"]["verification"]
     report = json.loads((out / "report.json").read_text())
-    assert report["llm"]["by_role"]["orchestration"]["calls"] >= SIZE
-    assert "verification" not in report["llm"]["by_role"]
-    assert report["judge"]["runs"] == 0 and "--judge advisory" in report["judge"]["note"]
+    assert set(report["llm"]["by_role"]) == {"verification"}  # no model words an item
+    assert report["llm"]["by_role"]["verification"]["calls"] >= SIZE
+    assert report["judge"]["runs"] == SIZE and not report["judge"]["enforced"]
     for name in ("README.md", "report.md", "spec.json", "rejects.jsonl", "inspect_task.py"):
         assert (out / name).is_file()
 

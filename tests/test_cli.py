@@ -251,8 +251,8 @@ def test_options_take_their_bounds_and_defaults_from_the_run_config():
     params = {p.name: p for p in cli.commands["build"].params}
     assert (params["concurrency"].type.min, params["concurrency"].type.max) == (1, 64)
     assert params["concurrency"].default == RunConfig().concurrency
-    assert (params["max_fix_attempts"].type.min, params["max_fix_attempts"].type.max) == (0, 5)
-    assert "--max-fixes" in params["max_fix_attempts"].opts
+    # The retired record path's knobs are gone: a flag for them is a usage error.
+    assert "max_fix_attempts" not in params and "reword" not in params
     assert list(params["judge"].type.choices) == ["auto", "enforce", "advisory", "off"]
     plan_params = {p.name: p for p in cli.commands["plan"].params}
     assert (plan_params["max_subtasks"].type.min, plan_params["max_subtasks"].type.max) == (1, 12)
@@ -389,7 +389,7 @@ def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypa
     from click.testing import CliRunner
 
     sys.path.insert(0, str(Path(__file__).parent / "agents"))  # the executor's fakes
-    from executor_fakes import Router, good_question, judge_yes, make_catalog, make_spec
+    from executor_fakes import Router, judge_yes, make_catalog, make_spec
 
     from benchsmith.cli import cli
     from benchsmith.llm.client import LLMRuntime
@@ -403,7 +403,7 @@ def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypa
     spec_path = tmp_path / "spec.json"
     spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
     spec_path.write_text(spec.model_dump_json())
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
     fake = ScriptedChatModel(script=[router], repeat_last=True)
     real = LLMRuntime.from_config.__func__
 
@@ -413,10 +413,10 @@ def test_build_summary_names_the_folder_and_the_next_commands(tmp_path, monkeypa
     monkeypatch.setattr(LLMRuntime, "from_config", classmethod(scripted))
     out = tmp_path / "my bench"
     args = ["build", "--spec", str(spec_path), "--out", str(out), "--catalog"]
-    args += [str(tmp_path / "catalog"), "--judge", "enforce", "--reword", "on"]
+    args += [str(tmp_path / "catalog"), "--judge", "enforce"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
-    assert router.prompts["SampleDecision"]  # the fake answered
+    assert len(router.prompts["JudgeVerdict"]) == 3  # the fake judged each item
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"complete: 3 of 3 items in {out} ")
     folder = shlex.quote(str(out))

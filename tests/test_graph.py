@@ -10,7 +10,6 @@ from benchsmith.graph import builder, graph, make_builder
 from benchsmith.graph.routers import (
     route_after_allocation,
     route_after_collect,
-    route_after_grounding,
     route_after_planner,
     route_after_preflight,
 )
@@ -30,7 +29,7 @@ def test_preflight_resolves_every_role_and_normalizes_the_intent():
     assert out["models"]["judge"] == "ollama:qwen"
     assert out["models"]["design"] == "openai:gpt-4o-mini"
     assert out["warnings"] == []
-    assert out["plan_status"] == "planning" and out["regroundings"] == 0
+    assert out["plan_status"] == "planning" and out["dropped"] == []
 
 
 def test_all_local_warns_that_the_model_is_small():
@@ -49,6 +48,32 @@ def test_all_local_warns_that_the_model_is_small():
 def test_bad_input_is_a_config_error(state, match):
     with pytest.raises(ConfigError, match=match):
         run_preflight(state, RunConfig())
+
+
+def test_a_spec_with_a_retired_or_broken_plan_is_a_config_error(tmp_path):
+    import json
+
+    from benchsmith.spec import ParamRange, PlanStep, Subtask
+    from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+
+    card = jsonl_dataset(tmp_path, "capitals", [{"name": "Peru", "capital": "Lima"}])
+    subtask = Subtask(id="s", name="S", description="d", input_modalities=["audio"])
+    spec = one_grounding_spec(subtask, card, size=1, answer_field="capital", question_field="name")
+    config = RunConfig(model="local")
+    assert run_preflight({"intent": "x", "size": 1, "spec": spec}, config)["plan_status"] == "ok"
+    # A step edited by hand beyond what its tool takes: said before anything runs.
+    broken = spec.model_copy(deep=True)
+    broken.groundings[0].plan[0].ranges["rate"] = ParamRange(min=1, max=5000)
+    broken.groundings[0].plan.append(PlanStep(tool="audio_warp", purpose="x"))
+    with pytest.raises(ConfigError, match="tool plan is invalid") as err:
+        run_preflight({"intent": "x", "size": 1, "spec": broken}, config)
+    assert "tts_speak.rate" in str(err.value) and "unknown tool 'audio_warp'" in str(err.value)
+    # A spec of the retired record path: refused, with what to do instead.
+    old = json.loads(spec.model_dump_json())
+    old["groundings"][0].pop("strategy")
+    old["groundings"][0].pop("program")
+    with pytest.raises(ConfigError, match="retired 'records' strategy.*--program"):
+        run_preflight({"intent": "x", "size": 1, "spec": old}, config)
 
 
 def test_bad_model_spec_fails_before_any_call():
@@ -73,22 +98,24 @@ def test_exported_graph_schemas_and_edges():
         "planner:allocation",
         "planner:review_plan",
         "collect",
-        "realize:orchestrate",
-        "realize:execute",
+        "realize:computed",
         "realize:verify",
         "realize:accept",
         "realize:discard",
         "package",
     ):
         assert node in names, names
+    assert "realize:orchestrate" not in names and "realize:execute" not in names
     edges = {(e.source, e.target) for e in drawn.edges}
-    assert ("planner:grounding", "planner:design") in edges
-    assert ("planner:allocation", "planner:design") in edges
+    # Design is deterministic: no edge goes back to it.
+    into_design = {a for a, b in edges if b == "planner:design"}
+    assert into_design <= {"preflight", "planner:__start__"}, into_design
+    assert ("planner:grounding", "planner:allocation") in edges
     # The executor's loop: collect fans out to the slot subgraph and is fed back; package.
     assert {("collect", "realize:__start__"), ("realize:__end__", "collect")} <= edges
     assert ("collect", "package") in edges
-    # Inside a slot: orchestrate -> execute -> verify, feedback to orchestrate, accept or
-    # discard; the ledger check ends a finished slot at once.
+    # Inside a slot: the computed item is verified, then accepted or discarded (no local
+    # fix); the ledger check ends a finished slot at once.
     slot_edges = {
         (a.removeprefix("realize:"), b.removeprefix("realize:"))
         for a, b in edges
@@ -97,24 +124,15 @@ def test_exported_graph_schemas_and_edges():
     assert slot_edges == {
         ("__start__", "__end__"),
         ("__start__", "computed"),
-        ("__start__", "orchestrate"),
         ("computed", "verify"),
         ("computed", "discard"),
-        ("orchestrate", "execute"),
-        ("orchestrate", "discard"),
-        ("execute", "verify"),
-        ("execute", "orchestrate"),
-        ("execute", "discard"),
         ("verify", "accept"),
-        ("verify", "orchestrate"),
         ("verify", "discard"),
         ("accept", "computed"),
-        ("accept", "orchestrate"),
         ("accept", "__end__"),
         ("discard", "__end__"),
-        # a rejected record replaced in place from the round's reserve
+        # a rejected candidate replaced in place from the round's reserve
         ("discard", "computed"),
-        ("discard", "orchestrate"),
     }
     assert ("preflight", "collect") in edges  # a build from an approved spec skips planning
     # A run that ends after the planner is marked planned on its way out.
@@ -123,10 +141,7 @@ def test_exported_graph_schemas_and_edges():
 
 
 def test_routers_are_pure_functions_of_the_state():
-    assert route_after_grounding({"ungrounded": [{"subtask_id": "a", "reason": "r"}]}) == "design"
-    assert route_after_grounding({"ungrounded": []}) == "allocation"
     assert route_after_allocation({"plan_status": "ok"}) == "review_plan"
-    assert route_after_allocation({"plan_status": "redesign"}) == "design"
     assert route_after_allocation({"plan_status": "infeasible"}) == "__end__"
     assert route_after_preflight({"build": True, "spec": {"x": 1}}) == "collect"
     assert route_after_preflight({"build": False, "spec": {"x": 1}}) == "planner"

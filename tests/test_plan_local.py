@@ -45,8 +45,6 @@ def config(catalog, **extra):
     return RunConfig(
         model="local",
         max_subtasks=1,
-        max_design_rounds=1,
-        max_regrounding=1,
         **extra,
         paths=RunPaths(catalog_dir=str(catalog.root)),
     )

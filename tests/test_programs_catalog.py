@@ -230,6 +230,27 @@ def test_parse_program_reads_every_part_and_names_what_is_wrong(catalog):
             parse_program(text, tables)
 
 
+def test_a_lookup_without_a_key_names_its_records_by_the_table_s_key_or_says_what_to_give():
+    from test_programs_phrasings import table_of
+
+    from benchsmith.programs import ProgramError, generate, probe
+    from benchsmith.spec import ProgramSpec
+
+    named = table_of(
+        "towns", {"town": "text", "river": "text"}, [("Bonn", "Rhine"), ("Linz", "Danube")]
+    )
+    assert named.key == "town"
+    spec = ProgramSpec(kind="lookup", table="towns", answer_field="river")
+    made = generate(spec, {"towns": named}, n=2, seed=1)
+    assert sorted(i.named[0] for i in made) == ["Bonn", "Linz"]
+    keyless = table_of("pairs", {"river": "text", "depth": "number"}, [("Rhine", 4), ("Rhine", 9)])
+    assert keyless.key is None
+    spec = ProgramSpec(kind="lookup", table="pairs", answer_field="depth")
+    with pytest.raises(ProgramError, match="no field of pairs names a record"):
+        generate(spec, {"pairs": keyless}, n=2, seed=1)
+    assert "key=FIELD" in (probe(spec, {"pairs": keyless}, "en", seed=1) or "")
+
+
 def test_review_switches_a_program_to_its_runner_up_reading(catalog, tmp_path, fake_server):
     from benchsmith.agents.review import summarize, switch_to_runner_up
     from benchsmith.errors import ConfigError

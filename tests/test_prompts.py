@@ -56,20 +56,6 @@ EXAMPLES = {
         "units": ["currency", "percent"],
         "text": untrusted("The total interest is the payments less the principal.", "section"),
     },
-    "orchestrate.j2": {
-        "subtask_name": "Capitals",
-        "subtask_description": "Name the capital of a country.",
-        "answer_format": "short_answer",
-        "language": "fr",
-        "delivery": "The question will be spoken aloud by a speech synthesizer.",
-        "record": untrusted('{"name": "France", "capital": "Paris"}', "dataset record"),
-        "answer_field": "capital",
-        "answer": untrusted("Paris", "answer"),
-        "template": "Quelle est la capitale du pays suivant : France ?",
-        "params": ["s1_snr_db: a number from 0 to 20"],
-        "feedback": ["the question contains the answer"],
-        "reword": True,
-    },
     "judge.j2": {
         "subtask_name": "Capitals",
         "subtask_description": "Name the capital of a country.",
@@ -88,39 +74,6 @@ EXAMPLES = {
             "subtasks",
         ),
     },
-    "design_propose.j2": {
-        "count": 2,
-        "modalities": ["text", "audio"],
-        "formats": ["short_answer"],
-        "languages": ["fr"],
-        "existing": ["Capitals"],
-        "feedback": ["x: no data"],
-        "sources": untrusted("countries: World countries (text)", "dataset list"),
-        "intent": "capitals quiz",
-        "size": 10,
-    },
-    "design_critique.j2": {
-        "intent": "capitals quiz",
-        "subtasks": [
-            {
-                "id": "a",
-                "name": "A",
-                "description": "d",
-                "answer_format": "numeric",
-                "input_modalities": ["text"],
-            }
-        ],
-    },
-    "grounding.j2": {
-        "subtask": {
-            "name": "A",
-            "description": "d",
-            "answer_format": "numeric",
-            "input_modalities": ["text"],
-        },
-        "intent": "capitals quiz",
-        "card": untrusted("countries: fields name, capital", "dataset card"),
-    },
     "grounding_program.j2": {
         "candidates": untrusted("p1: compare closed-book max of mass", "candidate programs"),
         "intent": untrusted("which of two planets is heavier", "intent"),
@@ -128,13 +81,6 @@ EXAMPLES = {
     "grounding_propose.j2": {
         "tables": untrusted("table finals: 22 records; - winner (text)", "tables"),
         "intent": untrusted("which nation won the final of a given year", "intent"),
-    },
-    "grounding_template.j2": {
-        "subtask": {"name": "A", "description": "d"},
-        "candidates": ["concept-capital: What is the capital of {name}?"],
-        "languages": ["sw"],
-        "fields": "{name}, {region}",
-        "card": untrusted("countries: fields name, capital", "dataset card"),
     },
     "probe.j2": {
         "untrusted_open": "<<<UNTRUSTED ...>>>",

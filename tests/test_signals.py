@@ -185,9 +185,9 @@ def local_spec(tmp_path):
 def test_embedded_server_dies_with_benchsmith_on_every_path(tmp_path, local_spec, path):
     spec, catalog = local_spec
     env = env_for(tmp_path)
-    # --reword on: this text plan has no setting to choose, so without a rewording to ask
-    # for, the embedded model would get no call and its server would never start.
-    local = build_cmd(tmp_path / "bench", spec, catalog, "local") + ["--reword", "on"]
+    # --judge advisory: every item is computed and auto does not ask the 135M model to
+    # judge, so without it the embedded model would get no call and its server never start.
+    local = build_cmd(tmp_path / "bench", spec, catalog, "local") + ["--judge", "advisory"]
     if path == "normal":  # starts the server, asks one question, exits 0
         cmd = [sys.executable, "-m", "benchsmith.cli", "doctor", "--probe"]
     elif path == "error":  # the token budget runs out on the first call: exits 4

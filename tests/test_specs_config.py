@@ -3,7 +3,7 @@ import pytest
 from benchsmith.config import RunConfig, RunPaths, load_file_config
 from benchsmith.errors import ConfigError, ModelSpecError
 from benchsmith.llm.roles import resolve_role_models
-from benchsmith.llm.specs import ROLES, parse_model_spec
+from benchsmith.llm.specs import READER_MODEL_NAME, ROLES, parse_model_spec
 
 
 def test_local_spec():
@@ -11,6 +11,18 @@ def test_local_spec():
     assert spec.provider == "local"
     assert spec.default_structured_method == "function_calling"
     assert spec.endpoint_key == "local"
+
+
+def test_reader_spec_names_the_embedded_reader():
+    spec = parse_model_spec(" local:reader ", env={})
+    assert (spec.provider, spec.model, spec.text) == ("local", READER_MODEL_NAME, "local:reader")
+    assert spec.identity == f"local:{READER_MODEL_NAME}" != parse_model_spec("local").identity
+    assert spec.default_structured_method == "function_calling"
+    assert spec.endpoint_key == "local"  # one limit for both embedded servers: they share the cores
+    with pytest.raises(ModelSpecError, match=r"unknown embedded model 'local:big'.*local:reader"):
+        parse_model_spec("local:big", env={})
+    # A compatible server's model may still start with "local:".
+    assert parse_model_spec("local:x@http://h:1/v1", env={}).provider == "compatible"
 
 
 def test_openai_spec_uses_json_schema_and_base_url_from_env():
@@ -139,7 +151,7 @@ def test_run_config_checks_values():
 
 def test_run_config_bounds_are_the_fields_own():
     assert RunConfig.bounds("concurrency") == (1, 64)
-    assert RunConfig.bounds("max_fix_attempts") == (0, 5)
+    assert RunConfig.bounds("max_subtasks") == (1, 12)
     assert RunConfig.bounds("max_slots_factor") == (1.0, 50.0)
     assert RunConfig.bounds("seed") == (None, None)
 
@@ -161,20 +173,17 @@ def test_run_paths_are_apart_from_the_settings():
     assert RunConfig(seed=1).key() != RunConfig(seed=2).key()
 
 
-@pytest.mark.parametrize("reword", ["auto", "on"])
-def test_the_embedded_model_warning_says_how_questions_are_worded(tmp_path, reword):
+def test_the_embedded_model_warning_says_what_the_small_model_does_not_do(tmp_path):
     from types import SimpleNamespace
 
     from benchsmith.agents.preflight import preflight
     from benchsmith.llm.registry import register_runtime
 
-    config = RunConfig(model="local", reword=reword, paths=RunPaths(run_dir=str(tmp_path)))
+    config = RunConfig(model="local", paths=RunPaths(run_dir=str(tmp_path)))
     try:
         update = preflight({"intent": "capitals", "size": 3}, SimpleNamespace(context=config))
     finally:
         register_runtime(config, None)
     (warning,) = [w for w in update["warnings"] if "embedded 135M model" in w]
-    if reword == "auto":
-        assert "not asked to reword" in warning and "--reword on" in warning
-    else:
-        assert "when its rewordings fail the checks" in warning
+    assert "read by rules alone" in warning and "not asked to judge" in warning
+    assert "--model openai:MODEL" in warning

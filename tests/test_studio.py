@@ -91,8 +91,6 @@ def test_studio_serves_the_graph_and_runs_the_planner(dev_server, tmp_path):
             "model": "local",
             "catalog_dir": str(catalog.root),
             "max_subtasks": 1,
-            "max_design_rounds": 1,
-            "max_regrounding": 0,
         },
     )
     assert result["intent"] == "spoken questions about world capitals"

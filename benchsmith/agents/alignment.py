@@ -1,22 +1,18 @@
-"""Plan alignment checked in code: does a subtask, a dataset, a field fit the intent?
+"""Does a dataset fit the intent? Checked in code, on the intent's topic words.
 
-The planner's models choose, but only among candidates this module ranks by their overlap
-with the intent's *topic words*: the intent's content words (English Snowball stems) minus
-function words and the words every benchmark intent shares ("questions", "spoken",
-"images", "multiple choice", ...). So "spoken questions about world capitals" has the
-topic {world, capit}; a dataset card that mentions neither cannot ground it, an answer
-field named ``subregion`` ranks below ``capital``, and a subtask named ``1-2-3`` carries
-none of the intent and is refused.
+The *topic words* are the intent's content words (English Snowball stems) minus function
+words and the words every benchmark intent shares ("questions", "spoken", "images",
+"multiple choice", ...). So "spoken questions about world capitals" has the topic
+{world, capit}, and a catalog whose cards mention neither does not cover it. Also: the
+languages an intent asks its items in.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from benchsmith.agents.templates import field_words
 from benchsmith.programs.gloss import intent_language
 from benchsmith.stemming import stems
 
@@ -78,93 +74,6 @@ def coverage(topics: set[str], card: Any) -> float:
     return round(len(found) / len(topics), 4)
 
 
-def field_overlap(topics: set[str], path: str, semantics: str = "") -> int:
-    """How strongly a field carries the topic: 2 per topic stem in its name, 1 in its semantics.
-
-    A field named after the topic (``capital`` for "world capitals") outranks one whose
-    description merely mentions a topic word (``region``: "world region / continent").
-    """
-    named = topics & set(stems(path))
-    described = (topics & field_words(path, semantics)) - named
-    return 2 * len(named) + len(described)
-
-
-def rank_answer_fields(card: Any, topics: set[str], *, limit: int = 3) -> list[tuple[str, int]]:
-    """Answer-field candidates of a card, best first, with their topic overlap.
-
-    Candidates are the card's output fields (else every non-media field). When some field
-    carries the topic, only the fields with the best overlap are returned (the model then
-    chooses among equals); otherwise the first ``limit`` candidates, each with overlap 0.
-    """
-    fields = {f.path: f for f in card.fields}
-    names = [p for p in (card.output_fields or list(fields)) if p in fields]
-    names = [p for p in names if fields[p].modality not in ("image", "audio")] or names
-    # A topic word that describes the records themselves ("country" for a table of
-    # countries: its input fields say so) names what the question is about, not what it
-    # asks: "which continent is a country in" asks for the region, not the bordering
-    # countries. Those words count only when no other topic word fits any field.
-    entity = set().union(
-        *(field_words(p, fields[p].semantics) for p in card.input_fields if p in fields)
-    )
-    asked = topics - entity
-    scored = [(p, field_overlap(asked, p, fields[p].semantics)) for p in names]
-    if not any(s for _p, s in scored):
-        scored = [(p, field_overlap(topics, p, fields[p].semantics)) for p in names]
-    best = max((s for _p, s in scored), default=0)
-    if best > 0:
-        return [(p, s) for p, s in scored if s == best][:limit]
-    return scored[:limit]
-
-
-def rank_question_fields(
-    card: Any, answer_field: str, topics: set[str], *, limit: int = 3
-) -> list[str]:
-    """Fields a question may name, best first: the ones that name a record, ties kept.
-
-    A question names its record the way a person would: by a name (a field whose path or
-    semantics says "name": a country's English name, not its ISO code), from the card's
-    input fields first; then other identifying text fields (many distinct values). Media
-    fields, numbers, categories with few values and the answer field itself are never
-    question fields. Only the fields of the best rank are returned (the model chooses among
-    equals), at most ``limit``.
-    """
-    fields = {f.path: f for f in card.fields}
-    inputs = set(card.input_fields)
-    ranked: list[tuple[tuple[int, int], int, str]] = []
-    for order, path in enumerate(fields):
-        f = fields[path]
-        if path == answer_field or f.modality not in ("text", "category"):
-            continue
-        if f.n_unique is not None and f.n_unique < min(20, max(2, card.size // 2)):
-            continue
-        named = "name" in stems(f"{path} {getattr(f, 'semantics', '')}")
-        ranked.append(((0 if named else 1, 0 if path in inputs else 1), order, path))
-    if not ranked:
-        return []
-    ranked.sort()
-    best = ranked[0][0]
-    return [path for key, _o, path in ranked if key == best][:limit]
-
-
-_FORMAT_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("multiple_choice", r"\bmultiple[- ]choice\b|\bchoose (?:one|among)\b|\bpick (?:one|among)\b"),
-    (
-        "numeric",
-        r"\bthe number\b|\bnumeric(?:al)?\b|\bhow (?:many|much)\b|\bcount(?:s|ing)?\b"
-        r"|\bcompute[ds]?\b|\bcalculat\w+\b",
-    ),
-    ("short_answer", r"\bshort[- ]answers?\b|\bfree[- ](?:form|text)\b|\bone word\b"),
-    ("open", r"\bopen[- ]ended\b|\bessay\b|\bexplain\b"),
-)
-
-
-def formats_from_intent(intent: str) -> tuple[str, ...]:
-    """Answer formats an intent asks for ("the number" -> numeric), if it names any."""
-    text = intent.lower()
-    return tuple(fmt for fmt, pattern in _FORMAT_PATTERNS if re.search(pattern, text))
-
-
-@functools.lru_cache(maxsize=1)
 def _language_names() -> dict[str, str]:
     """English language name (lowercase, no qualifier) to ISO 639-1 code, from pycountry.
 
@@ -239,18 +148,6 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
         # An intent written in French asks for French items unless it names another.
         found.append(written)
     return tuple(found)
-
-
-def carries_intent(name: str, description: str, intent: str) -> bool:
-    """Whether a subtask's name or description holds at least one of the intent's words.
-
-    Topic words count first; an intent without any (all form words) counts its content
-    words. Names such as ``1-2-3`` hold none.
-    """
-    wanted = topic_stems(intent) or content_stems(intent)
-    if not wanted:
-        return True
-    return bool(wanted & content_stems(f"{name} {description}"))
 
 
 def uncovered_message(intent: str, topics: Iterable[str], searched: Sequence[str]) -> str:

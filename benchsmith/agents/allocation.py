@@ -27,7 +27,8 @@ from benchsmith.prompts import UNTRUSTED_CLOSE, UNTRUSTED_OPEN, render, untruste
 from benchsmith.spec import Dropped, Grounding, Subtask
 from benchsmith.state import BuildState
 
-#: The roles whose calls are spent per item (orchestration and verification of each sample).
+#: The roles whose prices an item's estimated tokens are charged at (the verification role
+#: judges every item; the orchestration role may word a reference's problems).
 ITEM_ROLES = ("orchestration", "verification")
 
 
@@ -163,19 +164,18 @@ def propose_weights(
 def allocation_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: weights from the model, quotas from the arithmetic, routed by the outcome.
 
-    Feasible: ``plan_status`` ``ok``. Infeasible for lack of data: ``redesign`` while
-    regrounding is allowed (the bottleneck subtasks go back to design as ``ungrounded``),
-    else ``infeasible`` with an error naming the bottleneck. Over budget: ``infeasible``.
+    Feasible: ``plan_status`` ``ok``. Otherwise (no grounded subtask, too little data, over
+    budget) ``infeasible`` with an error naming the bottleneck: nothing goes back to design,
+    whose subtasks are computed from the intent and the data.
 
     Args:
         state: The build state (``intent``, ``size``, ``subtasks``, ``groundings``,
-            ``dropped``, ``regroundings``); subtasks and groundings may be models or dicts.
+            ``dropped``); subtasks and groundings may be models or dicts.
         runtime: The LangGraph runtime carrying the run configuration.
 
     Returns:
         The state update: ``plan_status``, ``allocation_trace`` and ``planner_log``, plus
-        ``allocations`` (as dicts) when feasible, the regrounding fields on ``redesign``,
-        or ``error`` when infeasible.
+        ``allocations`` (as dicts) when feasible, or ``error`` when infeasible.
     """
     config = run_config(runtime)
     llm = runtime_for(config)
@@ -226,17 +226,6 @@ def allocation_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str,
     if outcome.feasible:
         update["allocations"] = list(outcome.allocations)
         update["plan_status"] = "ok"
-        return update
-    regroundings = int(state.get("regroundings") or 0)
-    if outcome.route == "design" and regroundings < config.max_regrounding:
-        subjects = outcome.bottleneck.subjects if outcome.bottleneck else []
-        short = [s.id for s in subtasks if s.id in subjects] or [subtasks[-1].id]
-        update["ungrounded"] = [
-            Dropped(subtask_id=sid, reason=f"too little data: {outcome.message}") for sid in short
-        ]
-        update["groundings"] = [g for g in groundings if g.subtask_id not in short]
-        update["regroundings"] = regroundings + 1
-        update["plan_status"] = "redesign"
         return update
     update["plan_status"] = "infeasible"
     update["error"] = f"no feasible allocation: {outcome.message}"

@@ -1,16 +1,16 @@
 """Tail backups: speculative slots at the end of a fan-out.
 
 A fan-out of slots ends when its slowest slot does. Near the end every slot has started,
-and the slots still running are mostly on a chain of fixes and replacements (the judge
-said no, a fix is worded and judged, then a fresh record is drawn): several model calls
-in a row, with the endpoint's other places idle. As MapReduce does with straggling tasks,
-a slot that finishes then takes a *backup* record for such a chain, from the same
+and the slots still running are mostly on a chain of rejections and replacements (the
+judge said no, then the grounding's next candidate is verified and judged): several model
+calls in a row, with the endpoint's other places idle. As MapReduce does with straggling
+tasks, a slot that finishes then takes a *backup* candidate for such a chain, from the same
 grounding's reserve: whichever of the two is accepted first fills the place in the quota
 (its *claim*), and the other stops at its next step. A backup accepted second is dropped,
 never packaged, so the quotas hold exactly; the calls it made are the price, paid only at
 the end of a fan-out and at most once per chain.
 
-A claim is the id of the slot first sent for a place; a replacement record keeps its
+A claim is the id of the slot first sent for a place; a replacement candidate keeps its
 slot's claim. Only claims that have a backup are ever contested, so only those are kept.
 """
 
@@ -60,7 +60,7 @@ class TailBackups:
         return self._fresh_left <= 0
 
     def note_chain(self, claim: str, slot: Any) -> None:
-        """``slot``, working for ``claim``, goes on after a failure (a fix or a replacement)."""
+        """``slot``, working for ``claim``, goes on after a failure (a replacement)."""
         with self._lock:
             if claim not in self._backed:
                 self._chains[claim] = slot
@@ -95,7 +95,7 @@ class TailBackups:
         """A backup job for a finished slot: ``(claim, slot)``, or None.
 
         Only at the tail of a fan-out, for a chain without a backup; ``draw(chain_slot)``
-        gives a slot in its place (the grounding's next reserved record, in the chain's
+        gives a slot in its place (the grounding's next reserved candidate, in the chain's
         language; None when none is left).
         """
         if not self.enabled or not self.in_tail:

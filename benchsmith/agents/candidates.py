@@ -15,6 +15,7 @@ import json
 import math
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,24 @@ class Candidates:
         self._computed: dict[str, list[Any]] = {}
         self._tables: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._making: dict[str, threading.Lock] = {}
+
+    def _once(self, cache: dict[str, Any], key: str, make: Callable[[], Any]) -> Any:
+        """``cache[key]``, made by ``make`` once: other slots asking meanwhile wait for it.
+
+        One lock per key, so a slow generation of one grounding does not hold up another's.
+        """
+        with self._lock:
+            if key in cache:
+                return cache[key]
+            making = self._making.setdefault(f"{id(cache)}:{key}", threading.Lock())
+        with making:
+            with self._lock:
+                if key in cache:
+                    return cache[key]
+            made = make()
+            with self._lock:
+                return cache.setdefault(key, made)
 
     def _wanted(self, grounding: Grounding) -> int:
         """Candidates to generate: ``max_slots_factor`` times the quota, at least 16."""
@@ -63,11 +82,8 @@ class Candidates:
         fresh problems. The coverage, rejected formulas and dropped items are written to
         ``.run/computed-<grounding>.json`` for the report.
         """
-        with self._lock:  # one generation per grounding; other slots wait for it
-            cached = self._computed.get(grounding.id)
-            if cached is None:
-                cached = self._computed[grounding.id] = self._generate(grounding)
-            return cached
+        # One generation per grounding; other slots wait for it.
+        return self._once(self._computed, grounding.id, lambda: self._generate(grounding))
 
     def _generate(self, grounding: Grounding) -> list[Any]:
         # Only a solution-graph grounding needs the generator (about 0.8 s to import).
@@ -151,20 +167,18 @@ class Candidates:
     # -- question programs -------------------------------------------------------------------
     def table(self, dataset_id: str) -> Any:
         """A dataset as a question-program table (built once per build)."""
-        with self._lock:
-            cached = self._tables.get(dataset_id)
-            if cached is not None:
-                return cached
-        card = self.data.card(dataset_id)
-        table = build_table(
-            dataset_id,
-            self.data.records(dataset_id),
-            card.fields if card is not None else [],
-            card_entity=card.entity if card is not None else {},
-            intent=self.spec.intent,
-        )
-        with self._lock:
-            return self._tables.setdefault(dataset_id, table)
+
+        def make() -> Any:
+            card = self.data.card(dataset_id)
+            return build_table(
+                dataset_id,
+                self.data.records(dataset_id),
+                card.fields if card is not None else [],
+                card_entity=card.entity if card is not None else {},
+                intent=self.spec.intent,
+            )
+
+        return self._once(self._tables, dataset_id, make)
 
     def program_tables(self, grounding: Grounding) -> dict[str, Any]:
         """Every table a program reads (its own and those its hops lead to)."""
@@ -179,31 +193,30 @@ class Candidates:
         the run's and the grounding's, so a new seed gives fresh items; the same seed gives
         the same records in every language.
         """
-        key = f"{grounding.id}@{language}"
-        with self._lock:
-            cached = self._computed.get(key)
-        if cached is not None:
-            return cached
         assert grounding.program is not None
-        quota = self.data.quota(grounding)
-        wanted = self._wanted(grounding)
-        if self.config.difficulty_mix:
-            # More of the program's own candidates to choose from (the first ones are
-            # those a build without a mix draws: generation is prefix-stable).
-            wanted = max(wanted, 2 * quota)
-        made = generate(
-            grounding.program,
-            self.program_tables(grounding),
-            n=min(grounding.available_records, wanted),
-            seed=stable_seed(self.config.seed, grounding.id) % (2**31),
-            language=language,
-        )
-        if self.config.difficulty_mix:
-            # Only the first ``available_records`` candidates are ever drawn.
-            made += self._instances_for_mix(grounding, made, quota, language)
-            made = made[: grounding.available_records]
-        with self._lock:
-            return self._computed.setdefault(key, made)
+        program = grounding.program
+
+        def make() -> list[Any]:
+            quota = self.data.quota(grounding)
+            wanted = self._wanted(grounding)
+            if self.config.difficulty_mix:
+                # More of the program's own candidates to choose from (the first ones are
+                # those a build without a mix draws: generation is prefix-stable).
+                wanted = max(wanted, 2 * quota)
+            made = generate(
+                program,
+                self.program_tables(grounding),
+                n=min(grounding.available_records, wanted),
+                seed=stable_seed(self.config.seed, grounding.id) % (2**31),
+                language=language,
+            )
+            if self.config.difficulty_mix:
+                # Only the first ``available_records`` candidates are ever drawn.
+                made += self._instances_for_mix(grounding, made, quota, language)
+                made = made[: grounding.available_records]
+            return made
+
+        return self._once(self._computed, f"{grounding.id}@{language}", make)
 
     def take_program(self, slot: Slot, grounding: Grounding) -> Draft | Failure:
         """A question-program slot's item, computed by executing the program."""

@@ -1,14 +1,15 @@
 """Quota control: compare accepted items with each quota and plan the slots that refill it.
 
-Records of a grounding are drawn in a seeded permutation of the dataset, so the slots of a
-build are a pure function of the spec, the seed and what the ledger says has finished: a
-resumed build plans exactly the slots the killed one had not finished, and never draws a
-record twice. When a grounding's records run out (or it reaches its attempt cap) its
-shortfall moves to the subtask's other groundings; when none is left the subtask's
-shortfall is reported with the reason. Rounds are capped by ``max_refill_rounds``.
+A grounding's computed candidates are drawn in order (the generator's own draws are
+seeded), so the slots of a build are a pure function of the spec, the seed and what the
+ledger says has finished: a resumed build plans exactly the slots the killed one had not
+finished, and never draws a candidate twice. When a grounding's candidates run out (or it
+reaches its attempt cap) its shortfall moves to the subtask's other groundings; when none
+is left the subtask's shortfall is reported with the reason. Rounds are capped by
+``max_refill_rounds``.
 
 A round also keeps, per grounding, a :class:`~benchsmith.agents.slot_queue.Reserve` of the
-records its attempt cap still allows: a slot that ends rejected replaces itself with the
+candidates its attempt cap still allows: a slot that ends rejected replaces itself with the
 next of them and goes on, so most rejections are refilled within the round (the next round
 takes what is left).
 
@@ -22,23 +23,22 @@ from __future__ import annotations
 
 import collections
 import math
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.build_plan import settle_plan
 from benchsmith.agents.slot_queue import Reserve, make_slot
 from benchsmith.agents.sources import run_config
 from benchsmith.agents.workspace import current_workspace, open_workspace
 from benchsmith.config import RunConfig
 from benchsmith.difficulty_mix import apportion, choose, shortfall
+from benchsmith.layout import spec_path, write_spec
 from benchsmith.ledger import Ledger
-from benchsmith.spec import COMPUTED, BenchmarkSpec, Grounding
+from benchsmith.spec import BenchmarkSpec, Grounding
 from benchsmith.state import BuildState, Slot
-from benchsmith.tools.context import stable_seed
 
 
 def slot_workers(concurrency: int) -> int:
@@ -51,17 +51,23 @@ def slot_workers(concurrency: int) -> int:
     return concurrency + max(2, concurrency // 4)
 
 
-def record_order(grounding: Grounding, seed: int) -> list[int]:
-    """The seeded order in which a grounding draws its dataset's records.
+def record_order(grounding: Grounding) -> list[int]:
+    """The order in which a grounding draws its candidates: as generated (already seeded)."""
+    return list(range(grounding.available_records))
 
-    A solution-graph or question-program grounding draws its generated problems in order
-    (the generator's own draws are seeded already).
+
+def settle_plan(config: RunConfig, planned: BenchmarkSpec) -> BenchmarkSpec:
+    """The plan the build's slots realize: ``spec.json``, written first when it is new.
+
+    On disk before the first slot: a killed build resumes from it, and every slot opens the
+    build's workspace from it.
     """
-    order = list(range(grounding.available_records))
-    if grounding.strategy in COMPUTED:
-        return order
-    random.Random(stable_seed(seed, grounding.id, "records")).shuffle(order)
-    return order
+    folder = Path(config.paths.out_dir or ".")
+    path = spec_path(folder)
+    if path.is_file():
+        return BenchmarkSpec.model_validate_json(path.read_text(encoding="utf-8"))
+    write_spec(folder, planned)
+    return planned
 
 
 def slot_languages(spec: BenchmarkSpec, subtask_id: str, fallback: list[str]) -> list[str]:
@@ -78,7 +84,7 @@ class SlotPlan:
 
     slots: list[Slot] = field(default_factory=list)
     reserve: dict[str, Reserve] = field(default_factory=dict)
-    """Per grounding, the records a rejected slot of this round may replace itself with."""
+    """Per grounding, the candidates a rejected slot of this round may replace itself with."""
     targets: dict[str, int] = field(default_factory=dict)
     shortfalls: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -93,7 +99,6 @@ def plan_slots(
     spec: BenchmarkSpec,
     ledger: Ledger,
     *,
-    seed: int,
     round_: int,
     targets: dict[str, int] | None,
     max_rounds: int,
@@ -108,14 +113,13 @@ def plan_slots(
     Args:
         spec: The plan (allocations give the initial targets).
         ledger: What has finished.
-        seed: The run seed.
         round_: This round's number (0 is the first).
         targets: Current target per grounding (after reallocations); None: the quotas.
         max_rounds: Refill rounds allowed after the first.
         max_slots_factor: Most slots a grounding may use, as a multiple of its target.
         languages: Languages of the run, for subtasks that name none.
         mix: The difficulty mix asked for (None: draw in order).
-        labels: With ``mix``, per computed grounding the predicted label of each record
+        labels: With ``mix``, per computed grounding the predicted label of each candidate
             index; the round draws what each label still lacks of its share of the target.
         accepted_labels: With ``mix``, per grounding its accepted items per label.
 
@@ -132,13 +136,13 @@ def plan_slots(
     free: dict[str, list[tuple[int, int]]] = {}
     for gid, target in plan.targets.items():
         g = by_id[gid]
-        order = record_order(g, seed)
+        order = record_order(g)
         unused = [(pos, idx) for pos, idx in enumerate(order) if f"{g.id}#{idx}" not in done]
         free[gid] = unused
         used = ledger.slots_used(gid)
         cap = max(1, math.ceil(target * max_slots_factor))
         if not unused:
-            blocked[gid] = f"its dataset {g.dataset_id} has no unused records ({len(order)} tried)"
+            blocked[gid] = f"{g.dataset_id} gives no unused candidate ({len(order)} tried)"
         elif used >= cap:
             blocked[gid] = (
                 f"it used its attempt cap of {cap} slots ({max_slots_factor:g}x its quota)"
@@ -170,7 +174,7 @@ def plan_slots(
         plan.notes.append(f"moved {short} item(s) of {gid} to {receiver}: {blocked[gid]}")
         if receiver not in free:
             g = by_id[receiver]
-            free[receiver] = list(enumerate(record_order(g, seed)))
+            free[receiver] = list(enumerate(record_order(g)))
     for gid, target in plan.targets.items():
         if gid in blocked:
             continue
@@ -251,7 +255,7 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
 
     On its first run in a build it settles the plan on disk (:func:`settle_plan`) and
     opens the run's workspace, so the realize nodes that follow share the ledger, the
-    duplicate index and the loaded records.
+    duplicate index and the computed candidates.
     """
     config = run_config(runtime)
     workers = slot_workers(config.concurrency)
@@ -271,7 +275,6 @@ def collect_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, An
     plan = plan_slots(
         ws.spec,
         ws.ledger,
-        seed=config.seed,
         round_=round_,
         targets=state.get("targets") or None,
         max_rounds=config.max_refill_rounds,

@@ -11,7 +11,8 @@ The closed loop, as the graph node calls it (:func:`run_allocation`, or
    by more than the tolerance).
 3. :func:`adjust` applies the fix it can: accept the feasible split closest to the weights
    (relax coverage), shrink the size to the largest one the budget affords (only when
-   allowed); or it ends the loop with a route: ``design`` (more subtasks or data needed) or
+   allowed); or it ends the loop with a route: ``design`` (more subtasks or data needed: the
+   plan is infeasible) or
    ``stop`` (the budget is too small).
 
 :func:`usd_per_item_from_price` turns a model price into the per-item cost estimate the
@@ -390,7 +391,10 @@ def adjust(
     design = [d for d in diagnoses if d.kind in ("short", "no_supply")]
     if design:
         return end(
-            "design", design, "more subtasks or datasets are needed (route back to design): "
+            "design",
+            design,
+            "the data cannot give that many items (ask for a smaller --size, or for more "
+            "programs or tables in the intent): ",
         )
     coverage = [d for d in diagnoses if d.constraint == "coverage"]
     if coverage and not relax:

@@ -1,9 +1,9 @@
 """The data a build draws its items from: the plan's datasets, read once per build.
 
-:class:`PlanData` loads each dataset's records and card once (every slot step asks for
-them), keeps each answer field's distinct values (the distractor pool) and rebuilds a
-reference document the catalog kept only as passages. It holds no ledger and no duplicate
-index: packaging reads the candidates of a difficulty mix through it without them.
+:class:`PlanData` loads each dataset's records and card once (the candidates are computed
+from them) and rebuilds a reference document the catalog kept only as passages. It holds
+no ledger and no duplicate index: packaging reads the candidates of a difficulty mix
+through it without them.
 """
 
 from __future__ import annotations
@@ -12,15 +12,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from benchsmith.agents.execution import distinct_texts
-from benchsmith.agents.sources import catalog_sources, find_card
-from benchsmith.catalog.cards import MEDIA_MODALITIES, field_value, value_text
+from benchsmith.agents import sources  # through the module: tests swap catalog_sources
 from benchsmith.catalog.store import first_holding
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError
 from benchsmith.spec import BenchmarkSpec, Grounding, Subtask
-
-MAX_SOURCE_CHARS = 20_000
 
 
 class PlanData:
@@ -41,12 +37,10 @@ class PlanData:
         self.run_dir = Path(config.paths.run_dir)
         self.subtasks: dict[str, Subtask] = {s.id: s for s in spec.subtasks}
         self.groundings: dict[str, Grounding] = {g.id: g for g in spec.groundings}
-        self.sources = catalog_sources(config)
+        self.sources = sources.catalog_sources(config)
         """The run's catalogs, its own sources first."""
         self._lock = threading.Lock()
         self._records: dict[str, list[dict[str, Any]]] = {}
-        self._answers: dict[tuple[str, str], list[str]] = {}
-        self._answers_lock = threading.Lock()
         self._cards: dict[str, Any] = {}
 
     def quota(self, grounding: Grounding) -> int:
@@ -56,7 +50,7 @@ class PlanData:
     def card(self, dataset_id: str) -> Any:
         """A dataset's card (None when no catalog holds it), read once per build."""
         if dataset_id not in self._cards:
-            self._cards[dataset_id] = find_card(self.config, dataset_id)
+            self._cards[dataset_id] = sources.find_card(self.config, dataset_id)
         return self._cards[dataset_id]
 
     def dataset_folders(self) -> list[Path]:
@@ -84,39 +78,6 @@ class PlanData:
             f"dataset {dataset_id!r} of the plan is in no catalog; add it with "
             "`benchsmith catalog add` or pass it with --dataset"
         )
-
-    def record(self, dataset_id: str, index: int) -> dict[str, Any]:
-        """One record by index."""
-        return self.records(dataset_id)[index]
-
-    def answer_values(self, dataset_id: str, answer_field: str) -> list[str]:
-        """The distinct values of a field across a dataset, as text (the distractor pool).
-
-        Computed once: the first slot computes it while the others wait (every slot of the
-        first wave asked at once, and each computed the whole pool, 13 of them in a 500-item
-        build, all in its first second).
-        """
-        key = (dataset_id, answer_field)
-        cached = self._answers.get(key)
-        if cached is not None:
-            return cached
-        with self._answers_lock:
-            if key not in self._answers:
-                records = self.records(dataset_id)
-                self._answers[key] = distinct_texts([field_value(r, answer_field) for r in records])
-            return self._answers[key]
-
-    def media_fields(self, dataset_id: str) -> set[str]:
-        """Record fields holding image/audio paths."""
-        card = self.card(dataset_id)
-        if card is None:
-            return set()
-        return {f.path for f in card.fields if f.modality in MEDIA_MODALITIES}
-
-    def source_text(self, record: dict[str, Any], media: set[str]) -> str:
-        """The record's text, which an item must not copy verbatim."""
-        parts = [value_text(v) for k, v in record.items() if k not in media]
-        return "\n".join(p for p in parts if p)[:MAX_SOURCE_CHARS]
 
     def reference_path(self, dataset_id: str) -> Path:
         """The document behind a reference card.

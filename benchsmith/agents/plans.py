@@ -1,12 +1,16 @@
 """Transformation plans: ordered tool steps with parameter ranges, checked against the registry.
 
-The grounding agent lets the model pick *which* tools a plan uses (from a ``Literal`` of
-the tools that fit the subtask's modality); the steps' order, inputs and parameter ranges
-come from the table below and every step is validated against the tool's own parameter
-model, so no plan can name a tool or a parameter value the registry would refuse.
+No model picks a plan's tools: a question program's media plan
+(:func:`benchsmith.agents.programs.media_plan`) takes them from the subtask's modality and
+the intent's words ("spoken" reads the prompt aloud, "noisy" adds noise, "blurred" blurs a
+record's picture). The steps' order, inputs and parameter ranges come from the table below,
+whose ranges lie within what each tool accepts. :func:`validate_step` checks a step against
+the tool's own parameter model, but no build or plan calls it now (the retired grounding
+did): a step is checked when its tool runs (:func:`benchsmith.tools.registry.run_tool`).
 
-String parameters may hold placeholders the executor fills per item: ``{question}`` and
-``{answer}`` (the item's text) or ``{record.FIELD}`` (a field of the raw record).
+String parameters may hold placeholders the executor fills per item: ``{question}`` (the
+item's text). ``{answer}`` and ``{record.FIELD}`` still validate, but a media plan runs over
+a computed item's text alone and fills them empty.
 """
 
 from __future__ import annotations
@@ -61,15 +65,6 @@ DEGRADATIONS: dict[str, dict[str, dict[str, Any]]] = {
 PREFERRED_VOICES = {"en": "en-us", "zh": "cmn", "pt": "pt-br"}
 
 
-def candidate_tools(subtask: Subtask) -> list[str]:
-    """Tools a plan for this subtask may pick from (existing in the registry)."""
-    names: list[str] = []
-    for modality in subtask.input_modalities:
-        names.extend(DEGRADATIONS.get(modality, {}))
-    available = registry()
-    return [n for n in dict.fromkeys(names) if n in available]
-
-
 def voices_for(languages: list[str]) -> list[str]:
     """espeak-ng voices for the requested languages (English when none is requested)."""
     known = sorted(available_voices().items())
@@ -106,18 +101,20 @@ def build_plan(
     answer_field: str,
     chosen_tools: list[str],
 ) -> list[PlanStep]:
-    """Turn the tools the model chose into an ordered, parameterized plan.
+    """Turn the chosen degradation tools into an ordered, parameterized plan.
 
     Args:
         subtask: The subtask the plan serves.
         dataset_modalities: What the dataset has (``text``, ``table``, ``image``, ``audio``).
         media_field: The record field holding the image/audio file, if any.
         answer_field: The record field holding the answer.
-        chosen_tools: Degradation tools the model picked (unknown ones are ignored).
+        chosen_tools: Degradation tools chosen from the intent's words (unknown ones are
+            ignored).
 
     Returns:
         The steps: synthesis first (speech from text, text rendered on an image), then the
-        chosen degradations, then multiple-choice construction when the format needs it.
+        chosen degradations, then multiple-choice construction when the format needs it (a
+        media plan drops it: a program makes its own choices).
     """
     steps: list[PlanStep] = []
     for modality in subtask.input_modalities:

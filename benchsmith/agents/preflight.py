@@ -12,6 +12,7 @@ import time
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from benchsmith.agents.plans import validate_step
 from benchsmith.config import RunConfig
 from benchsmith.errors import ConfigError, describe_validation_error
 from benchsmith.llm.registry import runtime_for
@@ -46,16 +47,11 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
     models = {role: resolved.spec.text for role, resolved in llm.models.items()}
     warnings = []
     if all(spec == "local" for spec in models.values()):
-        wording = (
-            "items are worded from the plan's templates when its rewordings fail the checks"
-            if config.reword == "on"
-            else "items are worded from the plan's templates (it is not asked to reword them: "
-            "its rewordings fail the checks; --reword on asks anyway)"
-        )
         warnings.append(
-            f"every role uses the embedded 135M model: {wording}, and it is not asked to judge "
-            "(--judge advisory records its verdicts); for better plans and wording pass "
-            "--model openai:MODEL (or any OpenAI-compatible server)"
+            "every role uses the embedded 135M model: the intent is read by rules alone and "
+            "the model is not asked to judge (--judge advisory records its verdicts); for a "
+            "reading of intents the rules miss pass --model openai:MODEL (or any "
+            "OpenAI-compatible server)"
         )
     spec = state.get("spec")
     if spec is not None:
@@ -65,6 +61,18 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
             raise ConfigError(
                 f"the given spec is invalid: {describe_validation_error(exc)}"
             ) from exc
+        # A plan edited by hand: every step's tool and ranges as its tool would take them.
+        problems = [
+            f"grounding {g.id}: {problem}"
+            for g in spec.groundings
+            for step in g.plan
+            for problem in validate_step(step)
+        ]
+        if problems:
+            raise ConfigError(
+                f"the given spec's tool plan is invalid: {'; '.join(problems[:4])}; fix the "
+                "steps (benchsmith tools lists the tools and their parameters)"
+            )
     # lingua's models load in a worker process while the build goes on (~2.5 s of CPU).
     languages = list(config.languages)
     for subtask in spec.subtasks if spec is not None else []:
@@ -90,7 +98,5 @@ def preflight(state: BuildState, runtime: Runtime[RunConfig]) -> dict:
         "groundings": [],
         "allocations": [],
         "dropped": [],
-        "ungrounded": [],
-        "regroundings": 0,
         "allocation_trace": [],
     }

@@ -1,9 +1,11 @@
-"""The slot subgraph's nodes: orchestrate, execute, verify, fix locally or discard.
+"""The slot subgraph's nodes: take the computed item, verify it, accept or discard it.
 
-A *slot* is one attempt at one item: a grounding, a raw record (by index), a language and
-the item id it would get. ``collect`` sends one slot task per slot worker (a ``Send`` to
+A *slot* is one attempt at one item: a grounding, a candidate (by index), a language and
+the item id it would get. Every item is computed (a question program's or a reference's
+problem), so a failed check has no local fix: the slot is discarded and a reserved
+candidate takes its place. ``collect`` sends one slot task per slot worker (a ``Send`` to
 the slot subgraph); each realizes its slot through these nodes, then the round's next slot
-or a replacement record in place, and returns small outcomes (tallies, never the item),
+or a replacement candidate in place, and returns small outcomes (tallies, never the item),
 while each accepted item goes to the build ledger on disk.
 
 The nodes share the run's :class:`~benchsmith.agents.workspace.Workspace` (the ledger, the
@@ -18,12 +20,9 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from benchsmith.agents.orchestration import TemplateMissingError
 from benchsmith.agents.sources import run_config
-from benchsmith.agents.templates import answer_field_for
 from benchsmith.agents.workspace import Workspace, open_workspace
 from benchsmith.config import RunConfig
-from benchsmith.spec import COMPUTED
 from benchsmith.state import Failure, Slot, SlotState, SlotStatus
 from benchsmith.stopping import check_stop, stop_requested
 
@@ -102,48 +101,24 @@ def _carry_on(slot: Slot, claim: str, *, backup: bool, replaced: int) -> dict[st
         "carry_on": True,
         "replaced": replaced,
         "attempt": 0,
-        "feedback": [],
         "history": [],
-        "decision": None,
         "draft": None,
         "failure": None,
     }
 
 
-def _failed(
-    state: SlotState, failure: Failure, config: RunConfig, attempt: int | None = None
-) -> dict[str, Any]:
-    """The update for a failed attempt: history, feedback, and whether a fix is allowed.
-
-    ``attempt`` is the number of the attempt that failed (default: the state's).
-    """
+def _failed(state: SlotState, failure: Failure, attempt: int | None = None) -> dict[str, Any]:
+    """The update for a failed attempt: its history (``attempt``: default the state's)."""
     attempt = state.get("attempt", 0) if attempt is None else attempt
     history = list(state.get("history") or [])
     if failure.counts:
         history.append({"attempt": attempt, "check": failure.check, "reason": failure.reason[:300]})
-    retry = failure.retry and len(history) <= config.max_fix_attempts
-    feedback = list(state.get("feedback") or [])
-    if retry:
-        feedback.append(failure.reason[:300])
-    return {
-        "attempt": attempt,
-        "failure": failure.model_copy(update={"retry": retry}),
-        "history": history,
-        "feedback": feedback,
-        "draft": None,
-    }
-
-
-def _chain_if_fixing(ws: Workspace, state: SlotState, update: dict[str, Any]) -> dict[str, Any]:
-    """Note a slot that goes on to a fix as a chain a tail backup may race."""
-    if update["failure"].retry:
-        ws.backups.note_chain(state.get("claim") or state["slot"].id, state["slot"])
-    return update
+    return {"attempt": attempt, "failure": failure, "history": history, "draft": None}
 
 
 def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Take a solution-graph or question-program slot's computed item as the draft."""
-    config, ws, claim = _start_attempt(state, runtime)
+    _, ws, claim = _start_attempt(state, runtime)
     if ws.backups.is_settled(claim):
         return _superseded(claim)
     slot = state["slot"]
@@ -155,45 +130,13 @@ def computed_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, An
     else:
         taken = ws.candidates.take_computed(slot, grounding)
     if isinstance(taken, Failure):
-        return _failed(state, taken, config, attempt=1) | {"claim": claim}
+        return _failed(state, taken, attempt=1) | {"claim": claim}
     return {"draft": taken, "failure": None, "attempt": 1, "claim": claim}
-
-
-def orchestrate_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
-    """The orchestration role decides the question's wording and the tools' parameters."""
-    config, ws, claim = _start_attempt(state, runtime)
-    if ws.backups.is_settled(claim):
-        return _superseded(claim)
-    slot = state["slot"]
-    if not ws.answer_of(slot):
-        grounding = ws.groundings[slot.grounding_id]
-        field = answer_field_for(grounding, slot.language)
-        reason = f"record has no value in the answer field {field!r}"
-        failure = Failure(reason=reason, check="record", counts=False)
-        return _failed(state, failure, config) | {"claim": claim}
-    attempt = state.get("attempt", 0) + 1
-    try:
-        decision = ws.decide(slot, list(state.get("feedback") or []))
-    except TemplateMissingError as exc:
-        failure = Failure(reason=f"template: {exc}", check="template")
-        return _failed(state, failure, config, attempt=attempt) | {"claim": claim}
-    return {"decision": decision, "failure": None, "attempt": attempt, "claim": claim}
-
-
-def execute_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
-    """Run the decision's tools (speech, image, audio, conversion) into a draft."""
-    config, ws = _step(runtime)
-    decision = state["decision"]
-    assert decision is not None  # the routers send only decided slots here
-    done = ws.run_tools(state["slot"], decision)
-    if isinstance(done, Failure):
-        return _chain_if_fixing(ws, state, _failed(state, done, config))
-    return {"draft": done, "failure": None}
 
 
 def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Check the draft; a failed draft's media leave the folder."""
-    config, ws = _step(runtime)
+    _, ws = _step(runtime)
     draft = state["draft"]
     assert draft is not None  # the routers send only drafted slots here
     claim = state.get("claim") or state["slot"].id
@@ -205,12 +148,10 @@ def verify_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
         draft.item.metadata["verification"] = result.record()
         return {"failure": None}
     ws.drop_media(draft)
-    # A computed problem has no local fix: the generator already reworded what failed.
-    records = ws.groundings[state["slot"].grounding_id].strategy not in COMPUTED
-    failure = Failure(
-        reason=result.reason, check=result.failed_check or "", retry=result.fixable and records
-    )
-    return _chain_if_fixing(ws, state, _failed(state, failure, config))
+    # A computed item has no local fix: its words and answer come from its program or graph
+    # (a reference's generator rewords a problem its solver disagrees with before any slot).
+    failure = Failure(reason=result.reason, check=result.failed_check or "")
+    return _failed(state, failure)
 
 
 def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
@@ -230,10 +171,6 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
         ws.drop_media(draft)
         shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
         return _tally(slot, "surplus") | _next_job(ws)
-    history = list(state.get("history") or [])
-    item.metadata["fixes"] = len(history)
-    if ws.groundings[slot.grounding_id].strategy not in COMPUTED:
-        item.metadata["fix_history"] = history
     ws.ledger.accept(slot.record(), item)
     shutil.rmtree(ws.work_dir(slot), ignore_errors=True)
     ws.warm_packaging()
@@ -241,17 +178,17 @@ def accept_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]
 
 
 REPLACEMENTS_PER_SLOT = 4
-"""Most records one slot task replaces itself with in place (a dataset whose every record
-fails ends in the round's refill instead, and a slot's steps stay far below the graph's
-recursion limit)."""
+"""Most candidates one slot task replaces itself with in place (a grounding whose every
+candidate fails ends in the round's refill instead, and a slot's steps stay far below the
+graph's recursion limit)."""
 
 
 def discard_node(state: SlotState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Record the discarded slot and why in the ledger (its rejects file).
 
-    Then the slot goes on with a replacement record from its grounding's reserve, if any
+    Then the slot goes on with a replacement candidate from its grounding's reserve, if any
     is left (see :class:`~benchsmith.agents.slot_queue.Reserve`): the state starts afresh for
-    that record, and ``carry_on`` sends it back to the start. A tail backup takes no
+    that candidate, and ``carry_on`` sends it back to the start. A tail backup takes no
     replacement (the slot it backs up goes on), and a slot whose place a backup filled
     (``superseded``) is no rejection: neither writes the ledger. Either may go on with
     another backup (:func:`_next_job`).

@@ -3,9 +3,9 @@
 A reference given with ``--reference`` (a textbook chapter, lecture notes) whose formulas
 are admitted into a solution graph gets a subtask of computed problems, grounded with the
 ``solution_graph`` strategy: its items are generated from the graph, their answers computed
-(see :mod:`benchsmith.solution`). The subtask is added deterministically (a small design
-model cannot be relied on to propose it), and its grounding needs no model decision: the
-data is the reference itself, and the graph says what it can support.
+(see :mod:`benchsmith.solution`). The subtask is added deterministically (no model proposes
+subtasks), and its grounding needs no model decision: the data is the reference itself, and
+the graph says what it can support.
 """
 
 from __future__ import annotations

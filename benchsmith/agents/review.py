@@ -63,8 +63,6 @@ def summarize(spec: BenchmarkSpec) -> str:
                 lines.append(f"      program: {g.program.reading()}")
             if g.runner_up is not None:
                 lines.append(f"      runner-up: {g.runner_up.reading()} (review: runner-up)")
-            for lang, template in g.question_templates.items():
-                lines.append(f"      question ({lang}): {template}")
             for step in g.plan:
                 ranges = ", ".join(
                     f"{k}={'|'.join(map(str, r.choices)) if r.choices else f'{r.min:g}..{r.max:g}'}"

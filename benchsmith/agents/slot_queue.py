@@ -1,4 +1,4 @@
-"""A round's slots that no slot task has taken yet, and its records in reserve.
+"""A round's slots that no slot task has taken yet, and its candidates in reserve.
 
 A leaf module of the executor: ``collect`` plans a round into a :class:`SlotQueue` and,
 per grounding, a :class:`Reserve`; the round's slot tasks take from both through the
@@ -49,7 +49,7 @@ class SlotQueue:
 def make_slot(
     grounding: Grounding, position: int, index: int, languages: list[str], round_: int
 ) -> Slot:
-    """The slot drawing record ``index`` (the ``position``-th of the grounding's order)."""
+    """The slot drawing candidate ``index`` (the ``position``-th of the grounding's order)."""
     return Slot(
         id=f"{grounding.id}#{index}",
         grounding_id=grounding.id,
@@ -62,22 +62,23 @@ def make_slot(
 
 
 class Reserve:
-    """The records a grounding may still draw this round, beyond the slots planned.
+    """The computed candidates a grounding may still draw this round, beyond the slots planned.
 
     A slot that ends rejected takes the next one (:meth:`take`) and goes on in place, so
     a rejection is refilled at once instead of waiting for the round to end (a round's
-    last slots leave the endpoint idle while they finish). The records come in the same
-    seeded order and the same attempt cap as a refill round's, so the records used, and
+    last slots leave the endpoint idle while they finish). The candidates come in the same
+    order and under the same attempt cap as a refill round's, so the candidates used, and
     each one's language, are those the rounds would have drawn. Thread-safe.
 
     Args:
         grounding: The grounding drawing them.
-        free: ``(position, record index)`` pairs in draw order.
+        free: ``(position, candidate index)`` pairs in draw order (a slot's
+            ``record_index`` is its candidate's index).
         languages: The languages its items rotate through.
         round_: The round the slots belong to.
-        labels: With a difficulty mix, the predicted label of each record index: a
-            replacement is the next record of the replaced one's label when any is left.
-        limit: Most records taken (default: all of ``free``).
+        labels: With a difficulty mix, the predicted label of each candidate index: a
+            replacement is the next candidate of the replaced one's label when any is left.
+        limit: Most candidates taken (default: all of ``free``).
     """
 
     def __init__(
@@ -100,7 +101,7 @@ class Reserve:
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
-        """Records left."""
+        """Candidates left."""
         return self._left
 
     def _label(self, index: int) -> str | None:
@@ -119,13 +120,13 @@ class Reserve:
         return self._free.popleft()
 
     def take(self, like: Slot | None = None) -> Slot | None:
-        """The next record's slot, or None when none is left.
+        """The next candidate's slot, or None when none is left.
 
         Args:
-            like: The slot the record replaces: the new slot keeps its language, so a
-                record that fails in French (no French name for its answer, say) is
-                replaced by another French one and the plan's mix of languages holds.
-                Without it, the record's own position in the order gives the language.
+            like: The slot the candidate replaces: the new slot keeps its language, so a
+                slot rejected in French is replaced by another French one and the plan's
+                mix of languages holds. Without it, the candidate's own position in the
+                order gives the language.
         """
         with self._lock:
             if not self._free or self._left <= 0:

@@ -33,14 +33,3 @@ def find_card(config: RunConfig, dataset_id: str) -> Any | None:
     """The card of ``dataset_id`` from the first of the run's catalogs that holds it, or None."""
     catalog = first_holding(catalog_sources(config), dataset_id)
     return catalog.get(dataset_id) if catalog is not None else None
-
-
-def describe_sources(config: RunConfig, limit: int = 20) -> list[str]:
-    """One line per dataset (id, name, modalities), for the design prompt."""
-    lines = []
-    for source in catalog_sources(config):
-        for card in source.list()[:limit]:
-            lines.append(
-                f"{card.id}: {card.name} ({', '.join(card.modalities)}, {card.size} records)"
-            )
-    return lines[:limit]

@@ -4,7 +4,7 @@ A *slot* is one attempt at one item (see :mod:`benchsmith.agents.realize`, whose
 realize slots in parallel threads). :class:`Workspace` holds what they share: the plan,
 the build ledger, the duplicate index, the plan's datasets (:class:`PlanData`) and
 computed candidates (:class:`Candidates`), the tool context, the round's queue of slots
-not taken yet and its reserve of replacement records (set by ``collect``), and the tail
+not taken yet and its reserve of replacement candidates (set by ``collect``), and the tail
 backups' bookkeeping.
 
 There is one per run: :func:`open_workspace` opens it from ``spec.json`` on first use and
@@ -23,22 +23,24 @@ from typing import Any
 
 from benchsmith.agents.backups import TailBackups
 from benchsmith.agents.candidates import Candidates
-from benchsmith.agents.execution import execute, media_for_text, speakable
-from benchsmith.agents.orchestration import TemplateMissingError, orchestrate, slot_ranges
+from benchsmith.agents.execution import (
+    InstructionMissingError,
+    media_for_text,
+    slot_ranges,
+    speakable,
+)
 from benchsmith.agents.plan_data import PlanData
 from benchsmith.agents.slot_queue import Reserve, SlotQueue
-from benchsmith.agents.templates import answer_field_for, question_slot
 from benchsmith.agents.verification import ReviewContext, Verification, verify
-from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.config import RunConfig
-from benchsmith.errors import ConfigError, InputRejectedError, ToolError, ToolParamError
+from benchsmith.errors import ConfigError, ToolError
 from benchsmith.item import Message
 from benchsmith.layout import spec_path
 from benchsmith.ledger import Ledger
 from benchsmith.llm.client import RoleModel
 from benchsmith.llm.registry import get_model
 from benchsmith.spec import BenchmarkSpec, Grounding
-from benchsmith.state import Draft, Failure, SampleDecision, Slot
+from benchsmith.state import Draft, Failure, Slot
 from benchsmith.tools.context import Limits, ToolContext
 from benchsmith.tools.tts import available_voices
 from benchsmith.verify.duplicates import DuplicateIndex
@@ -56,7 +58,7 @@ class Workspace:
     def __init__(self, config: RunConfig, spec: BenchmarkSpec) -> None:
         """Open the ledger and rebuild the duplicate index from the accepted items."""
         self.data = PlanData(config, spec)
-        """The plan's datasets: records, cards, answer pools, references."""
+        """The plan's datasets: records, cards, references."""
         self.candidates = Candidates(self.data)
         """Solution-graph problems and question-program items, generated once."""
         self.config = config
@@ -91,7 +93,7 @@ class Workspace:
 
     # -- the round: what collect sets, what the slot tasks take --------------------------------
     def start_round(self, slots: list[Slot], reserve: dict[str, Reserve]) -> None:
-        """Queue a round's slots, with each grounding's records to replace rejected ones.
+        """Queue a round's slots, with each grounding's candidates to replace rejected ones.
 
         Called by ``collect`` while no slot runs (a step ends when all its slots have).
         """
@@ -113,7 +115,7 @@ class Workspace:
         return self._queue.take()
 
     def replacement(self, slot: Slot) -> Slot | None:
-        """A slot in place of ``slot``: its grounding's next reserved record, in its language.
+        """A slot in place of ``slot``: its grounding's next reserved candidate, in its language.
 
         A rejected slot goes on with it, and a tail backup races ``slot`` with it.
         """
@@ -121,39 +123,6 @@ class Workspace:
         return reserve.take(like=slot) if reserve is not None else None
 
     # -- one slot: the steps the slot subgraph's nodes take ------------------------------------
-    def answer_of(self, slot: Slot) -> str:
-        """The record's answer for a records slot (empty when the record has none)."""
-        grounding = self.groundings[slot.grounding_id]
-        record = self.data.record(grounding.dataset_id, slot.record_index)
-        return value_text(field_value(record, answer_field_for(grounding, slot.language)))
-
-    def decide(self, slot: Slot, feedback: list[str]) -> SampleDecision:
-        """The orchestration role's decision for a records slot (raises TemplateMissingError)."""
-        grounding = self.groundings[slot.grounding_id]
-        model = get_model(self.config, "orchestration")
-        return orchestrate(
-            model,
-            slot.record(),
-            self.subtasks[grounding.subtask_id],
-            grounding,
-            self.data.record(grounding.dataset_id, slot.record_index),
-            seed=self.config.seed,
-            media_fields=self.data.media_fields(grounding.dataset_id),
-            voices=self.voices_for(grounding),
-            feedback=feedback,
-            reword=self.rewords(model),
-        )
-
-    def rewords(self, model: RoleModel) -> bool:
-        """Whether the orchestration model is asked to reword questions (``config.reword``).
-
-        ``auto`` does not ask the embedded 135M model: its rewordings fail the wording checks
-        (none of 34 passed in the demo builds), as it words no computed problem either.
-        """
-        if self.config.reword == "auto":
-            return model.spec.provider != "local"
-        return self.config.reword == "on"
-
     def voices(self) -> dict[str, str]:
         """espeak-ng voice name to language (loaded once, by one thread)."""
         if self._voices is None:
@@ -165,49 +134,9 @@ class Workspace:
                         self._voices = {}
         return self._voices
 
-    def voices_for(self, grounding: Grounding) -> dict[str, str] | None:
-        """The voices a grounding's plan may choose among; None when it chooses no voice."""
-        chooses = any(
-            name == "voice" and rng.choices
-            for step in grounding.plan
-            for name, rng in step.ranges.items()
-        )
-        return self.voices() if chooses else None
-
     def work_dir(self, slot: Slot) -> Path:
         """Scratch folder of a slot's tools (emptied before each attempt, removed after)."""
         return self.run_dir / "work" / slot.item_id
-
-    def run_tools(self, slot: Slot, decision: SampleDecision) -> Draft | Failure:
-        """Execute a decision's tools into a draft, or say why not and whether to retry."""
-        grounding = self.groundings[slot.grounding_id]
-        work = self.work_dir(slot)
-        shutil.rmtree(work, ignore_errors=True)
-        try:
-            return execute(
-                slot.record(),
-                self.subtasks[grounding.subtask_id],
-                grounding,
-                self.data.record(grounding.dataset_id, slot.record_index),
-                decision,
-                bench_dir=self.bench_dir,
-                work_dir=work,
-                seed=self.config.seed,
-                answer_values=self.data.answer_values(
-                    grounding.dataset_id, answer_field_for(grounding, slot.language)
-                ),
-                tool_context=self.tool_context,
-            )
-        except TemplateMissingError as exc:
-            return Failure(reason=f"template: {exc}", check="template")
-        except InputRejectedError as exc:
-            return Failure(reason=f"tool: {exc}", check="tool")
-        except ToolParamError as exc:
-            # Parameters the model chose can be chosen again; a template's cannot.
-            fixable = decision.source == "model" and bool(decision.params)
-            return Failure(reason=f"tool: {exc}", check="tool", retry=fixable)
-        except ToolError as exc:
-            return Failure(reason=f"tool: {exc}", check="tool")
 
     def program_media(self, slot: Slot, draft: Draft) -> Draft | Failure:
         """A program item spoken or rendered as its grounding's plan says (else as it is).
@@ -245,8 +174,8 @@ class Workspace:
                 tool_context=self.tool_context,
                 media=media,
             )
-        except TemplateMissingError as exc:
-            return Failure(reason=f"template: {exc}", check="template")
+        except InstructionMissingError as exc:
+            return Failure(reason=f"instruction: {exc}", check="instruction")
         except ToolError as exc:
             return Failure(reason=f"tool: {exc}", check="tool")
         item = draft.item.model_copy(deep=True)
@@ -282,34 +211,8 @@ class Workspace:
         language = slot.language or "en"
         if grounding.strategy == "question_program":
             return self._check_program(slot, grounding, draft, common)
-        if grounding.strategy == "solution_graph":
-            review = ReviewContext(language=language, max_words=150)
-            return verify(
-                draft.item, question=draft.question, source_text=None, review=review, **common
-            )
-        record = self.data.record(grounding.dataset_id, slot.record_index)
-        media = self.data.media_fields(grounding.dataset_id)
-        spoken = draft.item.metadata.get("spoken_text")
-        # The entity as the slot language's template names it (``names.fr`` in French).
-        entity = question_slot(
-            grounding.question_templates, slot.language, grounding.question_field
-        )
-        review = ReviewContext(
-            language=language,
-            entity=value_text(field_value(record, entity)) or None,
-            expected=self.answer_of(slot),
-            texts={"shown": draft.shown_text, "spoken": spoken or ""},
-            clean_speech=draft.clean_speech,
-            spoken_text=spoken,
-            rendered_image=draft.rendered_image,
-        )
-        return verify(
-            draft.item,
-            question=draft.question,
-            source_text=self.data.source_text(record, media),
-            review=review,
-            **common,
-        )
+        review = ReviewContext(language=language, max_words=150)
+        return verify(draft.item, question=draft.question, review=review, **common)
 
     def _check_program(
         self, slot: Slot, grounding: Grounding, draft: Draft, common: dict[str, Any]
@@ -343,7 +246,6 @@ class Workspace:
         return verify(
             draft.item,
             question=draft.question,
-            source_text=None,
             review=review,
             context_shown=program.get("book") == "open",
             # The program executed again, among the checks before the judge and duplicates.

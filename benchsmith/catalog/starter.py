@@ -244,8 +244,8 @@ def _lookup(database: Any, **key: str) -> Any:
 
 
 # -- pycountry + countryinfo -------------------------------------------------------------------
-#: Languages the world-countries records name every country in (``names.<code>``): those the
-#: question templates are written in (:mod:`benchsmith.agents.templates`).
+#: Languages the world-countries records name every country in (``names.<code>``), besides
+#: English: those the question programs are worded in.
 NAME_LANGUAGES = ("de", "es", "fr", "it", "nl", "pt")
 
 #: Capitals countryinfo (a mid-2010s snapshot) gets wrong or leaves out, as of 2025.

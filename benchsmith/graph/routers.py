@@ -1,9 +1,8 @@
-"""Pure, typed routers of the feedback edges.
+"""Pure, typed routers of the graph's conditional edges.
 
-Loop caps are applied by the nodes (which know the run configuration) when they decide
-what to put in the state: a node sets ``ungrounded`` only while another design round is
-allowed, and ``plan_status`` to ``redesign`` only while regrounding is allowed. The routers
-read that decision and nothing else, so they are pure functions of the state.
+The nodes decide what goes in the state; the routers read that decision and nothing else,
+so they are pure functions of the state (but :func:`route_slot_start`, which reads the
+ledger).
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from langgraph.types import Send
 from benchsmith.agents.sources import run_config
 from benchsmith.agents.workspace import open_workspace
 from benchsmith.config import RunConfig
-from benchsmith.spec import COMPUTED
 from benchsmith.state import BuildState, SlotInput, SlotState
 
 
@@ -26,19 +24,9 @@ def route_after_design(state: BuildState) -> Literal["grounding", "__end__"]:
     return END if state.get("plan_status") == "uncovered" else "grounding"
 
 
-def route_after_grounding(state: BuildState) -> Literal["design", "allocation"]:
-    """Back to design while subtasks are ungrounded (and the cap allows), else allocate."""
-    return "design" if state.get("ungrounded") else "allocation"
-
-
-def route_after_allocation(state: BuildState) -> Literal["design", "review_plan", "__end__"]:
-    """Review a feasible plan, redesign an infeasible one (while allowed), else stop."""
-    status = state.get("plan_status")
-    if status == "ok":
-        return "review_plan"
-    if status == "redesign":
-        return "design"
-    return END
+def route_after_allocation(state: BuildState) -> Literal["review_plan", "__end__"]:
+    """Review a feasible plan, else stop (the error says what is short)."""
+    return "review_plan" if state.get("plan_status") == "ok" else END
 
 
 def route_after_preflight(state: BuildState) -> Literal["planner", "collect"]:
@@ -66,56 +54,29 @@ def route_after_collect(state: BuildState) -> list[Send] | Literal["package"]:
 
 def route_slot_start(
     state: SlotState, runtime: Runtime[RunConfig]
-) -> Literal["computed", "orchestrate", "__end__"]:
-    """Where a slot starts: END when the ledger holds it, else computed or orchestrate.
+) -> Literal["computed", "__end__"]:
+    """Where a slot starts: END when the ledger holds it, else its computed item.
 
-    A resumed build never redoes a finished slot; a solution-graph slot takes a computed
-    problem; any other is orchestrated. The one router that reads beyond the state: the
-    ledger on disk is the source of truth.
+    A resumed build never redoes a finished slot. The one router that reads beyond the
+    state: the ledger on disk is the source of truth.
     """
     ws = open_workspace(run_config(runtime))
-    slot = state["slot"]
-    if ws.ledger.is_done(slot.id):
-        return END
-    if ws.groundings[slot.grounding_id].strategy in COMPUTED:
-        return "computed"
-    return "orchestrate"
+    return END if ws.ledger.is_done(state["slot"].id) else "computed"
 
 
 def route_after_slot_end(
     state: SlotState, runtime: Runtime[RunConfig]
-) -> Literal["computed", "orchestrate", "__end__"]:
+) -> Literal["computed", "__end__"]:
     """After ``accept`` or ``discard``: END, or the start of the slot it loaded.
 
-    That is a replacement record, the round's next slot or a tail backup (``carry_on``).
+    That is a replacement candidate, the round's next slot or a tail backup (``carry_on``).
     """
     return route_slot_start(state, runtime) if state.get("carry_on") else END
 
 
-def _fix_or_discard(state: SlotState) -> Literal["orchestrate", "discard"]:
-    failure = state.get("failure")
-    return "orchestrate" if failure is not None and failure.retry else "discard"
-
-
-def route_after_orchestrate(state: SlotState) -> Literal["execute", "discard"]:
-    """Run the tools of a decision; a slot without a decision (no answer, no template) ends."""
-    return "discard" if state.get("failure") is not None else "execute"
-
-
-def route_after_execute(state: SlotState) -> Literal["verify", "orchestrate", "discard"]:
-    """Verify a draft; a failed tool goes back to orchestrate (if fixable) or to discard.
-
-    Fixable: the parameters can be chosen again and the fix budget allows.
-    """
-    return "verify" if state.get("failure") is None else _fix_or_discard(state)
-
-
-def route_after_verify(state: SlotState) -> Literal["accept", "orchestrate", "discard"]:
-    """Accept a verified item; a fixable failure goes back to orchestrate, else discard.
-
-    Fixable: the check allows a local fix and the fix budget allows another attempt.
-    """
-    return "accept" if state.get("failure") is None else _fix_or_discard(state)
+def route_after_verify(state: SlotState) -> Literal["accept", "discard"]:
+    """Accept a verified item, else discard it (a reserved candidate may replace it)."""
+    return "accept" if state.get("failure") is None else "discard"
 
 
 def route_after_computed(state: SlotState) -> Literal["verify", "discard"]:

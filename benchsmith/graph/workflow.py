@@ -5,19 +5,19 @@ package -> END`` (or ``planner -> finish_plan -> END``), where the planner and `
 (one slot) are subgraphs::
 
     design -(uncovered intent)-> END
-           -> grounding -(ungrounded, capped)-> design
-                        -> allocation -(infeasible, capped)-> design
-                                      -(feasible)-> review_plan -> END
-                                      -(stop)-> END
+           -> grounding -> allocation -(feasible)-> review_plan -> END
+                                      -(infeasible)-> END
 
     START -(in the ledger)-> END
-          -(solution graph)-> computed -> verify
-          -> orchestrate -> execute -> verify -(passed)-> accept -> END
-                                              -(fixable, budget left)-> orchestrate
-                                              -(otherwise)-> discard -> END
-    discard -(a reserved record replaces the rejected one)-> computed / orchestrate
-    accept, discard -(the round's next slot, or a tail backup)-> computed / orchestrate
-    (orchestrate and execute fail to discard, or back to orchestrate while fixable)
+          -> computed -> verify -(passed)-> accept -> END
+                                -(failed)-> discard -> END
+          (computed fails to discard: no candidate left)
+    discard -(a reserved candidate replaces the rejected one)-> computed
+    accept, discard -(the round's next slot, or a tail backup)-> computed
+
+Design is deterministic (the intent's programs and the references' formulas), so no edge
+goes back to it; every item is computed, so a failed check discards the slot rather than
+asking a model to fix it.
 
 A plan-only run (``build`` false), or a build whose planning found no plan, ends after the
 planner in ``finish_plan`` (``build_status`` ``planned``); a build from an approved spec
@@ -56,8 +56,6 @@ from benchsmith.agents.realize import (
     accept_node,
     computed_node,
     discard_node,
-    execute_node,
-    orchestrate_node,
     verify_node,
 )
 from benchsmith.agents.review import review_node
@@ -68,9 +66,6 @@ from benchsmith.graph.routers import (
     route_after_collect,
     route_after_computed,
     route_after_design,
-    route_after_execute,
-    route_after_grounding,
-    route_after_orchestrate,
     route_after_planner,
     route_after_preflight,
     route_after_slot_end,
@@ -89,7 +84,7 @@ from benchsmith.state import (
 
 
 def make_planner_builder() -> StateGraph:
-    """The planner subgraph: design, grounding, allocation and review with feedback edges."""
+    """The planner subgraph: design, grounding, allocation and review."""
     planner = StateGraph(BuildState, context_schema=RunConfig, output_schema=PlannerOutput)
     planner.add_node("design", reported("planner", "design", design_node))
     planner.add_node("grounding", reported("planner", "grounding", grounding_node))
@@ -97,21 +92,19 @@ def make_planner_builder() -> StateGraph:
     planner.add_node("review_plan", reported("planner", "review_plan", review_node))
     planner.add_edge(START, "design")
     planner.add_conditional_edges("design", route_after_design)
-    planner.add_conditional_edges("grounding", route_after_grounding)
+    planner.add_edge("grounding", "allocation")
     planner.add_conditional_edges("allocation", route_after_allocation)
     planner.add_edge("review_plan", END)
     return planner
 
 
 def make_slot_builder() -> StateGraph:
-    """The slot subgraph: one sample slot from decision to ledger entry."""
+    """The slot subgraph: one sample slot from its computed item to its ledger entry."""
     slot = StateGraph(
         SlotState, context_schema=RunConfig, input_schema=SlotInput, output_schema=SlotOutput
     )
     for name, node in (
         ("computed", computed_node),
-        ("orchestrate", orchestrate_node),
-        ("execute", execute_node),
         ("verify", verify_node),
         ("accept", accept_node),
         ("discard", discard_node),
@@ -119,8 +112,6 @@ def make_slot_builder() -> StateGraph:
         slot.add_node(name, reported("realize", name, node))
     slot.add_conditional_edges(START, route_slot_start)
     slot.add_conditional_edges("computed", route_after_computed)
-    slot.add_conditional_edges("orchestrate", route_after_orchestrate)
-    slot.add_conditional_edges("execute", route_after_execute)
     slot.add_conditional_edges("verify", route_after_verify)
     slot.add_conditional_edges("accept", route_after_slot_end)
     slot.add_conditional_edges("discard", route_after_slot_end)

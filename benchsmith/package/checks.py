@@ -3,8 +3,8 @@
 The acceptance rate is only as good as the checks behind it: 100 % of candidates passing
 means little when the judge, the ASR round-trip and the OCR read-back never ran. A
 :class:`CheckTally` counts, over every candidate of a build (each accepted item's
-``metadata.verification`` verdicts, and the check each rejected candidate or fix attempt
-failed), which checks ran, which were skipped, and which could not run and why. Its
+``metadata.verification`` verdicts, and the check each rejected candidate failed), which
+checks ran, which were skipped, and which could not run and why. Its
 :meth:`CheckTally.summary` groups them into the stages a reader knows (:data:`STAGES`) and
 says, for each stage that did not run, why: the judge from the build's judge note, the
 ASR and OCR checks from their "unavailable" verdicts or the absence of any spoken or
@@ -144,10 +144,11 @@ class CheckTally:
                 self.judge_advisory += 1
         if isinstance(verification.get("duplicate"), Mapping):
             self.ran["duplicate"] += 1
+        # Items built before local fixes were retired may carry the checks their fixes failed.
         self.add_failures(metadata.get("fix_history") or [])
 
     def add_rejected(self, check: str | None, history: Iterable[Any] = ()) -> None:
-        """Count a rejected candidate: the check it failed, and those its fixes failed."""
+        """Count a rejected candidate: the check it failed, and those its history names."""
         self.add_failures([{"check": check}, *history])
 
     def add_failures(self, history: Iterable[Any]) -> None:

@@ -42,13 +42,6 @@ class QuotaRow(_Section):
     rejected: int
 
 
-class Fixes(_Section):
-    """Accepted items that needed a local fix, and the fixes in all."""
-
-    items_fixed: int
-    total_fixes: int
-
-
 class CheckRow(_Section):
     """A check that did not run (or was not enforced), why, and on how many items."""
 
@@ -72,7 +65,7 @@ class Acceptance(_Section):
     enforced_checks: float
     accepted: int
     candidates: int
-    records_skipped: int
+    slots_skipped: int
     checks: CheckSummary
     note: str
 
@@ -156,8 +149,6 @@ class BuildReport(BaseModel):
     quotas: list[QuotaRow]
     shortfalls: list[dict[str, Any]]
     rejection_reasons: dict[str, int]
-    fixes: Fixes
-    orchestration_fallbacks: int
     tail_backups: dict[str, int]
     acceptance: Acceptance
     wording: Wording

@@ -50,7 +50,6 @@ from benchsmith.package.report import (
     CheckNotRun,
     CheckSummary,
     Exports,
-    Fixes,
     JudgeSummary,
     QuotaRow,
     Wording,
@@ -119,9 +118,6 @@ class DataStats:
     counts: ItemCounts = field(default_factory=ItemCounts)
     """The items written, counted as the card counts them (so report and card agree)."""
     media: set[str] = field(default_factory=set)
-    items_fixed: int = 0
-    total_fixes: int = 0
-    fallbacks: int = 0
     wording: Counter[str] = field(default_factory=Counter)
     unavailable: Counter[str] = field(default_factory=Counter)
     unavailable_why: dict[str, Counter[str]] = field(default_factory=dict)
@@ -151,7 +147,7 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
 
     Returns:
         Item counts (per subtask, per modality combination), the media paths the items use,
-        local fixes and orchestration fallbacks; the rejected slots and their reasons.
+        the rejected slots and their reasons.
     """
     review = review or HumanReview()
     revoked = ledger.revoked()
@@ -185,10 +181,6 @@ def write_data(bench_dir: Path, ledger: Ledger, review: HumanReview | None = Non
         meta = item.metadata
         stats.counts.add(item)
         stats.media.update(path for _kind, path in item.media_paths())
-        fixes = int(meta.get("fixes") or 0)
-        stats.total_fixes += fixes
-        stats.items_fixed += 1 if fixes else 0
-        stats.fallbacks += (meta.get("orchestration") or {}).get("source") == "fallback"
         stats.wording[str(meta.get("wording") or "computed")] += 1
         source = meta.get("source") or {}
         if source.get("strategy") == "solution_graph":
@@ -304,8 +296,9 @@ def wall_time(run_dir: Path, started_at: float, ledger_times: list[float]) -> fl
     return round(total, 3)
 
 
-SKIPPED_CHECK = "record"
-"""The check of a slot whose record has no answer to ask for (not an item candidate)."""
+SKIPPED_CHECK = "source"
+"""The check of a slot with no candidate behind it: its program or reference gave fewer items
+than the slot's place (not an item candidate)."""
 
 HUMAN_CHECK = "human_review"
 """The check name of an item a human reviewer rejected, in ``rejects.jsonl`` and the report."""
@@ -469,19 +462,12 @@ def render_report_md(report: dict[str, Any]) -> str:
                 f"Agreement of {' and '.join(pair['reviewers'])}: Cohen's kappa {pair['kappa']} "
                 f"on {pair['items']} item(s) both reviewed."
             )
-    fixes = report["fixes"]
-    lines += [
-        "",
-        f"Items accepted after a local fix: {fixes['items_fixed']} "
-        f"({fixes['total_fixes']} fix(es) in all). Orchestration fell back to the template "
-        f"for {report['orchestration_fallbacks']} accepted item(s).",
-    ]
     backups = report.get("tail_backups") or {}
     if backups.get("started"):
         lines += [
             "",
-            f"Tail backups: {backups['started']} record(s) realized beside a slow chain of "
-            f"fixes at the end of a fan-out; {backups.get('won', 0)} filled the place first, "
+            f"Tail backups: {backups['started']} candidate(s) realized beside a slow slot "
+            f"at the end of a fan-out; {backups.get('won', 0)} filled the place first, "
             f"{backups.get('superseded', 0)} slot(s) stopped because their place was filled, "
             f"and {backups.get('surplus', 0)} item(s) verified second were dropped (never "
             "packaged; their model calls are counted below).",
@@ -563,11 +549,11 @@ def render_report_md(report: dict[str, Any]) -> str:
 def summary_lines(report: dict[str, Any]) -> list[str]:
     """The honest headline: enforced acceptance, the judge apart, wording, checks not run."""
     acc = report.get("acceptance") or {}
-    skipped = acc.get("records_skipped") or 0
+    skipped = acc.get("slots_skipped") or 0
     lines = [
         f"acceptance by the enforced checks: {acc.get('accepted', report.get('items', 0))} of "
         f"{acc.get('candidates', 0)} candidates ({acc.get('enforced_checks', 0):.0%})"
-        + (f"; {skipped} record(s) with no answer skipped" if skipped else "")
+        + (f"; {skipped} slot(s) past the generated candidates skipped" if skipped else "")
     ]
     judge = report.get("judge") or {}
     if judge.get("runs"):
@@ -580,8 +566,8 @@ def summary_lines(report: dict[str, Any]) -> list[str]:
     if report.get("items"):
         computed = f", {wording['computed']} computed problems" if wording.get("computed") else ""
         lines.append(
-            f"wording: {wording.get('template', 0)} from the template, {wording.get('model', 0)} "
-            f"reworded by the model{computed} (template share "
+            f"wording: {wording.get('template', 0)} in their program's or formula's own words, "
+            f"{wording.get('model', 0)} worded by the model{computed} (own-words share "
             f"{wording.get('template_share', 0):.0%})"
         )
     for check, info in (report.get("checks_not_run") or {}).items():
@@ -644,7 +630,7 @@ def write_package(
     removed = clean_media(bench_dir, data.media)
     write_spec(bench_dir, spec)
     rejected = sum(reasons.values())
-    # A record with no answer (none in the slot's language, say) was skipped before any item
+    # A slot past the generated candidates was skipped before any item
     # was made: listed in rejects.jsonl, but not a candidate the checks turned down.
     skipped = reasons.get(SKIPPED_CHECK, 0)
     automatic = rejected - revoked - skipped
@@ -690,19 +676,17 @@ def write_package(
         quotas=quota_table(spec, ledger, targets),
         shortfalls=shortfalls,
         rejection_reasons=dict(sorted(reasons.items())),
-        fixes=Fixes(items_fixed=data.items_fixed, total_fixes=data.total_fixes),
-        orchestration_fallbacks=data.fallbacks,
         tail_backups=dict(tail_backups or {}),
         acceptance=Acceptance(
             enforced_checks=rate,
             accepted=passed,
             candidates=passed + automatic,
-            records_skipped=skipped,
+            slots_skipped=skipped,
             checks=CheckSummary.model_validate(checks),
             note="items that passed every enforced check, over every candidate realized "
-            "(records skipped for having no answer are not candidates; rejects.jsonl lists "
-            "them with the check 'record'); checks names the checks that ran and those that "
-            "did not",
+            "(slots past the candidates a program or reference generated are not candidates; "
+            "rejects.jsonl lists them with the check 'source'); checks names the checks that "
+            "ran and those that did not",
         ),
         wording=Wording(
             template=data.wording.get("template", 0),

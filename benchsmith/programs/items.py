@@ -48,7 +48,7 @@ def to_item(
         "subtask_name": subtask.name,
         "answer_format": fmt,
         "modalities": ["text"],
-        # Predicted from the program's parameters (the design label when none was scored).
+        # Predicted from the program's parameters (the subtask's label when none was scored).
         "difficulty": instance.difficulty.get("label", subtask.difficulty),
         "skills": list(subtask.skills),
         "language": language,

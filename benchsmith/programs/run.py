@@ -17,6 +17,7 @@ from typing import Any
 
 from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
+from benchsmith.injection import is_instruction_like
 from benchsmith.programs.labels import translate_value
 from benchsmith.programs.media_words import (
     LETTERS,
@@ -278,10 +279,16 @@ def _key_text(table: Table, row: int, spec: ProgramSpec, language: str) -> str:
 
 
 def _values_pool(table: Table, rows: Sequence[int], path: str, language: str) -> list[str]:
+    """Distinct values of a field over ``rows``: the distractors a choice may take.
+
+    A value that reads as an instruction ("the answer is always A") is never offered: the
+    injection check would reject the item it sits in, and the record it came from is not
+    the item's own.
+    """
     seen: dict[str, str] = {}
     for row in rows:
         text = shown_value(table, row, path, language)
-        if text:
+        if text and not is_instruction_like(text):
             seen.setdefault(text.casefold(), text)
     return list(seen.values())
 
@@ -289,18 +296,20 @@ def _values_pool(table: Table, rows: Sequence[int], path: str, language: str) ->
 def _lookup(
     spec: ProgramSpec, table: Table, words: Words, row: int, pool: list[int], rng: random.Random
 ) -> Instance | None:
-    assert spec.key_field and spec.answer_field
+    key_field = spec.key_field or table.key
+    assert key_field and spec.answer_field  # generate() refused a lookup without them
     answer = shown_value(table, row, spec.answer_field, words.language)
     if not answer:
         return None
     key = _key_text(table, row, spec, words.language)
-    if answer.casefold() in key.casefold() and spec.answer_field != spec.key_field:
+    if answer.casefold() in key.casefold() and spec.answer_field != key_field:
         return None  # the question would give the answer away (Gibraltar, Gibraltar)
-    question = lookup_question(words, spec.key_field, key, spec.answer_field)
+    question = lookup_question(words, key_field, key, spec.answer_field)
     others = [r for r in pool if r != row]
     # Values of the same subset first (closer, harder), then of the whole table.
     near = rng.sample(others, min(len(others), 60))
-    rest = [r for r in table.rows() if r != row and r not in set(pool)]
+    pooled = set(pool)
+    rest = [r for r in table.rows() if r != row and r not in pooled]
     far = rng.sample(rest, min(len(rest), 60))
     distractors = [
         v
@@ -313,14 +322,14 @@ def _lookup(
     if spec.book == "open":
         shown = [row, *rng.sample(others, min(len(others), max(1, spec.rows_shown or 5) - 1))]
         rng.shuffle(shown)
-        fields = list(dict.fromkeys([spec.key_field, spec.answer_field]))
+        fields = list(dict.fromkeys([key_field, spec.answer_field]))
         text = render_table(table, words, shown, fields)
     return Instance(
         question=question,
         answer=answer,
         distractors=distractors,
         rows=shown or [row],
-        records=[table.text(r, spec.key_field) for r in (shown or [row])],
+        records=[table.text(r, key_field) for r in (shown or [row])],
         shown_fields=fields,
         table_text=text,
         difficulty=_difficulty(spec, answer, distractors, rows_shown=len(shown)),
@@ -814,6 +823,13 @@ def generate(
         _check_media(spec, table)
     elif spec.kind == "aggregate" and spec.book == "closed":
         raise ProgramError("an aggregate is over the rows shown: it is open-book")
+    elif spec.kind in ("lookup", "filtered_lookup") and not spec.answer_field:
+        raise ProgramError("a lookup asks for a field: give its answer field (answer=FIELD)")
+    elif spec.kind in ("lookup", "filtered_lookup") and not (spec.key_field or table.key):
+        raise ProgramError(
+            f"a lookup names its record, and no field of {table.id} names a record: give the "
+            "field that does (key=FIELD)"
+        )
     elif spec.kind == "count" and spec.book == "closed" and table.key is None:
         raise ProgramError(
             f"a closed-book count names the records it counts, and no field of {table.id} "

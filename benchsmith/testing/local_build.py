@@ -83,9 +83,9 @@ def build_capitals_locally(
         [
             "build", "--spec", str(spec_path), "--out", str(out),
             "--catalog", str(tmp / "catalog"), "--model", "local", "--quiet",
-            # Reworded anyway (auto would not ask the 135M model; this plan has no setting
-            # to choose), so the build makes real model calls through the embedded server.
-            "--reword", "on",
+            # Judged anyway (auto does not ask the 135M model; advisory records its verdicts
+            # without enforcing them), so the build makes real calls through the server.
+            "--judge", "advisory",
         ],
         tmp,
         offline_env(tmp),

@@ -14,7 +14,7 @@ Rules chosen here:
   uses character 5-grams instead.
 - Near duplicates are looked for only among items with the same media (same file hashes, in
   the same order) and, when the caller names it, the same entity (the record's value the
-  question is about): one question template asked about different images, or about
+  question is about): one question asked about different images, or about
   different countries ("What are the bordering countries of Vietnam?" and "... of Laos?",
   Jaccard 0.82 for a long template), is not a duplicate.
 - LSH retrieves candidates at a threshold below ``threshold`` (better recall near the
@@ -207,9 +207,9 @@ class DuplicateIndex:
     def add_if_unique(self, item: Item, entity: str | None = None) -> DuplicateVerdict:
         """:meth:`check`, and add ``item`` only when it is unique, atomically.
 
-        A rejected candidate leaves no trace, so its slot may try a new wording under the
-        same id (the executor's local fix). ``entity``: what the question is about (the
-        record's value it names); an item about another entity is never its near duplicate.
+        A rejected candidate leaves no trace: the index holds accepted items only.
+        ``entity``: what the question is about (the record's value it names); an item about
+        another entity is never its near duplicate.
         """
         key, entry, shingles = self._fingerprint(item, entity)
         with self._lock:

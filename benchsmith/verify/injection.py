@@ -2,7 +2,8 @@
 
 The screen itself (what reads as an order to a model, in six languages, and the measures
 of what it lets through) is :mod:`benchsmith.injection`; this check applies it to every
-text of an item and fails an item that echoes what a record's text carried.
+text of an item and, given the record's own text, fails an item that echoes what it
+carried (a build passes none: no model rewords a row's text into an item).
 """
 
 from __future__ import annotations

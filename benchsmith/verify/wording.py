@@ -1,7 +1,7 @@
-"""The reviewer's checks on a question's wording, composed for the planner and the executor.
+"""The reviewer's checks on a question's wording, composed for verification.
 
-A wording (a filled template, a model's rewording, a proposed template) is usable only
-when it names the record's entity, is in the item's language, carries no instruction-like
+A question (a program's wording, or a computed problem's) is usable only when it names the
+record's entity (when it has one), is in the item's language, carries no instruction-like
 text (:mod:`benchsmith.verify.injection`), no meta-text or template debris, is one complete
 sentence of sane length, and does not give the answer away. :func:`wording_verdicts` runs
 those checks (from :mod:`~benchsmith.verify.reviewer`, :mod:`~benchsmith.verify.injection`

@@ -1,9 +1,9 @@
-"""Fakes for executor tests: a tiny real dataset in a real catalog, a spec, a routed model."""
+"""Fakes for executor tests: a tiny real dataset in a real catalog, a lookup program's spec, a
+routed model."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 
 from benchsmith.catalog.store import Catalog
@@ -13,7 +13,7 @@ from benchsmith.llm.records import RunRecords
 from benchsmith.llm.registry import register_runtime
 from benchsmith.llm.roles import ResolvedModel
 from benchsmith.llm.specs import ROLES, parse_model_spec
-from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores, Subtask
+from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, ProgramSpec, Scores, Subtask
 from benchsmith.testing.fake_chat import ScriptedChatModel
 
 COUNTRIES = [
@@ -59,6 +59,14 @@ def make_spec(groundings, subtasks=None, size=None):
                 id=gid,
                 subtask_id=extra.get("subtask_id", subtasks[0].id),
                 dataset_id=dataset,
+                strategy="question_program",
+                program=ProgramSpec(
+                    kind="lookup",
+                    table=dataset,
+                    key_field="name",
+                    answer_field=extra.get("answer_field", "capital"),
+                    answer_format=extra.get("answer_format", "short_answer"),
+                ),
                 question_field="name",
                 answer_field=extra.get("answer_field", "capital"),
                 plan=extra.get("plan", []),
@@ -80,11 +88,6 @@ def prompt_text(messages):
     return "\n".join(str(m.content) for m in messages)
 
 
-def record_name(prompt):
-    match = re.search(r"^name: (.+)$", prompt, re.M)
-    return match.group(1).strip() if match else "?"
-
-
 class Router:
     """Answers structured calls by schema name with a handler(prompt) per schema."""
 
@@ -97,10 +100,6 @@ class Router:
         prompt = prompt_text(messages)
         self.prompts[name].append(prompt)
         return self.handlers[name](prompt)
-
-
-def good_question(prompt):
-    return {"question": f"Which city is the capital of {record_name(prompt)}?"}
 
 
 def judge_yes(prompt):

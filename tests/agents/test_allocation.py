@@ -30,7 +30,7 @@ from benchsmith.llm.records import RunRecords
 from benchsmith.llm.roles import ResolvedModel
 from benchsmith.llm.specs import ROLES, parse_model_spec
 from benchsmith.prompts import UNTRUSTED_CLOSE, PromptError, render, untrusted
-from benchsmith.spec import BenchmarkSpec, Grounding, Scores, Subtask
+from benchsmith.spec import BenchmarkSpec, Grounding, ProgramSpec, Scores, Subtask
 from benchsmith.testing.fake_chat import ScriptedChatModel
 
 # The variables that render prompts/allocation.j2 (the same entry belongs in
@@ -57,7 +57,12 @@ def gr(gid, sid, records=100, yield_=1.0, score=1.0, tokens=1000):
         id=gid,
         subtask_id=sid,
         dataset_id=f"ds-{gid}",
+        question_field="name",
         answer_field="answer",
+        strategy="question_program",
+        program=ProgramSpec(
+            kind="lookup", table=f"ds-{gid}", key_field="name", answer_field="answer"
+        ),
         scores=Scores(intent_alignment=score, robustness=score, signal_preservation=score),
         available_records=records,
         expected_yield=yield_,

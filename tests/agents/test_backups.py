@@ -7,8 +7,8 @@ moment the scripted model is asked, so every interleaving is fixed, not left to 
 
 from __future__ import annotations
 
-from executor_fakes import Router, good_question, judge_yes, make_catalog, make_spec
-from test_executor import items, run
+from executor_fakes import Router, judge_yes, make_catalog, make_spec
+from test_executor import items, question_of, rejects, run
 from test_slot_graph import first_slot, ledger_entries, run_slot, setup
 
 from benchsmith.agents.backups import TailBackups
@@ -32,7 +32,7 @@ def test_backups_start_only_at_the_tail_and_once_per_chain():
     backups.fresh_started()
     assert backups.in_tail
     assert backups.take(lambda chain: next(drawn)) == ("a", "slot-1")
-    backups.note_chain("a", "g")  # the chain fails again: it has its backup already
+    backups.note_chain("a", "g")  # the chain's replacement fails too: it has its backup already
     assert backups.take(lambda chain: next(drawn)) is None
     assert backups.summary() == {"started": 1, "won": 0, "superseded": 0, "surplus": 0}
 
@@ -55,7 +55,7 @@ def test_a_settled_chain_gets_no_backup_and_none_without_records_or_when_off():
     backups = TailBackups(enabled=True)
     backups.begin_fan_out(0)
     backups.note_chain("a", "g")
-    assert backups.settle("a", backup=False)  # the chain's own fix was accepted
+    assert backups.settle("a", backup=False)  # the chain's own replacement was accepted
     assert backups.take(lambda chain: "slot") is None
     backups.note_chain("b", "g")
     assert backups.take(lambda chain: None) is None  # the grounding's reserve is empty
@@ -77,10 +77,10 @@ def test_a_new_fan_out_forgets_the_last_ones_chains():
 
 
 def _reserve(config, spec, skip=1):
-    """Give the workspace a reserve: the grounding's records after the first ``skip``."""
+    """Give the workspace a reserve: the grounding's candidates after the first ``skip``."""
     ws = open_workspace(config)
     grounding = spec.groundings[0]
-    order = record_order(grounding, 0)
+    order = record_order(grounding)
     free = list(enumerate(order))[skip:]
     ws.start_round([], {grounding.id: Reserve(grounding, free, ["en"], 0)})
     ws.backups.begin_fan_out(0)  # every slot of the fan-out has started: the tail
@@ -90,20 +90,21 @@ def _reserve(config, spec, skip=1):
 def test_a_finished_slot_takes_a_backup_for_a_chain_and_fills_its_place(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([(GID, "capitals", 2, card.size, {})])
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
     config = setup(tmp_path, spec, router, tail_backups="on")
     ws = _reserve(config, spec)
-    # another slot (of the same grounding, in English) is on a chain of fixes
+    # another slot (of the same grounding, in English) is on a chain of replacements
     ws.backups.note_chain("slow-chain", first_slot(spec))
     path, output = run_slot(config, first_slot(spec))
-    # its own slot, then the backup (the reserve's next record) in the same task
-    assert path == ["orchestrate", "execute", "verify", "accept"] * 2
+    # its own slot, then the backup (the reserve's next candidate) in the same task
+    assert path == ["computed", "verify", "accept"] * 2
     assert output["tallies"] == {"capitals": {"accepted": 1}}  # the last accept's update
     entries = ledger_entries(config)
     assert [e["status"] for e in entries] == ["accepted", "accepted"]
-    assert entries[1]["slot"]["record_index"] == record_order(spec.groundings[0], 0)[1]
+    assert entries[1]["slot"]["record_index"] == record_order(spec.groundings[0])[1]
+    assert len(router.prompts["JudgeVerdict"]) == 2
     assert ws.backups.summary() == {"started": 1, "won": 1, "superseded": 0, "surplus": 0}
-    # The chain, if its fix passes now, finds its place filled: its item is not packaged.
+    # The chain, if its replacement passes now, finds its place filled: not packaged.
     assert not ws.backups.settle("slow-chain", backup=False)
 
 
@@ -111,29 +112,25 @@ def test_a_chain_stops_before_its_next_judge_when_a_backup_filled_its_place(tmp_
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([(GID, "capitals", 1, card.size, {})])
     slot = first_slot(spec)
-    calls = {"judge": 0}
 
     def judge(prompt):
-        calls["judge"] += 1
+        # While this slot is judged, a backup started for its place is accepted elsewhere.
+        ws = open_workspace(config)
+        ws.backups.note_chain(slot.id, slot)
+        assert ws.backups.take(ws.replacement)[0] == slot.id
+        assert ws.backups.settle(slot.id, backup=True)
         return judge_yes(prompt) | {"clear": "no", "reason": "too terse"}
 
-    def orchestrate(prompt):
-        if "previous attempt was rejected" in prompt:
-            # While the fix is worded, a backup for this slot is accepted elsewhere.
-            ws = open_workspace(config)
-            assert ws.backups.take(ws.replacement)[0] == slot.id
-            assert ws.backups.settle(slot.id, backup=True)
-            return {"question": "Which city is the capital of this country, please?"}
-        return good_question(prompt)
-
-    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge)
+    router = Router(JudgeVerdict=judge)
     config = setup(tmp_path, spec, router, tail_backups="on")
     ws = _reserve(config, spec)
     path, output = run_slot(config, slot)
-    assert path == ["orchestrate", "execute", "verify"] * 2 + ["discard"]
+    # Refused, the slot goes on with a replacement candidate, which stops at once.
+    assert path == ["computed", "verify", "discard", "computed", "discard"]
     assert output["tallies"] == {"capitals": {"superseded": 1}}
-    assert calls["judge"] == 1  # no judge call for a place already filled
-    assert ledger_entries(config) == []  # stopped, not rejected
+    assert len(router.prompts["JudgeVerdict"]) == 1  # no judge call for a place already filled
+    (entry,) = ledger_entries(config)  # the refusal; the replacement stopped, not rejected
+    assert entry["status"] == "rejected" and entry["slot"]["id"] == slot.id
     assert ws.backups.summary()["superseded"] == 1
 
 
@@ -150,11 +147,11 @@ def test_an_item_verified_second_is_dropped_not_accepted(tmp_path):
         assert ws.backups.settle(slot.id, backup=True)
         return judge_yes(prompt)
 
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge)
+    router = Router(JudgeVerdict=judge)
     config = setup(tmp_path, spec, router, tail_backups="on")
     ws = _reserve(config, spec)
     path, output = run_slot(config, slot)
-    assert path == ["orchestrate", "execute", "verify", "accept"]
+    assert path == ["computed", "verify", "accept"]
     assert output["tallies"] == {"capitals": {"surplus": 1}}
     assert ledger_entries(config) == []
     assert ws.backups.summary()["surplus"] == 1
@@ -163,21 +160,22 @@ def test_an_item_verified_second_is_dropped_not_accepted(tmp_path):
 
 
 def test_a_build_with_backups_packages_exactly_its_size(tmp_path):
-    # One record the judge always refuses: its chain of fixes races a backup at the tail.
-    # Whichever wins, the quota holds exactly and every packaged item passed every check.
+    # The judge refuses two records: a refused slot goes on with replacements, a chain that
+    # races a backup at the tail. Whichever wins, the quota holds exactly and every
+    # packaged item passed every check.
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([(GID, "capitals", 5, card.size, {})])
 
     def judge(prompt):
-        if "Japan" in prompt or "Kenya" in prompt:
+        if question_of(prompt).endswith((" Japan?", " Kenya?")):
             return judge_yes(prompt) | {"single_answer": "no", "reason": "two capitals"}
         return judge_yes(prompt)
 
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge)
-    result, _path, _runtime, out = run(
-        tmp_path, spec, router, seed=3, max_fix_attempts=2, tail_backups="on"
-    )
+    router = Router(JudgeVerdict=judge)
+    result, _path, _runtime, out = run(tmp_path, spec, router, tail_backups="on")
     assert result.status == "complete" and result.items == 5
+    # Seed 0 draws Kenya in the first round: at least one slot was refused and replaced.
+    assert {r["check"] for r in rejects(out)} == {"judge"}
     rows = items(out)
     assert len(rows) == 5 and len({r["id"] for r in rows}) == 5
     refused = {3, 4}  # Japan and Kenya (their rows in the dataset)
@@ -188,16 +186,20 @@ def test_a_build_with_backups_packages_exactly_its_size(tmp_path):
 
 
 def test_a_replacement_keeps_the_language_of_the_slot_it_replaces():
-    # Languages rotate over the records' positions; a French slot whose record fails (no
-    # French name for its answer, say) is replaced by a French one, not by whatever
+    # Languages rotate over the candidates' positions; a French slot whose candidate fails
+    # (no French name for its answer, say) is replaced by a French one, not by whatever
     # language the next position had, so the plan's mix of languages holds.
     from benchsmith.agents.slot_queue import make_slot
-    from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores, Subtask
+    from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, ProgramSpec, Scores, Subtask
 
     grounding = Grounding(
         id=GID,
         subtask_id="capitals",
         dataset_id="capitals",
+        strategy="question_program",
+        program=ProgramSpec(
+            kind="lookup", table="capitals", key_field="name", answer_field="capital"
+        ),
         answer_field="capital",
         plan=[],
         scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),

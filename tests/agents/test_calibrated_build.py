@@ -1,9 +1,10 @@
 """A calibrated build against a simulated panel meets its difficulty mix (scripted fakes).
 
-The build realizes short-answer items with the scripted fake model; six simulated models
-(:mod:`benchsmith.testing.panel`) answer them through the fake endpoint, each item's true
-difficulty drawn from its question. Items beyond a label's share, or that separate nothing,
-are revoked in the ledger and the build refills their slots, round after round.
+The build computes short-answer items with a lookup program (the scripted fake judges
+them); six simulated models (:mod:`benchsmith.testing.panel`) answer them through the fake
+endpoint, each item's true difficulty drawn from its question. Items beyond a label's
+share, or that separate nothing, are revoked in the ledger and the build refills their
+slots, round after round.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+from executor_fakes import Router, install, judge_yes, make_catalog, make_spec
 
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.evaluate.calibrated_build import calibrated_build, choose_drops, measured_label
@@ -57,13 +58,13 @@ def test_a_calibrated_build_meets_its_difficulty_mix(tmp_path):
     out = tmp_path / "bench"
     config = RunConfig(
         judge="enforce",
-        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
     )
-    install(config, Router(SampleDecision=good_question, JudgeVerdict=judge_yes))
-    panel = SimulatedPanel([SimulatedModel(n, a) for n, a in ABILITIES.items()], seed=4)
+    install(config, Router(JudgeVerdict=judge_yes))
+    # A panel seed whose first round misses the mix, so items are taken out and refilled.
+    panel = SimulatedPanel([SimulatedModel(n, a) for n, a in ABILITIES.items()], seed=1)
     panel.watch(out, true_params)
     panel_config = RunConfig(paths=RunPaths(run_dir=str(tmp_path / "panel-runs")))
     mix = {"easy": 1 / 3, "medium": 1 / 3, "hard": 1 / 3}

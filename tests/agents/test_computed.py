@@ -12,7 +12,6 @@ import pytest
 import sympy
 from executor_fakes import Router, install, judge_yes
 from planner_fakes import COUNTRIES, FakeCatalog, SchemaScript, install_model
-from test_planner_graph import CAPITALS, GOOD, KEEP, NO_WEIGHTS, proposal
 
 import benchsmith.agents.sources as sources
 from benchsmith.agents.references import reference_subtasks, solution_grounding
@@ -35,18 +34,14 @@ def reference_catalog(tmp_path):
 def test_a_reference_gives_computed_subtasks_only_grounded_in_its_graph(
     tmp_path, reference_catalog, monkeypatch
 ):
-    # A reference never takes the record path: no subtask the design model would invent
-    # around it ("capitals"), though the intent names one and the catalog has countries.
+    # A reference never takes the record path: no subtask invented around it ("capitals"),
+    # though the intent names one and the catalog has countries; no model call but the
+    # allocation's weights.
     monkeypatch.setattr(sources, "catalog_sources", lambda config: [FakeCatalog([COUNTRIES])])
     config = RunConfig(
         max_subtasks=2, paths=RunPaths(run_catalog_dir=str(tmp_path / "run-catalog"))
     )
-    script = SchemaScript(
-        SubtaskProposal=[proposal(CAPITALS)],
-        Critique=[KEEP],
-        GroundingChoice=[GOOD],
-        ImportanceWeights=[NO_WEIGHTS],
-    )
+    script = SchemaScript(ImportanceWeights=[{"weights": []}])
     install_model(config, script)
     try:
         result = plan_benchmark("capitals and time value of money", size=10, config=config)
@@ -55,8 +50,7 @@ def test_a_reference_gives_computed_subtasks_only_grounded_in_its_graph(
     spec = result.spec
     ids = [s.id for s in spec.subtasks]
     assert ids == ["computed-time-value-of-money"]
-    assert not any(s.strategy == "records" for s in spec.groundings)
-    assert script.calls.get("SubtaskProposal", 0) == 0  # the design model was not asked
+    assert dict(script.calls) == {"ImportanceWeights": 1}
     computed = next(g for g in spec.groundings if g.strategy == "solution_graph")
     assert computed.subtask_id == "computed-time-value-of-money"
     assert computed.dataset_id == "time-value-of-money" and computed.plan == []
@@ -88,7 +82,6 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
     out = tmp_path / "bench"
     config = RunConfig(
         judge="enforce",
-        reword="on",
         paths=RunPaths(
             out_dir=str(out),
             run_dir=str(out / ".run"),
@@ -104,7 +97,7 @@ def test_computed_items_are_built_verified_and_recomputable(tmp_path, reference_
         register_runtime(config, None)
     assert result.status == "complete" and result.items == 6
     assert len(router.prompts["JudgeVerdict"]) == 6  # every computed item was judged
-    assert "SampleDecision" not in router.prompts  # nothing to orchestrate
+    assert set(router.prompts) == {"JudgeVerdict"}  # no other structured call
     rows = [json.loads(x) for x in (out / "data" / "test.jsonl").read_text().splitlines()]
     for row in rows:
         meta = row["metadata"]

@@ -1,40 +1,26 @@
-"""Design agent: deterministic checks and the propose/critique loop with a scripted model."""
+"""Design: subtasks only from the intent's programs and the run's references, never invented."""
 
-from planner_fakes import SchemaScript, install_model
+import json
 
-from benchsmith.agents.design import check_subtasks, design_subtasks, modalities_from_intent
-from benchsmith.config import RunConfig
-from benchsmith.llm.registry import get_model, register_runtime
-from benchsmith.spec import Subtask
+import pytest
+from langgraph.runtime import Runtime
 
-
-def sub(id, name, description, modality="text", fmt="short_answer"):
-    return Subtask(
-        id=id, name=name, description=description, input_modalities=[modality], answer_format=fmt
-    )
+import benchsmith.agents.design as design
+from benchsmith.agents.design import design_node, modalities_from_intent
+from benchsmith.catalog.store import Catalog
+from benchsmith.config import RunConfig, RunPaths
 
 
-def test_checks_drop_empty_echoed_duplicate_disallowed_and_surplus():
-    candidates = [
-        sub("a", "Capitals", "Name the capital of a country."),
-        sub("b", "Capitals", "Something else entirely."),
-        sub("c", "Capital cities", "Name the capital of a country!"),
-        sub("d", "Part of the UNTRUSTED dataset list", "x"),
-        sub("e", "Spoken", "Hear a question.", modality="audio"),
-        sub("f", "Currencies", "Name the currency of a country.", fmt="open"),
-        sub("g", "Languages", "Name an official language of a country."),
-        sub("h", "Regions", "Name the region of a country."),
-    ]
-    kept, problems = check_subtasks(
-        candidates, max_count=2, modalities=("text",), formats=("short_answer",)
-    )
-    assert [s.id for s in kept] == ["a", "g"]
-    reasons = dict(p.split(": ", 1) for p in problems)
-    assert reasons["b"] == "duplicates another subtask"
-    assert reasons["c"] == "duplicates another subtask"
-    assert reasons["d"] == "copies the prompt's own wording"
-    assert "not allowed" in reasons["e"] and "not allowed" in reasons["f"]
-    assert reasons["h"] == "more than 2 subtasks"
+@pytest.fixture
+def config(tmp_path):
+    for name, rows in (
+        ("capitals", [{"name": "France", "capital": "Paris"}, {"name": "Peru", "capital": "Lima"}]),
+        ("rivers", [{"river": "Nile", "length_km": 6650}, {"river": "Rhine", "length_km": 1230}]),
+    ):
+        data = tmp_path / f"{name}.jsonl"
+        data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        Catalog(tmp_path / "catalog").add(str(data), id=name, replace=True)
+    return RunConfig(paths=RunPaths(catalog_dir=str(tmp_path / "catalog")))
 
 
 def test_modalities_from_intent():
@@ -43,58 +29,31 @@ def test_modalities_from_intent():
     assert modalities_from_intent("arithmetic word problems") == ()
 
 
-def test_critique_revises_and_discards_but_never_empties():
-    config = RunConfig(max_subtasks=3)
-    script = SchemaScript(
-        SubtaskProposal=[
-            {
-                "subtasks": [
-                    {
-                        "name": "Capitals",
-                        "description": "Name the capital.",
-                        "skills": ["geo"],
-                        "input_modality": "text",
-                        "answer_format": "short_answer",
-                        "difficulty": "easy",
-                    },
-                    {
-                        "name": "Flags",
-                        "description": "Name the flag colors.",
-                        "skills": [],
-                        "input_modality": "text",
-                        "answer_format": "short_answer",
-                        "difficulty": "hard",
-                    },
-                ]
-            }
-        ],
-        Critique=[
-            {
-                "verdicts": [
-                    {
-                        "subtask_id": "capitals",
-                        "action": "revise",
-                        "reason": "vague",
-                        "new_description": "Name the capital city of the given country.",
-                    },
-                    {"subtask_id": "flags", "action": "discard", "reason": "not checkable"},
-                ]
-            }
-        ],
+def test_a_table_the_intent_is_about_gives_the_subtask_of_its_program(config):
+    update = design_node(
+        {"intent": "ask for the capital of a country", "size": 4}, Runtime(context=config)
     )
-    install_model(config, script)
-    subtasks, log = design_subtasks(
-        get_model(config, "design"),
-        intent="geography: capitals and flags",
-        size=10,
-        max_subtasks=2,
-        max_rounds=1,
-        formats=("short_answer",),
+    (subtask,) = update["subtasks"]
+    assert subtask.id == "records-capitals" and subtask.name == "Lookup over capitals"
+    assert "the capital of a capitals record" in subtask.description
+
+
+def test_a_covered_intent_no_program_reads_is_refused_with_what_to_write(config, monkeypatch):
+    # The catalog covers the intent's words, but no program could be read from it (and no
+    # table refused it): the old path had a model invent a subtask here.
+    monkeypatch.setattr(design, "table_subtasks", lambda *a, **k: ([], None))
+    update = design_node({"intent": "capitals of rivers", "size": 4}, Runtime(context=config))
+    assert update["plan_status"] == "uncovered" and "subtasks" not in update
+    error = update["error"]
+    assert error.startswith("no question program over the catalog's tables could be read")
+    assert (
+        "closest tables: capitals, rivers" in error or "closest tables: rivers, capitals" in error
     )
-    register_runtime(config, None)
-    assert [(s.id, s.description) for s in subtasks] == [
-        ("capitals", "Name the capital city of the given country.")
-    ]
-    assert any("revised capitals" in line for line in log)
-    schema_ids = script.calls
-    assert schema_ids["SubtaskProposal"] == 1 and schema_ids["Critique"] == 1
+    assert "--program" in error and "--reference" in error
+
+
+def test_a_refusal_of_the_tables_is_the_plan_error(config, monkeypatch):
+    refusal = "no question program over the catalog's tables serves the intent: no field holds it"
+    monkeypatch.setattr(design, "table_subtasks", lambda *a, **k: ([], refusal))
+    update = design_node({"intent": "capitals of rivers", "size": 4}, Runtime(context=config))
+    assert update["plan_status"] == "uncovered" and update["error"] == refusal

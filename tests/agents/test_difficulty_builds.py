@@ -1,6 +1,7 @@
 """Difficulty in builds: a textbook (solution-graph) build with a mix follows it, each item
-carries its predicted difficulty, and the report gives the mix asked for and reached;
-template items over a dataset keep their design label, marked as such."""
+carries its predicted difficulty, and the report gives the mix asked for and reached; a
+question program's items carry the generator's label too, and a label its candidates
+cannot reach is reported short."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+from executor_fakes import Router, install, judge_yes, make_catalog, make_spec
 from test_executor import items, run
 
 from benchsmith.agents.references import reference_subtasks, solution_grounding
@@ -107,40 +108,30 @@ def test_a_textbook_build_without_a_mix_is_as_before(tmp_path):
     assert "difficulty_mix" not in build_file
 
 
-def test_template_items_keep_their_design_label_marked_as_such(tmp_path):
+def test_program_items_carry_the_generators_label_and_an_unreachable_share_is_noted(tmp_path):
+    # A closed-book lookup names one record and asks for one value: the generator rates
+    # every candidate easy, and has no variant of the program that makes a harder one.
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 3, card.size, {})])
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
-    _result, _path, _runtime, out = run(
+    router = Router(JudgeVerdict=judge_yes)
+    result, _path, _runtime, out = run(
         tmp_path, spec, router, difficulty_mix=parse_mix("easy=0.5,hard=0.5")
     )
+    assert result.status == "complete"
     made = items(out)
     assert len(made) == 3
     for row in made:
         model = row["metadata"]["difficulty_model"]
-        assert model["source"] == "design label" and model["label"] == "medium"
-        assert model["params"] == {"options": 0}  # a short answer: no options
-        assert row["metadata"]["difficulty"] == "medium"
-    notes = json.loads((out / "report.json").read_text())["difficulty_mix"]["notes"]
-    assert notes == [
-        "difficulty mix: capitals: easy 0 of 2 wanted (its items carry the subtask's design "
-        "label, not a generated difficulty)",
-        "difficulty mix: capitals: hard 0 of 1 wanted (its items carry the subtask's design "
-        "label, not a generated difficulty)",
+        assert model["source"] == "generator" and model["label"] == "easy"
+        assert model["params"]["kind"] == "lookup" and model["params"]["options"] == 0
+        assert row["metadata"]["difficulty"] == "easy"
+    section = json.loads((out / "report.json").read_text())["difficulty_mix"]
+    (subtask,) = section["subtasks"].values()
+    assert subtask["wanted"] == {"easy": 2, "medium": 0, "hard": 1}
+    assert subtask["got"] == {"easy": 3, "medium": 0, "hard": 0}
+    assert section["notes"] == [
+        "difficulty mix: capitals: hard 0 of 1 wanted (the generator produced no more)"
     ]
-
-
-def test_template_numeric_choices_are_scored_by_their_closeness():
-    from benchsmith.agents.execution import template_difficulty
-
-    close = template_difficulty("easy", "100", ["100", "98", "103", "110"])
-    far = template_difficulty("easy", "100", ["100", "20", "300", "900"])
-    assert close["source"] == far["source"] == "generator"
-    assert close["params"] == {"options": 4, "gap": 0.02}
-    assert close["score"] > far["score"]
-    text = template_difficulty("hard", "Paris", ["Paris", "Lyon", "Nice", "Lille"])
-    assert text == {"params": {"options": 4}, "score": 0.8333, "label": "hard",
-                    "source": "design label"}  # fmt: skip
 
 
 def test_a_resumed_build_keeps_its_mix_and_refuses_another(tmp_path):

@@ -1,12 +1,13 @@
 """The languages an intent names become the languages of its items."""
 
-from planner_fakes import COUNTRIES as COUNTRIES_CARD
-from planner_fakes import FakeCatalog
+import json
 
-import benchsmith.agents.sources as sources
+from langgraph.runtime import Runtime
+
 from benchsmith.agents.alignment import languages_from_intent
 from benchsmith.agents.design import design_node
-from benchsmith.spec import Subtask
+from benchsmith.catalog.store import Catalog
+from benchsmith.config import RunConfig, RunPaths
 
 
 def test_languages_come_from_the_intent():
@@ -24,23 +25,15 @@ def test_languages_come_from_the_intent():
     assert languages_from_intent("what people eat in Tonga") == ()  # a country, not a language
 
 
-def test_the_languages_an_intent_names_reach_its_subtasks(monkeypatch):
+def test_the_languages_an_intent_names_reach_its_subtasks(tmp_path):
     # "questions about world capitals in German and Spanish" gave English items: the
     # languages of the intent never reached the plan.
-    import benchsmith.agents.design as design
-    import benchsmith.llm.registry as registry
-
-    fake = FakeCatalog([COUNTRIES_CARD])
-    monkeypatch.setattr(sources, "catalog_sources", lambda config: [fake])
-    monkeypatch.setattr(registry, "get_model", lambda config, role: None)
-    seen = {}
-
-    def design_subtasks(model, **kw):
-        seen.update(kw)
-        return [Subtask(id="c", name="Capitals", description="d", languages=kw["languages"])], []
-
-    monkeypatch.setattr(design, "design_subtasks", design_subtasks)
-    intent = "questions about world capitals in German and Spanish"
-    update = design_node({"intent": intent, "size": 8}, None)
-    assert seen["languages"] == ["de", "es"]
-    assert update["subtasks"][0].languages == ["de", "es"]
+    rows = [("France", "Paris"), ("Spain", "Madrid"), ("Japan", "Tokyo"), ("Peru", "Lima")]
+    data = tmp_path / "capitals.jsonl"
+    data.write_text("".join(json.dumps({"name": n, "capital": c}) + "\n" for n, c in rows))
+    Catalog(tmp_path / "catalog").add(str(data), id="capitals", replace=True)
+    config = RunConfig(paths=RunPaths(catalog_dir=str(tmp_path / "catalog")))
+    intent = "questions about the capital of a country, in German and Spanish"
+    update = design_node({"intent": intent, "size": 8}, Runtime(context=config))
+    (subtask,) = update["subtasks"]
+    assert subtask.languages == ["de", "es"]

@@ -38,7 +38,6 @@ def plan(quota: int, ledger: Ledger, accepted=None, mix="easy=0.25,medium=0.5,ha
     return plan_slots(
         spec(quota),
         ledger,
-        seed=0,
         round_=0,
         targets=None,
         max_rounds=3,
@@ -60,7 +59,7 @@ def test_the_first_round_draws_each_labels_share_in_order():
 
 
 def test_without_a_mix_the_round_draws_in_order():
-    made = plan_slots(spec(4), Ledger(None), seed=0, round_=0, targets=None, max_rounds=3,
+    made = plan_slots(spec(4), Ledger(None), round_=0, targets=None, max_rounds=3,
                       max_slots_factor=2.0)  # fmt: skip
     assert [s.record_index for s in made.slots] == [0, 1, 2, 3]
     assert len(made.reserve[GID]) == 4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+from executor_fakes import Router, install, judge_yes, make_catalog, make_spec
 from starlette.testclient import TestClient
 
 from benchsmith.api import build_benchmark
@@ -16,7 +16,6 @@ from benchsmith.review.server import ReviewState, create_app
 def _build(tmp_path, out, router, **kw):
     config = RunConfig(
         judge="enforce",
-        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
@@ -35,7 +34,7 @@ def _lines(path):
 def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 5, card.size, {})])
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
     out = tmp_path / "bench"
     first = _build(tmp_path, out, router, spec=spec)
     assert first.items == 5
@@ -50,13 +49,14 @@ def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
         (before[3], {"decision": "edit", "edit": {"question": edited_question}}),
     ]:
         assert page.post(f"/api/items/{item_id}/decision", json=body).status_code == 200
-    calls = len(router.prompts["SampleDecision"])
+    calls = len(router.prompts["JudgeVerdict"])
+    assert calls == 5
 
     again = _build(tmp_path, out, router, resume=True)
 
     assert again.items == 5 and again.status == "complete"
     assert any("2 item(s) rejected in review are replaced" in line for line in again.log)
-    assert len(router.prompts["SampleDecision"]) == calls + 2  # only the two fresh slots
+    assert len(router.prompts["JudgeVerdict"]) == calls + 2  # only the two fresh slots
     after = _lines(out / "data" / "test.jsonl")
     ids = [item["id"] for item in after]
     assert len(ids) == 5 and before[1] not in ids and before[2] not in ids
@@ -94,7 +94,7 @@ def test_rejected_items_are_refilled_edits_kept_and_reported(tmp_path):
 
     # A further resume changes nothing and calls no model.
     files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and ".run" not in p.parts}
-    calls = len(router.prompts["SampleDecision"])
+    calls = len(router.prompts["JudgeVerdict"])
     _build(tmp_path, out, router, resume=True)
-    assert len(router.prompts["SampleDecision"]) == calls
+    assert len(router.prompts["JudgeVerdict"]) == calls
     assert {p: p.read_bytes() for p in files} == files

@@ -1,33 +1,23 @@
-"""The slot subgraph alone: one slot from decision to ledger entry, with the scripted fake.
+"""The slot subgraph alone: one slot from its computed item to the ledger, with the scripted fake.
 
-Each test invokes the compiled slot graph (as builds run it) on one slot and follows the
-nodes it passed through: accept, fix then accept, fix budget exhausted then discard, broken
-media discarded, and a slot the ledger already holds skipped without a model call.
+Each test invokes the compiled slot graph (as builds run it) on one slot of a lookup
+program and follows the nodes it passed through: accept, a judge refusal discarded (no
+local fix), broken media discarded, and a slot the ledger already holds skipped without a
+model call; and the program's candidates, which every slot of a wave asks for at once.
 """
 
 from __future__ import annotations
 
-from executor_fakes import (
-    COUNTRIES,
-    Router,
-    good_question,
-    install,
-    judge_yes,
-    make_catalog,
-    make_spec,
-    record_name,
-)
+from executor_fakes import Router, install, judge_yes, make_catalog, make_spec
 
-from benchsmith.agents.build_plan import settle_plan
-from benchsmith.agents.collect import record_order
+from benchsmith.agents.collect import record_order, settle_plan
 from benchsmith.agents.slot_queue import make_slot
 from benchsmith.agents.workspace import open_workspace
 from benchsmith.config import RunConfig, RunPaths
-from benchsmith.graph.routers import route_after_execute, route_after_verify
+from benchsmith.graph.routers import route_after_computed, route_after_verify
 from benchsmith.graph.workflow import slot_graph
 from benchsmith.ledger import Ledger
 from benchsmith.llm.registry import register_runtime
-from benchsmith.spec import Subtask
 from benchsmith.state import Failure
 
 
@@ -36,7 +26,6 @@ def setup(tmp_path, spec, router, **config_kw):
     (out / ".run").mkdir(parents=True)
     config = RunConfig(
         judge="enforce",
-        reword="on",
         **config_kw,
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
@@ -47,9 +36,9 @@ def setup(tmp_path, spec, router, **config_kw):
     return config
 
 
-def first_slot(spec, seed=0):
+def first_slot(spec):
     grounding = spec.groundings[0]
-    index = record_order(grounding, seed)[0]
+    index = record_order(grounding)[0]
     return make_slot(grounding, 0, index, ["en"], 0)
 
 
@@ -75,66 +64,49 @@ def ledger_entries(config):
 def test_accept(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
     config = setup(tmp_path, spec, router)
     slot = first_slot(spec)
     path, output = run_slot(config, slot)
-    assert path == ["orchestrate", "execute", "verify", "accept"]
+    assert path == ["computed", "verify", "accept"]
     assert output["tallies"] == {"capitals": {"accepted": 1}}
     (entry,) = ledger_entries(config)
     assert entry["status"] == "accepted" and entry["slot"] == slot.record()
-    assert entry["item"]["metadata"]["fixes"] == 0
+    item = entry["item"]
+    # The program worded the question and computed the answer from the record it names.
+    (named,) = item["metadata"]["program"]["named"]
+    capitals = {r["name"]: r["capital"] for r in open_workspace(config).data.records("capitals")}
+    assert item["input"].endswith(f"{named}?") and item["target"] == capitals[named]
+    assert item["metadata"]["verification"]["judge"]["clear"] == "yes"
+    (prompt,) = router.prompts["JudgeVerdict"]  # the judge is the only model call
+    assert list(router.prompts) == ["JudgeVerdict"] and item["input"] in prompt
     assert not (open_workspace(config).work_dir(slot)).exists()
 
 
-def test_fix_then_accept(tmp_path):
-    _catalog, card = make_catalog(tmp_path)
-    spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
-    verdicts = iter([judge_yes("") | {"clear": "no", "reason": "too terse"}])
-
-    def judge(prompt):
-        return next(verdicts, judge_yes(prompt))
-
-    def orchestrate(prompt):
-        # a new wording once told why the last one failed (the same prompt to the judge
-        # would be answered from the run records)
-        if "previous attempt was rejected" in prompt:
-            return {"question": f"Which city serves as the capital of {record_name(prompt)}?"}
-        return good_question(prompt)
-
-    router = Router(SampleDecision=orchestrate, JudgeVerdict=judge)
-    config = setup(tmp_path, spec, router)
-    path, output = run_slot(config, first_slot(spec))
-    assert path == ["orchestrate", "execute", "verify"] * 2 + ["accept"]
-    assert output["tallies"] == {"capitals": {"accepted": 1}}
-    (entry,) = ledger_entries(config)
-    meta = entry["item"]["metadata"]
-    assert meta["fixes"] == 1 and [h["check"] for h in meta["fix_history"]] == ["judge"]
-    # the second decision saw the first failure's reason
-    assert "too terse" in router.prompts["SampleDecision"][1]
-    assert "too terse" not in router.prompts["SampleDecision"][0]
-
-
-def test_fix_budget_exhausted_then_discard(tmp_path):
+def test_a_judge_refusal_is_discarded_without_a_second_attempt(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
 
     def judge(prompt):
         return judge_yes(prompt) | {"single_answer": "no", "reason": "two capitals"}
 
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge)
-    config = setup(tmp_path, spec, router, max_fix_attempts=2)
+    router = Router(JudgeVerdict=judge)
+    config = setup(tmp_path, spec, router)
     path, output = run_slot(config, first_slot(spec))
-    assert path == ["orchestrate", "execute", "verify"] * 3 + ["discard"]
+    # No round reserve here (collect sets it): nothing replaces the slot, which ends.
+    assert path == ["computed", "verify", "discard"]
     assert output["tallies"] == {"capitals": {"rejected": 1}}
     (entry,) = ledger_entries(config)
     assert entry["status"] == "rejected" and entry["check"] == "judge"
-    assert entry["attempts"] == 3 and len(entry["history"]) == 3
-    assert len(router.prompts["SampleDecision"]) == 3
+    assert entry["reason"] == "judge: single_answer answered no (two capitals)"
+    assert entry["attempts"] == 1 and len(entry["history"]) == 1
+    assert len(router.prompts["JudgeVerdict"]) == 1
 
 
-def test_broken_media_is_discarded_without_a_fix(tmp_path):
-    from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+def test_broken_media_is_discarded(tmp_path):
+    from benchsmith.agents.programs import media_plan
+    from benchsmith.spec import ProgramSpec, Subtask
+    from benchsmith.testing.build_fakes import jsonl_dataset, program_spec
 
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"\x89PNG\r\n\x1a\n" + b"not really an image")
@@ -147,28 +119,33 @@ def test_broken_media_is_discarded_without_a_fix(tmp_path):
         answer_format="short_answer",
         languages=["en"],
     )
-    spec = one_grounding_spec(subtask, card, size=1, answer_field="color", tools=["image_blur"])
-    router = Router(
-        SampleDecision=lambda p: {"question": "Which color fills the picture?"},
-        JudgeVerdict=judge_yes,
+    # A program over pictures shows the record's own image (here blurred, as planned).
+    program = ProgramSpec(
+        kind="classify", table="colors", answer_field="color", media_field="image"
     )
+    plan = media_plan(subtask, "Name the color of the blurred picture.", program)
+    assert [s.tool for s in plan] == ["image_resize", "image_blur"]
+    spec = program_spec(subtask, program, size=1, available=card.size, plan=plan)
+    router = Router(JudgeVerdict=judge_yes)
     config = setup(tmp_path, spec, router)
     path, output = run_slot(config, first_slot(spec))
-    assert path == ["orchestrate", "execute", "discard"]
+    assert path == ["computed", "discard"]
     assert output["tallies"] == {"colors": {"rejected": 1}}
     (entry,) = ledger_entries(config)
     assert entry["check"] == "tool" and "broken.png" in entry["reason"]
+    assert router.prompts == {}  # never judged
     assert not list((tmp_path / "bench").glob("media/**/*.*"))
 
 
 def test_a_slot_the_ledger_holds_is_skipped_without_a_model_call(tmp_path):
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
     config = setup(tmp_path, spec, router)
     slot = first_slot(spec)
     run_slot(config, slot)
     calls = sum(len(p) for p in router.prompts.values())
+    assert calls == 1
     before = ledger_entries(config)
     install(config, router)
     path, output = run_slot(config, slot)
@@ -178,41 +155,40 @@ def test_a_slot_the_ledger_holds_is_skipped_without_a_model_call(tmp_path):
 
 
 def test_routers_read_only_the_failure():
-    fixable = Failure(reason="judge: too terse", check="judge", retry=True)
-    final = Failure(reason="tool: broken", check="tool", retry=False)
+    failed = Failure(reason="judge: too terse", check="judge")
+    gone = Failure(reason="source: no candidate left", check="source", counts=False)
     assert route_after_verify({"failure": None}) == "accept"
-    assert route_after_verify({"failure": fixable}) == "orchestrate"
-    assert route_after_verify({"failure": final}) == "discard"
-    assert route_after_execute({"failure": None}) == "verify"
-    assert route_after_execute({"failure": fixable}) == "orchestrate"
-    assert route_after_execute({"failure": final}) == "discard"
+    assert route_after_verify({"failure": failed}) == "discard"
+    assert route_after_computed({"failure": None}) == "verify"
+    assert route_after_computed({"failure": gone}) == "discard"
 
 
-def test_the_distractor_pool_is_computed_once_however_many_slots_ask_at_once(tmp_path, monkeypatch):
-    """Every slot of a build's first wave asks for the pool at once: one computes it."""
+def test_the_program_instances_are_made_once_however_many_slots_ask_at_once(tmp_path, monkeypatch):
+    """Every slot of a build's first wave asks for the candidates at once: one makes them."""
     import threading
 
-    import benchsmith.agents.plan_data as plan_data
+    import benchsmith.agents.candidates as candidates
 
     _catalog, card = make_catalog(tmp_path)
     spec = make_spec([("capitals--capitals", "capitals", 1, card.size, {})])
-    config = setup(tmp_path, spec, Router(SampleDecision=good_question, JudgeVerdict=judge_yes))
+    config = setup(tmp_path, spec, Router(JudgeVerdict=judge_yes))
     ws = open_workspace(config)
-    computed = []
-    inner = plan_data.distinct_texts
+    grounding = spec.groundings[0]
+    made = []
+    inner = candidates.generate
     start = threading.Barrier(8)
 
-    def slow_distinct(values):
-        computed.append(threading.current_thread().name)
+    def slow_generate(*args, **kwargs):
+        made.append(threading.current_thread().name)
         threading.Event().wait(0.05)  # long enough for every thread to arrive meanwhile
-        return inner(values)
+        return inner(*args, **kwargs)
 
-    monkeypatch.setattr(plan_data, "distinct_texts", slow_distinct)
-    pools = []
+    monkeypatch.setattr(candidates, "generate", slow_generate)
+    found = []
 
     def ask():
         start.wait()
-        pools.append(ws.data.answer_values("capitals", "capital"))
+        found.append(ws.candidates.program_instances(grounding, "en"))
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for t in threads:
@@ -220,6 +196,6 @@ def test_the_distractor_pool_is_computed_once_however_many_slots_ask_at_once(tmp
     for t in threads:
         t.join()
     register_runtime(config, None)
-    assert len(computed) == 1
-    assert len(pools) == 8 and all(p is pools[0] for p in pools)
-    assert sorted(pools[0]) == sorted({capital for _name, capital, _continent in COUNTRIES})
+    assert len(found) == 8 and all(f is found[0] for f in found)
+    assert len(found[0]) == card.size  # every record of the table is a candidate
+    assert len(made) == 1

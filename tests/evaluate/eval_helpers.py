@@ -13,7 +13,7 @@ from benchsmith.llm.records import RunRecords
 from benchsmith.llm.registry import register_runtime
 from benchsmith.llm.roles import ResolvedModel
 from benchsmith.llm.specs import ROLES, parse_model_spec
-from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, Scores, Subtask
+from benchsmith.spec import Allocation, BenchmarkSpec, Grounding, ProgramSpec, Scores, Subtask
 from benchsmith.testing.fake_chat import ScriptedChatModel
 
 
@@ -122,7 +122,12 @@ def write_bench(root: Path, rows: list[dict], *, images: bool = False) -> Path:
                 id=f"{s}--data",
                 subtask_id=s,
                 dataset_id="data",
+                question_field="name",
                 answer_field="answer",
+                strategy="question_program",
+                program=ProgramSpec(
+                    kind="lookup", table="data", key_field="name", answer_field="answer"
+                ),
                 available_records=10,
                 scores=Scores(intent_alignment=1, robustness=1, signal_preservation=1),
             )

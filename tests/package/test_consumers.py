@@ -70,11 +70,20 @@ def make_spec() -> BenchmarkSpec:
                 "id": f"g-{sid}",
                 "subtask_id": sid,
                 "dataset_id": "hand-made",
+                "question_field": "name",
                 "answer_field": "answer",
+                "strategy": "question_program",
+                "program": {
+                    "kind": "lookup",
+                    "table": "hand-made",
+                    "key_field": "name",
+                    "answer_field": "answer",
+                    "answer_format": fmt,
+                },
                 "scores": scores,
                 "available_records": 10,
             }
-            for sid, _, _ in SUBTASKS
+            for sid, fmt, _ in SUBTASKS
         ],
         allocations=[{"grounding_id": f"g-{sid}", "quota": 1} for sid, _, _ in SUBTASKS],
     )

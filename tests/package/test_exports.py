@@ -77,7 +77,16 @@ def make_spec(
                 "id": f"g-{s['id']}",
                 "subtask_id": s["id"],
                 "dataset_id": f"ds-{s['id']}",
+                "question_field": "name",
                 "answer_field": "answer",
+                "strategy": "question_program",
+                "program": {
+                    "kind": "lookup",
+                    "table": f"ds-{s['id']}",
+                    "key_field": "name",
+                    "answer_field": "answer",
+                    "answer_format": s["answer_format"],
+                },
                 "scores": SCORES,
                 "available_records": 50,
             }

@@ -1,8 +1,10 @@
 """The Hugging Face split of real built folders, read by the real ``datasets`` 5.x.
 
-Three benchmarks are built by ``build_benchmark`` with a scripted fake model and the real
-tools (Pillow blur; espeak-ng speech with noise added; no tool for text): colour pictures
-(multiple choice), spoken capitals (short answer) and written capitals. Their folders are
+Three benchmarks are built by ``build_benchmark`` from question programs, with the real
+tools (Pillow resize and blur; espeak-ng speech with noise added; no tool for text) and a
+scripted fake judge, the only model a program build calls: colour pictures (a
+classification of each record's own picture, multiple choice), spoken capitals and written
+capitals (closed-book lookups, short answer). Their folders are
 then loaded with ``load_dataset(DIR)``: decoded PIL images, audio decoded through the path
 the card documents (``Audio(decode=False)`` and soundfile), one schema that concatenates,
 the card's features equal to the loaded ones, the ``inspect`` config equal to
@@ -25,6 +27,7 @@ import soundfile
 import yaml
 from PIL import Image
 
+from benchsmith.agents.programs import media_plan
 from benchsmith.api import build_benchmark
 from benchsmith.config import RunConfig, RunPaths
 from benchsmith.errors import ExportError
@@ -42,13 +45,14 @@ from benchsmith.package.hf_export import (
     write_hf_split,
 )
 from benchsmith.package.writer import write_exports
-from benchsmith.spec import Subtask
-from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec
+from benchsmith.spec import BenchmarkSpec, ProgramSpec, Subtask
+from benchsmith.testing.build_fakes import jsonl_dataset, one_grounding_spec, program_spec
 from benchsmith.testing.fake_chat import ScriptedChatModel
 from benchsmith.tools.context import ToolContext
 from benchsmith.tools.registry import run_tool
 
 datasets = pytest.importorskip("datasets")
+from datasets.utils.json import ujson_loads  # noqa: E402  (datasets' own Json decoder)
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -57,43 +61,23 @@ COLORS = ["red", "green", "blue", "yellow", "purple"]
 SIZE = 3
 
 
-def _decision(prompt: str, question: str) -> dict:
-    """The question, and the first allowed value of every ranged parameter the prompt lists."""
-    decision: dict = {"question": question}
-    for key, values in re.findall(r"(s\d+_\w+): one of ([^;\n]+)", prompt):
-        first = values.rstrip(".").split(", ")[0]
-        decision[key] = float(first) if first[0].isdigit() else first
-    return decision
+def _judge(messages, kwargs):
+    """The only model call of a build from a program spec: the judge, who approves."""
+    name = kwargs["tool_choice"]["function"]["name"]
+    assert name == "JudgeVerdict", f"unexpected model call {name}"
+    verdict = dict.fromkeys(("answerable", "single_answer", "relevant", "clear"), "yes")
+    return verdict | {"reason": ""}
 
 
-def _router(question_for):
-    def route(messages, kwargs):
-        prompt = "\n".join(str(m.content) for m in messages)
-        if kwargs["tool_choice"]["function"]["name"] == "JudgeVerdict":
-            verdict = dict.fromkeys(("answerable", "single_answer", "relevant", "clear"), "yes")
-            return verdict | {"reason": ""}
-        return _decision(prompt, question_for(prompt))
-
-    return route
-
-
-def _capital_question(prompt: str) -> str:
-    match = re.search(r"^name: (.+)$", prompt, re.M)
-    return f"Which city is the capital of {match.group(1).strip() if match else '?'}?"
-
-
-def _build(
-    root: Path, spec, question_for, *, out: Path | None = None, resume: bool = False
-) -> Path:
+def _build(root: Path, spec, *, out: Path | None = None, resume: bool = False) -> Path:
     out = out or root / "bench"
     config = RunConfig(
         judge="enforce",
-        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(root / "catalog")
         ),
     )
-    fake = ScriptedChatModel(script=[_router(question_for)], repeat_last=True)
+    fake = ScriptedChatModel(script=[_judge], repeat_last=True)
     local = parse_model_spec("local", env={})
     runtime = LLMRuntime(
         models={r: ResolvedModel(r, local, "test") for r in ROLES},
@@ -109,7 +93,32 @@ def _build(
     finally:
         register_runtime(config, None)
     assert result.items == SIZE, (out / "rejects.jsonl").read_text()
+    # The program words every item: the judge, once per item, is the only model call.
+    judged = [c["kwargs"]["tool_choice"]["function"]["name"] for c in fake.calls]
+    assert judged == ([] if resume else ["JudgeVerdict"] * SIZE)
     return out
+
+
+def _short_answer(spec: BenchmarkSpec) -> BenchmarkSpec:
+    """``spec`` with its lookup program asking for a free answer (the subtask's format)."""
+    (grounding,) = spec.groundings
+    program = grounding.program.model_copy(update={"answer_format": "short_answer"})
+    return spec.model_copy(
+        update={"groundings": [grounding.model_copy(update={"program": program})]}
+    )
+
+
+def _colors_spec(card, subtask: Subtask) -> BenchmarkSpec:
+    """Each item shows one record's picture, blurred, and asks which color it shows."""
+    program = ProgramSpec(
+        kind="classify",
+        table=card.id,
+        media_field="image",
+        answer_field="color",
+        answer_format="multiple_choice",
+    )
+    plan = media_plan(subtask, "blurred pictures of colors", program)
+    return program_spec(subtask, program, size=SIZE, available=card.size, plan=plan)
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +133,8 @@ def built(tmp_path_factory) -> dict[str, Path]:
         Image.new("RGB", (48, 48), color).save(path)
         rows.append({"image": str(path), "color": color})
     card = jsonl_dataset(root / "image", "colors", rows)
-    image_spec = one_grounding_spec(
+    image_spec = _colors_spec(
+        card,
         Subtask(
             id="colors",
             name="Colors",
@@ -133,10 +143,6 @@ def built(tmp_path_factory) -> dict[str, Path]:
             answer_format="multiple_choice",
             languages=["en"],
         ),
-        card,
-        size=SIZE,
-        answer_field="color",
-        tools=["image_blur"],
     )
     capitals = [{"name": n, "capital": c} for n, c in COUNTRIES]
     audio_card = jsonl_dataset(root / "audio", "capitals", capitals)
@@ -155,6 +161,7 @@ def built(tmp_path_factory) -> dict[str, Path]:
         question_field="name",
         tools=["audio_add_noise"],
     )
+    audio_spec = _short_answer(audio_spec)
     text_card = jsonl_dataset(root / "text", "capitals", capitals)
     text_spec = one_grounding_spec(
         Subtask(
@@ -169,10 +176,11 @@ def built(tmp_path_factory) -> dict[str, Path]:
         answer_field="capital",
         question_field="name",
     )
+    text_spec = _short_answer(text_spec)
     return {
-        "image": _build(root / "image", image_spec, lambda p: "Which color fills the picture?"),
-        "audio": _build(root / "audio", audio_spec, _capital_question),
-        "text": _build(root / "text", text_spec, _capital_question),
+        "image": _build(root / "image", image_spec),
+        "audio": _build(root / "audio", audio_spec),
+        "text": _build(root / "text", text_spec),
     }
 
 
@@ -313,16 +321,25 @@ def test_the_inspect_config_is_the_jsonl_row_for_row(built, kind):
     assert inspect.features.to_dict() == features(INSPECT_COLUMNS)
     # Only the jsonl's rows: the two files are not mixed into one config.
     assert inspect.num_rows == load(bench).num_rows == SIZE
-    expected = [
-        {k: item.get(k) for k in ("id", "input", "choices", "target", "metadata")}
-        for item in jsonl(bench)
-    ]
-    assert list(inspect) == expected
+    columns = ("id", "input", "choices", "target", "metadata")
+    expected = [{k: item.get(k) for k in columns} for item in jsonl(bench)]
+    # The file holds each item's JSON values exactly (read without datasets' decoder).
+    stored = pq.read_table(split_file(bench, "inspect")).to_pylist()
+    json_columns = {"input", "metadata"}
+    assert [
+        {k: json.loads(v) if k in json_columns and v is not None else v for k, v in r.items()}
+        for r in stored
+    ] == expected
+    # datasets decodes JSON with pandas' ujson, whose floats can differ from json.loads in
+    # the last digit (9.806 -> 9.806000000000001): the same reader on both sides.
+    lines = (bench / "data" / "test.jsonl").read_text().splitlines()
+    decoded = [{k: item.get(k) for k in columns} for item in map(ujson_loads, lines)]
+    assert list(inspect) == decoded
     # ... and what datasets' own json builder reads from the jsonl.
     direct = datasets.load_dataset(
         "json", data_files=str(bench / "data" / "test.jsonl"), split="train"
     )
-    assert [{k: r.get(k) for k in expected[0]} for r in direct] == expected
+    assert [{k: r.get(k) for k in columns} for r in direct] == decoded
 
 
 def test_writing_again_gives_the_same_bytes(built, tmp_path):
@@ -422,7 +439,7 @@ def test_a_folder_without_its_split_gets_the_same_one_back_on_resume(built, tmp_
     before = {p.relative_to(bench): p.read_bytes() for p in bench.rglob("*") if p.is_file()}
     shutil.rmtree(bench / "data" / "hf")
     shutil.rmtree(bench / "data" / "inspect")
-    _build(source.parent, None, lambda p: "unused", out=bench, resume=True)
+    _build(source.parent, None, out=bench, resume=True)
     after = {p.relative_to(bench): p.read_bytes() for p in bench.rglob("*") if p.is_file()}
     changed = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
     # Only the report (its wall time) and the run's own records may differ.
@@ -521,7 +538,16 @@ def _spec():
                 "id": "g",
                 "subtask_id": "s",
                 "dataset_id": "d",
+                "question_field": "name",
                 "answer_field": "a",
+                "strategy": "question_program",
+                "program": {
+                    "kind": "lookup",
+                    "table": "d",
+                    "key_field": "name",
+                    "answer_field": "a",
+                    "answer_format": "short_answer",
+                },
                 "scores": {"intent_alignment": 1, "robustness": 1, "signal_preservation": 1},
                 "available_records": 2,
             }

@@ -109,7 +109,17 @@ def make_spec() -> BenchmarkSpec:
                 "id": f"g-{f}",
                 "subtask_id": f,
                 "dataset_id": "hand-made",
+                "question_field": "name",
                 "answer_field": "answer",
+                "strategy": "question_program",
+                "program": {
+                    "kind": "lookup",
+                    "table": "hand-made",
+                    "key_field": "name",
+                    "answer_field": "answer",
+                    # A program words open questions as short answers.
+                    "answer_format": "short_answer" if f == "open" else f,
+                },
                 "scores": scores,
                 "available_records": 10,
             }

@@ -15,7 +15,8 @@ third of intents.json), ``held-out-2``, ``held-out-3``, ``dev-4``, ``dev-5``, ``
 and ``held-out-5``; then ``starter-dev`` and ``starter-held-out``
 (``intents_starter1.json``, a third set aside before any code read it), and
 ``starter-blind-2`` (``intents_starter2.json``, written blind by someone who had not read the
-code, once the picture programs were in, and run once before any change).
+code, once the picture programs were in, and run once before any change), and
+``starter-blind-3`` (``intents_starter3.json``, the same way, with the record path deleted).
 """
 
 from __future__ import annotations
@@ -46,7 +47,10 @@ any code read them, ``starter-held-out``. Their tables are the starter datasets,
 reviewer rebuilds from the packages that ship them (``starter_data.py``)."""
 STARTER2 = "intents_starter2.json"
 """A second blind set over the starter catalog, every intent set aside: ``starter-blind-2``."""
-STARTER_SETS = ("starter-dev", "starter-held-out", "starter-blind-2")
+STARTER3 = "intents_starter3.json"
+"""A third blind set over the starter catalog (20 intents, written by someone who had read no
+code, before the record path was deleted): ``starter-blind-3``."""
+STARTER_SETS = ("starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3")
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
 """The kind the runner gives an item no question program made (the retired record path)."""
@@ -79,6 +83,8 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
     ]
     if (CORPUS / STARTER2).is_file():
         out += [{**e, "set": STARTER_SETS[2]} for e in _load(STARTER2)]
+    if (CORPUS / STARTER3).is_file():
+        out += [{**e, "set": STARTER_SETS[3]} for e in _load(STARTER3)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:

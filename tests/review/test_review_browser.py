@@ -431,7 +431,7 @@ def test_items_rejected_in_the_page_are_refilled_by_a_resumed_build(tmp_path, co
     """Reject 2 items in the page, resume the build: same size, those ids gone, fresh items
     verified, report and card updated (the build's model is the scripted fake)."""
     sys.path.insert(0, str(REPO / "tests" / "agents"))  # the executor's scripted fakes
-    from executor_fakes import Router, good_question, install, judge_yes, make_catalog, make_spec
+    from executor_fakes import Router, install, judge_yes, make_catalog, make_spec
 
     from benchsmith.api import build_benchmark
     from benchsmith.config import RunConfig, RunPaths
@@ -441,12 +441,11 @@ def test_items_rejected_in_the_page_are_refilled_by_a_resumed_build(tmp_path, co
     out = tmp_path / "built"
     config = RunConfig(
         judge="enforce",
-        reword="on",
         paths=RunPaths(
             out_dir=str(out), run_dir=str(out / ".run"), catalog_dir=str(tmp_path / "catalog")
         ),
     )
-    router = Router(SampleDecision=good_question, JudgeVerdict=judge_yes)
+    router = Router(JudgeVerdict=judge_yes)
 
     def build(**kw):
         install(config, router)

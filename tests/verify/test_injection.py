@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_programs_phrasings import table_of
 
-from benchsmith.agents.templates import CONCEPTS, INSTRUCTIONS
+from benchsmith.agents.instructions import INSTRUCTIONS
 from benchsmith.catalog.cards import MEDIA_MODALITIES
 from benchsmith.catalog.starter import build_starter
 from benchsmith.catalog.store import Catalog
 from benchsmith.injection import Finding, find_instruction, find_instructions, is_instruction_like
 from benchsmith.package.item_prompt import INSTRUCTIONS as PROMPT_INSTRUCTIONS
 from benchsmith.package.item_prompt import MC_TEMPLATE
+from benchsmith.programs import generate
+from benchsmith.spec import ProgramSpec
 from benchsmith.verify.injection import check_injection
 from benchsmith.verify.wording import failure_reasons, wording_verdicts
 
@@ -158,7 +161,19 @@ def test_the_project_s_own_wordings_pass():
     texts = [MC_TEMPLATE.format(letters="A,B,C", question="Q?", choices="A) x")]
     texts += list(PROMPT_INSTRUCTIONS.values())
     texts += [t for table in INSTRUCTIONS.values() for t in table.values()]
-    texts += [t.replace("{q}", "Atlantis") for c in CONCEPTS for t in c.templates.values()]
+    # The questions programs word, in every language they speak.
+    rows = [("Atlantis", "Poseidonia", 12), ("Lemuria", "Mu", 30), ("Thule", "Ultima", 7)]
+    table = table_of("places", {"name": "text", "capital": "text", "area": "number"}, rows)
+    specs = [
+        ProgramSpec(kind="lookup", table="places", key_field="name", answer_field="area"),
+        ProgramSpec(kind="compare", table="places", key_field="name", field="area"),
+        ProgramSpec(kind="superlative", table="places", key_field="name", field="area", k=3),
+    ]
+    for spec in specs:
+        for language in ("en", "fr", "de", "es", "it", "nl", "pt"):
+            made = generate(spec, {"places": table}, n=2, seed=1, language=language)
+            assert made, (spec.kind, language)
+            texts += [i.question for i in made]
     assert [t for t in texts if find_instruction(t)] == []
 
 

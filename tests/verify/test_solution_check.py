@@ -69,7 +69,7 @@ def test_verify_rejects_a_computed_item_its_graph_contradicts(tmp_path):
 
     subtask = Subtask(id="c", name="Computed", description="d", answer_format="numeric")
     common = {
-        "subtask": subtask, "bench_dir": tmp_path, "languages": None, "source_text": None,
+        "subtask": subtask, "bench_dir": tmp_path, "languages": None,
         "judge": None, "duplicates": None,
     }  # fmt: skip
     assert verify(item(), question=TEXT, **common).ok
