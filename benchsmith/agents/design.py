@@ -22,18 +22,24 @@ from benchsmith.agents.programs import MIN_RELEVANCE, relevance, table_cards, ta
 from benchsmith.agents.references import reference_subtasks
 from benchsmith.config import RunConfig
 from benchsmith.llm import registry  # through the module: tests swap get_model
+from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.state import BuildState
 
 _MODALITY_WORDS = {
-    "audio": r"\b(spoken|speech|audio|listen\w*|voice|hear\w*|sound|noisy speech)\b",
+    "audio": r"\b(spoken|speech|audio|aloud|listen\w*|voice|hear\w*|sound|noisy speech)\b",
     "image": r"\b(image\w*|photo\w*|picture\w*|visual\w*|see|seen|chart\w*|diagram\w*)\b",
 }
 
 
 def modalities_from_intent(intent: str) -> tuple[str, ...]:
-    """Input modalities an intent names (``spoken`` -> audio, ``photos`` -> image), if any."""
-    found = tuple(m for m, pattern in _MODALITY_WORDS.items() if re.search(pattern, intent.lower()))
-    return found
+    """Input modalities an intent names (``spoken`` -> audio, ``photos`` -> image), if any.
+
+    An intent in another language is read through its English gloss ("leídas en voz alta"
+    -> "read aloud").
+    """
+    language = intent_language(intent)
+    text = intent if language == "en" else f"{intent} {to_english(intent, language)}"
+    return tuple(m for m, pattern in _MODALITY_WORDS.items() if re.search(pattern, text.lower()))
 
 
 def uncovered_intent(config: RunConfig, intent: str) -> str | None:

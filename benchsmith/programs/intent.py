@@ -64,7 +64,8 @@ OPEN_CUES = re.compile(
     r"extract|look(?:ing)? up in|from the (?:\w+ ){0,2}(?:data|dataset|log)|with their|"
     r"together with|along with|"
     r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+)|"
-    r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all)|"
+    r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all|"
+    r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
     r"show\b[^.;:]{0,40}\bwith (?:the|their|its)\b|"
     r"tableau|tabelle|tabla|tabella)\b"
 )
@@ -532,6 +533,10 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
     for m, op, word in _bound_matches(low):
         groups = m.groups()[1:] if word else m.groups()
         raw, unit1, unit2 = groups[0], groups[1] or "", groups[2] or ""
+        # "more than 10 million people": the scale multiplies, the word after it is the unit.
+        scale = SCALES.get(unit1, 1)
+        if scale != 1:
+            unit1, unit2 = unit2, ""
         number = str(SPELLED[raw]) if raw in SPELLED else raw.replace(",", "")
         before = len(_tokens(low[: m.start()]))
         said_units = {UNIT_NAMES.get(u, u).rstrip("s") for u in (unit1, unit2) if u}
@@ -572,6 +577,14 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         else:
             continue
         value: str | float = float(number)
+        if scale != 1:
+            # "10 million" over a field counted in millions ("population_millions") is 10.
+            said = {
+                w.rstrip("s")
+                for w in [*words_of(column.path), *column.labels.get("en", "").lower().split()]
+            }
+            unit = next((SCALES[w] for w in said if w in SCALES), 1)
+            value = float(number) * scale / unit
         field_unit = column.labels.get("en", "")
         for (said, has), factor in UNIT_FACTORS.items():
             if unit1 == said and f"({has})" in field_unit:
@@ -979,12 +992,16 @@ def _said_values(low: str, table: Table, column: Column) -> list[float]:
 def _numbers(low: str) -> list[tuple[float, bool]]:
     """The numbers an intent says, each with whether it counts records.
 
-    "six of the images", "two pictures" count records; "a seven", "the digit 7" name a value.
+    "six of the images", "two pictures", "(say six)" count records; "a seven", "the digit 7"
+    name a value.
     """
     out = []
     for m in re.finditer(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|\d{1,3})\b", low):
         after = low[m.end() :].split()[:1]
+        before = re.findall(r"[a-z]+", low[: m.start()])[-1:]
         counts = bool(after) and (after[0] in ("of", "out") or after[0].endswith("s"))
+        # "(say six)", "about 6": an estimate of how many are shown, never a value.
+        counts = counts or before in (["say"], ["about"], ["around"], ["maybe"], ["roughly"])
         word = m.group(1)
         out.append((float(int(word) if word.isdigit() else DIGIT_WORDS[word]), counts))
     return out
@@ -1282,9 +1299,16 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
         )
         add(spec, 3.3, f"{agg} of {years[0].path} over the rows shown")
     # -- aggregates over rows shown
+    # A cue word inside a field's own name is not the aggregate asked: in "the highest
+    # average blood pressure" the field is "average blood pressure", the aggregate max.
+    cue_low = low
+    for m in mentions:
+        label = m.column.labels.get("en", "").lower()
+        if m.strength >= 0.5 and label and any(p.search(label) for p, _agg in AGG_CUES):
+            cue_low = re.sub(rf"\b{re.escape(label)}\b", " quantity ", cue_low)
     for pattern, agg in AGG_CUES:
-        said = pattern.search(low)
-        if said and said.group(0).startswith("what the") and ONE_RECORD.search(low, said.end()):
+        said = pattern.search(cue_low)
+        if said and said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()):
             said = None  # "what the minimum temperature was on one date": one record's value
         if said and ranked:
             if quantity is not None:

@@ -295,11 +295,14 @@ class Table:
             return True
         # Proper names (museums, titles, brands) are written the same in a French item:
         # many distinct capitalised values, none a CLDR name or a common category word.
+        # A few homonyms of a CLDR name among many ("Lebanon", a town of New Hampshire, among
+        # 3,000 airport cities) do not make the column one of places to translate.
         distinct = set(present)
+        named = sum(1 for v in distinct if cldr_kind(v) or translate_value(v, "fr"))
         return (
             len(distinct) >= 5
             and all(v[:1].isupper() for v in distinct)
-            and not any(cldr_kind(v) or translate_value(v, "fr") for v in distinct)
+            and (named == 0 or (len(distinct) >= 100 and named * 20 < len(distinct)))
         )
 
     def value(self, row: int, path: str) -> Any:

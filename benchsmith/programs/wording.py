@@ -546,6 +546,9 @@ def aggregate_question(
     what = label.text
     if first.endswith("s") and not first.endswith(("ss", "us", "is")):
         what = f"number of {label.text}"  # "the smallest number of events"
+    if first.lower() in (AGG_EN[aggregate], "mean", "average", "total"):
+        # A field named by an aggregate ("average blood pressure"): "the largest of the ..."
+        what = f"of the {label.text}"
     return f"According to the table, what is the {AGG_EN[aggregate]} {what} of {subject}{rounding}?"
 
 

@@ -57,3 +57,16 @@ def test_a_refusal_of_the_tables_is_the_plan_error(config, monkeypatch):
     monkeypatch.setattr(design, "table_subtasks", lambda *a, **k: ([], refusal))
     update = design_node({"intent": "capitals of rivers", "size": 4}, Runtime(context=config))
     assert update["plan_status"] == "uncovered" and update["error"] == refusal
+
+
+def test_a_spoken_intent_in_any_language_asks_for_audio():
+    for intent in (
+        "Preguntas habladas, leídas en voz alta, sobre las capitales",
+        "Questions lues à voix haute sur les capitales",
+        "Domande sulle capitali, lette ad alta voce",
+        "Gesproken vragen over hoofdsteden",
+        "Perguntas faladas sobre capitais",
+        "Vorgelesene Fragen zu Hauptstädten",
+    ):
+        assert modalities_from_intent(intent) == ("audio",), intent
+    assert modalities_from_intent("Zeige eine Tabelle mit Ländern") == ()

@@ -1477,6 +1477,15 @@ class _Review:
                 f"{got}s.{self.language}",
             ):
                 continue  # the field's own translation in the item's language: the same answer
+            if name == "key_field" and got is None and wanted and self.shown_by(wanted):
+                continue  # no key set: the table's own names the rows shown, as asked
+            if (
+                name == "field"
+                and got is None
+                and self.kind == "count"
+                and any(c.get("field") == wanted for c in self.conditions)
+            ):
+                continue  # a count's field is the one its condition tests
             if wanted is not None and got != wanted:
                 self.add(
                     f"intent: {name} {self.program.get(name)!r} but the intent asks for {wanted!r}"
@@ -1507,6 +1516,23 @@ class _Review:
                 self.add(f"program: table {table_id!r} is not a corpus table")
             elif table.id not in (self.intent.get("tables") or []):
                 self.add(f"intent: table {table_id!r} is not one of the intent's tables")
+
+    def shown_by(self, column: str) -> bool:
+        """Whether every row the item shows is named in it by its value of ``column``."""
+        if self.table is None or not self.rows or column not in self.table.columns:
+            return False
+        shown = self.text.casefold()
+        # The column itself, or its translation in the item's language ("names.de").
+        named = [column] + [
+            c
+            for c in self.table.columns
+            if c.startswith(column) and c.endswith(f".{self.language}")
+        ]
+        rows = [r for r in self.rows if 0 <= r < len(self.table.rows)]
+        return bool(rows) and any(
+            all(self.row(r)[c] and str(self.row(r)[c]).casefold() in shown for r in rows)
+            for c in named
+        )
 
     def check_rows(self) -> None:
         assert self.table is not None

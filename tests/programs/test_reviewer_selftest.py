@@ -805,3 +805,25 @@ def test_intents_cover_every_kind_and_book_in_both_parts() -> None:
     assert len([i for i in INTENT_LIST if not i["servable"]]) >= 2
     for kind in KINDS:
         assert sum(kind in i["expect"]["kinds"] for i in INTENT_LIST if i["servable"]) >= 3, kind
+
+
+def test_a_program_without_a_key_passes_the_asked_key_only_when_its_rows_are_named_by_it():
+    intent_id, build = GOOD["aggregate open max"]
+    intent = copy.deepcopy(INTENTS[intent_id])
+    intent["expect"]["key_field"] = "name"
+    item = build()
+    # No key set, the rows shown named by the table's names: as the intent asks.
+    assert review_item(with_program(item, key_field=None), intent, CORPUS) == []
+    # No key set, and a shown row's name missing from the item: the key is not as asked.
+    nameless = with_input(with_program(item, key_field=None), "Nintendo DS", "A handheld")
+    assert any("key_field None" in p for p in review_item(nameless, intent, CORPUS))
+
+
+def test_a_count_s_field_is_the_one_its_condition_tests():
+    intent_id, build = GOOD["count open"]
+    item = build()
+    intent = copy.deepcopy(INTENTS[intent_id])
+    intent["expect"]["field"] = "runtime_min"
+    assert review_item(item, intent, CORPUS) == []
+    intent["expect"]["field"] = "year"  # a field no condition of the item tests
+    assert any("field None" in p for p in review_item(item, intent, CORPUS))
