@@ -108,7 +108,7 @@ def build(
         environ: The build's environment (``local_build.offline_env``).
         model: A model spec for ``--model`` (a capable endpoint; default: the embedded one).
     """
-    out = tmp / entry["id"]
+    out = tmp / entry["set"] / entry["id"]  # ids repeat across sets (t01 ...)
     args = ["build", "--size", str(SIZE), "--out", str(out)]
     starter = entry["set"] in STARTER_SETS
     if starter:
