@@ -206,18 +206,16 @@ def review(bench: Path, home: Path, det) -> tuple[int, list[str]]:
         else:
             g = groundings[source["grounding"]]
             data = records(home, source["dataset"])
-            # In the item's language: its answer field (capital_names.fr) and the field its
-            # template names the entity with (names.fr), as a reviewer of French items reads.
-            answer_field = (g.get("answer_fields") or {}).get(lang) or g["answer_field"]
+            # In the item's language, as a reviewer of French items reads: the fields the
+            # card says translate the answer (capital_names.fr) and the key (names.fr).
+            answer_field = g["answer_field"]
+            if lang != "en":
+                answer_field = translations(home, source["dataset"], answer_field).get(
+                    lang, answer_field
+                )
             if g.get("question_field"):
-                template = (g.get("question_templates") or {}).get(lang) or ""
-                named = re.findall(r"\{([^{}]+)\}", template)
                 field = g["question_field"]
-                if named and field not in named:
-                    field = named[0]  # the translation the language's template slots
-                elif not template and lang != "en":
-                    # A question program names the record in the item's language: the
-                    # field the card says translates the key (names.fr for name).
+                if lang != "en":
                     field = translations(home, source["dataset"], field).get(lang, field)
                 # The record is found from what the question names, never from the index the
                 # pipeline recorded: the longest entity of the data the question states.
