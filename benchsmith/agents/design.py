@@ -16,8 +16,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from benchsmith.agents import sources  # through the module: tests swap catalog_sources
-from benchsmith.agents.alignment import coverage, languages_from_intent, uncovered_message
-from benchsmith.agents.grounding import intent_topics
+from benchsmith.agents.alignment import (
+    content_stems,
+    coverage,
+    languages_from_intent,
+    topic_stems,
+    uncovered_message,
+)
 from benchsmith.agents.programs import MIN_RELEVANCE, relevance, table_cards, table_subtasks
 from benchsmith.agents.references import reference_subtasks
 from benchsmith.config import RunConfig
@@ -49,7 +54,7 @@ def uncovered_intent(config: RunConfig, intent: str) -> str | None:
     """
     if config.paths.run_catalog_dir:
         return None  # the run's own --dataset/--reference sources were given for this intent
-    topics = intent_topics(intent)
+    topics = topic_stems(intent) or content_stems(intent)  # its content words if no topic
     searched: list[str] = []
     for source in sources.catalog_sources(config):
         for card in source.list():

@@ -21,7 +21,6 @@ from typing import Any
 
 from benchsmith.agents.instructions import instruction
 from benchsmith.agents.plans import PLACEHOLDER
-from benchsmith.catalog.cards import field_value, value_text
 from benchsmith.errors import BenchsmithError, ToolParamError
 from benchsmith.files import atomic_path
 from benchsmith.item import AudioPart, ImagePart, TextPart
@@ -48,20 +47,15 @@ def media_kind(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def fill(value: Any, question: str, answer: str, record: dict[str, Any]) -> Any:
-    """Fill the placeholders of a string parameter (other values are returned as they are)."""
+def fill(value: Any, question: str) -> Any:
+    """Fill the ``{question}`` placeholder of a string parameter (other values as they are).
+
+    A computed item has no record of its own to quote: ``{answer}`` and ``{record.FIELD}``
+    in a hand-written plan are left empty, never filled with the answer.
+    """
     if not isinstance(value, str):
         return value
-
-    def one(match: Any) -> str:
-        name = match.group(1)
-        if name == "question":
-            return question
-        if name == "answer":
-            return answer
-        return value_text(field_value(record, name.removeprefix("record.")))
-
-    return PLACEHOLDER.sub(one, value)
+    return PLACEHOLDER.sub(lambda m: question if m.group(1) == "question" else "", value)
 
 
 @cache
@@ -227,7 +221,7 @@ def media_for_text(
     clean_speech: Path | None = None
     rendered: Path | None = None
     for index, step in enumerate(grounding.plan):
-        params = {k: fill(v, text, "", {}) for k, v in step.params.items()}
+        params = {k: fill(v, text) for k, v in step.params.items()}
         params.update(drawn.get(index, {}))
         spec = get_tool(step.tool)
         if step.input_field:

@@ -18,16 +18,10 @@ from benchsmith.agents import (
     references,
     sources,  # through the module: tests swap catalog_sources
 )
-from benchsmith.agents.alignment import content_stems, topic_stems
 from benchsmith.config import RunConfig
 from benchsmith.llm.registry import get_model
 from benchsmith.spec import Dropped, Grounding, Subtask
 from benchsmith.state import BuildState
-
-
-def intent_topics(intent: str) -> set[str]:
-    """The topic stems of an intent (its content words when it names no topic)."""
-    return topic_stems(intent) or content_stems(intent)
 
 
 def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:

@@ -579,11 +579,8 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         value: str | float = float(number)
         if scale != 1:
             # "10 million" over a field counted in millions ("population_millions") is 10.
-            said = {
-                w.rstrip("s")
-                for w in [*words_of(column.path), *column.labels.get("en", "").lower().split()]
-            }
-            unit = next((SCALES[w] for w in said if w in SCALES), 1)
+            named = [*words_of(column.path), *column.labels.get("en", "").lower().split()]
+            unit = next((SCALES[w.rstrip("s")] for w in named if w.rstrip("s") in SCALES), 1)
             value = float(number) * scale / unit
         field_unit = column.labels.get("en", "")
         for (said, has), factor in UNIT_FACTORS.items():
