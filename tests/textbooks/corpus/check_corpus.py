@@ -57,6 +57,19 @@ MIRRORS = {
     "github:openstax/osbooks-principles-economics-bundle": Path(
         "/work/.mirror/openstax+osbooks-principles-economics-bundle/repo"
     ),
+    "github:openstax/osbooks-contemporary-mathematics": Path(
+        "/work/.mirror/openstax+osbooks-contemporary-mathematics/repo"
+    ),
+    "github:openstax/osbooks-physics": Path("/work/.mirror/openstax+osbooks-physics/repo"),
+    "github:openstax/osbooks-anatomy-physiology": Path(
+        "/work/.mirror/openstax+osbooks-anatomy-physiology/repo"
+    ),
+    "github:openstax/osbooks-college-algebra-bundle": Path(
+        "/work/.mirror/openstax+osbooks-college-algebra-bundle/repo"
+    ),
+    "github:openstax/osbooks-prealgebra-bundle": Path(
+        "/work/.mirror/openstax+osbooks-prealgebra-bundle/repo"
+    ),
 }
 GREEK = {
     "alpha": "α",
