@@ -14,7 +14,9 @@ this script is what the notes quote. A set's blind first run is the figure of ge
 a rerun after tuning is a regression figure.
 
 Usage: ``python benchmarks/program_corpus.py [--set held-out-5 ...] [--ids r01,r02]
-[--model SPEC] [--json F]`` (``make corpus`` runs every set).
+[--model SPEC] [--reader none|local|local:reader] [--json F]`` (``make corpus`` runs every
+set). ``--reader`` measures the intents read by the rules alone, or with a reader model
+answering the slots the rules are unsure of.
 """
 
 from __future__ import annotations
@@ -110,6 +112,13 @@ def main() -> int:
     parser.add_argument(
         "--model", default=None, help="a model spec for the builds (default: the embedded model)"
     )
+    parser.add_argument(
+        "--reader",
+        default=None,
+        help="who reads the intents' unsure slots: none (the rules alone: --programs rules), "
+        "local (SmolLM2), local:reader (the embedded 1.5B) or any spec (--programs reader); "
+        "default: the build's own choice (--programs auto)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every row and set here")
     args = parser.parse_args()  # fmt: skip
     if not server_available():
@@ -124,8 +133,13 @@ def main() -> int:
         environ = offline_env(tmp)
         if args.model:  # its key and endpoint, which offline_env leaves out
             environ.update({k: v for k, v in os.environ.items() if k.startswith("OPENAI_")})
+        extra: tuple[str, ...] = ()
+        if args.reader == "none":
+            extra = ("--programs", "rules")
+        elif args.reader:
+            extra = ("--programs", "reader", "--role-model", f"reader={args.reader}")
         for n, entry in enumerate(chosen, 1):
-            rows.append(build(entry, files, tmp, environ, model=args.model))
+            rows.append(build(entry, files, tmp, environ, model=args.model, extra=extra))
             r = rows[-1]
             print(f"[{n}/{len(chosen)}] {r['set']} {r['id']}: exit {r['exit']}, "
                   f"{r['accepted']}/{r['items']} accepted, {r['seconds']:.0f} s",

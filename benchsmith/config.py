@@ -332,13 +332,17 @@ class RunConfig(BaseModel):
         le=50.0,
         description="Most sample slots a grounding may use, as a multiple of its quota.",
     )
-    programs: Literal["auto", "model", "rules"] = Field(
+    programs: Literal["auto", "model", "reader", "rules"] = Field(
         default="auto",
-        description="Who reads the intent into a question program over your own tables: "
+        description="Who reads the intent into a question program over the tables: "
         "rules (the code reads its words; the grounding model only picks among near-ties), "
+        "reader (the rules, and where they are unsure of a slot - the column asked, a "
+        "filter, open or closed book, a rank's direction - the reader role's model answers "
+        "one multiple-choice question that code checks against the data), "
         "model (the grounding model proposes the program from the typed library; the code "
         "checks every field, value and join, runs it once, and keeps the rules' reading "
-        "when the proposal fails); auto is model except with the embedded 135M model.",
+        "when the proposal fails); auto is model with a grounding model that is not "
+        "embedded, else reader unless the reader role is the embedded SmolLM2.",
     )
     program: str | None = Field(
         default=None,

@@ -21,6 +21,11 @@ import pytest
 
 from benchsmith.testing.fake_openai import FakeOpenAIServer
 
+# The reader role defaults to the embedded reader (local:reader); the suite's builds read
+# intents by the rules alone unless a test asks for a reader (its own role model or env),
+# so a scripted fake is not asked reader questions it was not written for.
+os.environ.setdefault("BENCHSMITH_MODEL_READER", "local")
+
 MODEL_GROUP = "embedded-model"
 EMBEDDED_MODEL_MODULES = frozenset(
     {
@@ -31,6 +36,8 @@ EMBEDDED_MODEL_MODULES = frozenset(
         "tests/test_demo_review.py",
         "tests/test_local_model.py",
         "tests/test_plan_local.py",
+        "tests/test_schema_grammar.py",
+        "tests/test_server_restart.py",
         "tests/test_signals.py",
         "tests/test_studio.py",
     }

@@ -44,17 +44,21 @@ EXAMPLES = {
         "feedback": ["the given r must appear exactly as 0.5%"],
         "example": untrusted("The payment made each period is $250.00. ...", "template text"),
     },
+    "reader_slot.j2": {
+        "table": untrusted("Table us-airports (1000 records):\n- latitude: number", "table"),
+        "intent": untrusted("Which of four airports lies farthest north?", "intent"),
+        "question": "Which column are the records compared or ranked by?",
+        "options": "- latitude\n- longitude",
+    },
     "solution_solve.j2": {
         "problem": untrusted(
             "The present value is $1,000.00. ... What is the future value?", "problem"
         ),
         "choices": ["A) $1,628.89", "B) $1,500.00"],
     },
-    "solution_formulas.j2": {
-        "section": "Loans > Payments",
-        "known": ["PMT = P*r/(1 - 1/(r + 1)**n)"],
-        "units": ["currency", "percent"],
-        "text": untrusted("The total interest is the payments less the principal.", "section"),
+    "solution_reading.j2": {
+        "text": untrusted("The total interest is the payments less the principal.", "text"),
+        "question": "In this text, what quantity does the symbol TI stand for?",
     },
     "judge.j2": {
         "subtask_name": "Capitals",

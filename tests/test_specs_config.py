@@ -17,7 +17,10 @@ def test_reader_spec_names_the_embedded_reader():
     spec = parse_model_spec(" local:reader ", env={})
     assert (spec.provider, spec.model, spec.text) == ("local", READER_MODEL_NAME, "local:reader")
     assert spec.identity == f"local:{READER_MODEL_NAME}" != parse_model_spec("local").identity
-    assert spec.default_structured_method == "function_calling"
+    # Its many small questions about one text keep the text a cached prefix (no function
+    # definition put before it); SmolLM2 keeps function calling.
+    assert spec.default_structured_method == "json_grammar"
+    assert parse_model_spec("local").default_structured_method == "function_calling"
     assert spec.endpoint_key == "local"  # one limit for both embedded servers: they share the cores
     with pytest.raises(ModelSpecError, match=r"unknown embedded model 'local:big'.*local:reader"):
         parse_model_spec("local:big", env={})
@@ -94,7 +97,10 @@ def test_role_resolution_order(tmp_path):
     assert r["solver"].spec.text == "vllm:solver"
     assert r["design"].spec.text == "vllm:envmodel"
     r = resolve_role_models(env={})
-    assert {m.spec.text for m in r.values()} == {"local"}
+    # Every role defaults to the embedded SmolLM2, the reader role to the embedded reader.
+    assert {role: m.spec.text for role, m in r.items() if m.spec.text != "local"} == {
+        "reader": "local:reader"
+    }
     assert set(r) == set(ROLES)
 
 

@@ -128,6 +128,20 @@ def test_json_mode_puts_the_schema_in_a_system_message(fake_server):
     assert '"score"' in body["messages"][0]["content"]
 
 
+def test_json_grammar_sends_the_schema_beside_a_plain_prompt(fake_server):
+    # llama.cpp's json_object with a schema: the server compiles it into a grammar, and the
+    # messages are the prompt alone (a function's definition would go before them).
+    fake_server.script(Reply.text(json.dumps(GOOD)))
+    runtime = make_runtime(fake_server.base_url, structured_method="json_grammar")
+    assert structured_call(runtime.for_role("judge"), Verdict, PROMPT).value.score == 4
+    body = fake_server.chat_requests()[0].body
+    assert body["response_format"] == {
+        "type": "json_object", "schema": Verdict.model_json_schema()
+    }  # fmt: skip
+    assert "tools" not in body
+    assert [m["content"] for m in body["messages"]] == [c for _, c in PROMPT]
+
+
 def test_classify_reply_cases():
     assert classify_reply(AIMessage(content=json.dumps(GOOD)), Verdict).kind == "ok"
     wrong_tool = AIMessage(content="", tool_calls=[{"name": "Other", "args": GOOD, "id": "1"}])
@@ -186,7 +200,7 @@ def _ours_and_plain(fake_server):
     return ours, plain
 
 
-@pytest.mark.parametrize("method", ["function_calling", "json_schema", "json_mode"])
+@pytest.mark.parametrize("method", ["function_calling", "json_schema", "json_mode", "json_grammar"])
 def test_the_json_body_client_sends_what_the_sdk_would(fake_server, method):
     # JsonBodyCompletions skips the SDK's per-request transformation: the body must be the
     # same JSON as the unwrapped ChatOpenAI's, for every structured method and plain text.

@@ -41,7 +41,9 @@ from benchsmith.agents.plans import build_plan
 from benchsmith.catalog.cards import slugify
 from benchsmith.catalog.store import Catalog, default_root
 from benchsmith.config import RunConfig
-from benchsmith.errors import ConfigError, StructuredOutputError
+from benchsmith.errors import ConfigError, ModelError, StructuredOutputError
+from benchsmith.llm import registry  # through the module: tests swap get_model
+from benchsmith.llm.specs import LOCAL_MODEL_NAME
 from benchsmith.programs import (
     Candidate,
     Refusal,
@@ -60,6 +62,7 @@ from benchsmith.programs.propose import (
     proposal_schema,
     to_spec,
 )
+from benchsmith.programs.slots import Reading, read
 from benchsmith.prompts import render, untrusted
 from benchsmith.spec import Grounding, PlanStep, ProgramSpec, Scores, Subtask
 from benchsmith.stemming import stems
@@ -87,6 +90,7 @@ NAMES = {
 }
 _TABLES: dict[tuple[str, str], dict[str, Table]] = {}
 _PROPOSALS: dict[tuple[str, str], Proposed] = {}
+_READINGS: dict[tuple[str, str, str, str], Reading] = {}
 _LOCK = threading.Lock()
 PROPOSED_SCORE = 10.0
 """A checked proposal's score: above any the rules give, so it leads the candidates."""
@@ -266,6 +270,52 @@ def proposed(config: RunConfig, intent: str, model: Any) -> Proposed | None:
     return found
 
 
+def reader_for(config: RunConfig) -> Any:
+    """The reader role's model when the rules' unsure slots are asked of it, else None.
+
+    ``--programs reader`` asks whichever model the reader role has; ``auto`` asks it unless
+    it is the embedded SmolLM2 (which reads nothing: it echoes the question); ``rules``,
+    ``model`` and a program written by hand ask nothing.
+    """
+    if config.programs in ("rules", "model") or config.program:
+        return None
+    reader = registry.get_model(config, "reader")
+    if config.programs == "auto" and reader.spec.provider == "local":
+        if reader.spec.model == LOCAL_MODEL_NAME:
+            return None
+    return reader
+
+
+def read_plan(config: RunConfig, intent: str, tables: dict[str, Table], table_id: str) -> Reading:
+    """The rules' reading of the intent over a table, its unsure slots asked of the reader.
+
+    Cached per catalog, intent and table: the design and the grounding steps share one
+    reading (and one set of questions). A reader that fails (not installed, unreachable,
+    no valid answer) leaves the rules' reading, with a note saying so.
+    """
+    reader = reader_for(config)
+    who = reader.spec.text if reader is not None else ""
+    cache_key = (_catalog_key(config), intent, table_id, who)
+    with _LOCK:
+        if cache_key in _READINGS:
+            return _READINGS[cache_key]
+    if reader is None:
+        reading = Reading(plan(intent, tables, table_id))
+    else:
+
+        def ask(schema: Any, prompt: str) -> Any:
+            return reader.structured(schema, [("user", prompt)])
+
+        try:
+            reading = read(intent, tables, table_id, ask, seed=config.seed)
+        except ModelError as exc:
+            reading = Reading(plan(intent, tables, table_id))
+            reading.notes.append(f"the reader ({who}) gave no answer, the rules read alone: {exc}")
+    with _LOCK:
+        _READINGS[cache_key] = reading
+    return reading
+
+
 def candidates_for(
     config: RunConfig, intent: str, model: Any = None
 ) -> tuple[str | None, list[Candidate], list[str]]:
@@ -302,7 +352,7 @@ def candidates_for(
     top = max(ranks.values(), default=0)
     primaries = [t for t in tables if not ranks or ranks[t] * 3 > top * 2]
     for table_id in primaries:
-        found = plan(intent, tables, table_id)
+        found = read_plan(config, intent, tables, table_id).candidates
         if isinstance(found, Refusal):
             details = f" ({'; '.join(found.details)})" if found.details else ""
             refusals.append(f"{table_id}: {found.missing}{details}")
@@ -643,7 +693,9 @@ def ground_tables(
             rules = plan(intent, tables, table_id)
             others = [] if isinstance(rules, Refusal) else rules
         else:
-            found = plan(intent, tables, table_id)
+            reading = read_plan(config, intent, tables, table_id)
+            notes += [f"{subtask.id}: {note}" for note in reading.notes]
+            found = reading.candidates
             if isinstance(found, Refusal):
                 continue
             cand, why = choose(model, intent, found)

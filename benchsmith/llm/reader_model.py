@@ -21,6 +21,7 @@ import fcntl
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -62,8 +63,13 @@ READER = SplitGGUF(
 
 
 def models_dir() -> Path:
-    """Where assembled models live: ``$BENCHSMITH_HOME/models`` (``~/.benchsmith/models``)."""
-    return home_dir() / "models"
+    """Where assembled models live: ``$BENCHSMITH_MODELS``, else ``$BENCHSMITH_HOME/models``.
+
+    ``BENCHSMITH_MODELS`` lets homes share one copy (a test's or a benchmark's temporary home
+    takes the user's, instead of joining its own 1.1 GB).
+    """
+    shared = os.environ.get("BENCHSMITH_MODELS")
+    return Path(shared).expanduser() if shared else home_dir() / "models"
 
 
 def part_path(package: str, number: int) -> Path | None:

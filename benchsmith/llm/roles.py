@@ -2,7 +2,8 @@
 
 Resolution order, per role: an explicit argument (``model_for_role`` then ``model``), the
 configuration file (``[models]`` role key, then ``default``), the environment
-(``BENCHSMITH_MODEL_<ROLE>``, then ``BENCHSMITH_MODEL``), then ``local``.
+(``BENCHSMITH_MODEL_<ROLE>``, then ``BENCHSMITH_MODEL``), then ``local`` (``local:reader``
+for the reader role: :data:`~benchsmith.llm.specs.ROLE_DEFAULTS`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from benchsmith.config import FileConfig
 from benchsmith.errors import ModelSpecError
-from benchsmith.llm.specs import ROLES, ModelSpec, Role, parse_model_spec
+from benchsmith.llm.specs import ROLE_DEFAULTS, ROLES, ModelSpec, Role, parse_model_spec
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def resolve_role_models(
             (file_models.get("default"), f"{file_name} [models] default"),
             (env.get(f"BENCHSMITH_MODEL_{role.upper()}"), f"BENCHSMITH_MODEL_{role.upper()}"),
             (env.get("BENCHSMITH_MODEL"), "BENCHSMITH_MODEL"),
-            ("local", "default"),
+            (ROLE_DEFAULTS.get(role, "local"), "default"),
         ]
         text, source = next((t, s) for t, s in candidates if t)
         try:

@@ -25,16 +25,25 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchsmith.errors import ModelSpecError
 
 Role = Literal[
-    "design", "grounding", "allocation", "orchestration", "verification", "judge", "solver"
-]
+    "design", "grounding", "allocation", "orchestration", "verification", "judge", "solver",
+    "reader",
+]  # fmt: skip
 ROLES: tuple[Role, ...] = get_args(Role)
 
-StructuredMethod = Literal["json_schema", "function_calling", "json_mode"]
+StructuredMethod = Literal["json_schema", "function_calling", "json_mode", "json_grammar"]
+"""How a reply is asked to match a schema. ``json_grammar`` is llama.cpp's own: the
+``json_object`` response format with the schema beside it, which the server compiles into a
+grammar as it does a forced function call, but with nothing put before the prompt (a
+function's definition goes first), so questions that share a text share its cached prefix."""
 STRUCTURED_METHODS: tuple[StructuredMethod, ...] = get_args(StructuredMethod)
 
 LOCAL_MODEL_NAME = "smollm2-135m-instruct-q4_1"
 READER_MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 READER_SPEC = "local:reader"
+
+#: The spec a role takes when nothing names one: the embedded SmolLM2, but the reader role
+#: takes the embedded reader (SmolLM2 reads nothing; a reader answers small checked questions).
+ROLE_DEFAULTS: dict[str, str] = {"reader": READER_SPEC}
 
 #: The embedded models by the name after ``local:`` (``local`` alone is SmolLM2).
 LOCAL_MODELS: dict[str, str] = {"reader": READER_MODEL_NAME}
@@ -80,6 +89,10 @@ class ModelSpec(BaseModel):
         """
         if self.provider == "openai" and self.base_url is None:
             return "json_schema"
+        if self.provider == "local" and self.model == READER_MODEL_NAME:
+            # Many small questions about one text: the text stays a cached prefix (a
+            # question after the first costs about a second instead of twenty).
+            return "json_grammar"
         return "function_calling"
 
     @property

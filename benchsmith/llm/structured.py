@@ -1,7 +1,8 @@
 """Structured output: the one helper every agent uses for a pydantic decision.
 
 The method follows the endpoint (``json_schema`` on OpenAI, ``function_calling`` on
-llama.cpp and other OpenAI-compatible servers, ``json_mode`` on request). Each reply is
+llama.cpp and other OpenAI-compatible servers, ``json_grammar`` on the embedded reader,
+``json_mode`` on request). Each reply is
 classified as ``ok``, ``invalid``, ``refusal``, ``truncated`` or ``empty``; a failed reply
 is recorded with its raw text and the request is retried, a bounded number of times, with
 the reason shown to the model.
@@ -128,6 +129,8 @@ def _request_params(schema: type[BaseModel], method: StructuredMethod) -> dict[s
                 "json_schema": {"name": tool_name(schema), "schema": schema.model_json_schema()},
             }
         }
+    if method == "json_grammar":
+        return {"response_format": {"type": "json_object", "schema": schema.model_json_schema()}}
     return {"response_format": {"type": "json_object"}}
 
 

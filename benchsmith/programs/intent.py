@@ -141,6 +141,19 @@ class Refusal:
     details: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Hints:
+    """Slots read by the reader model and checked by code, which the rules' reading takes.
+
+    The code still decides the program's kind from the intent's words; a hint only fills a
+    slot the rules were unsure of (see :mod:`benchsmith.programs.slots`).
+    """
+
+    asked: str | None = None
+    """The column the questions are about: a lookup's answer, the field ranked or
+    aggregated, the label classified."""
+
+
 @dataclass
 class Mention:
     """A column named in the intent: where and how fully."""
@@ -1073,14 +1086,19 @@ def _plain(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate] | Refusal:
+def plan(
+    intent: str, tables: Mapping[str, Table], main: str, hints: Hints | None = None
+) -> list[Candidate] | Refusal:
     """Candidate programs over ``tables[main]`` for an intent, best first, or why none.
 
     Args:
         intent: The user's intent.
         tables: Every table of the run (joins are looked for across them).
         main: The table whose records the questions are about.
+        hints: Slots the reader model read (checked by code); each replaces the rules'
+            reading of its slot (the column the questions are about).
     """
+    hints = hints or Hints()
     # An intent in French, German or Spanish is read through its English gloss.
     intent = to_english(intent, intent_language(intent))
     # "pre-1850 works", "post-war" years: a bound said as a prefix.
@@ -1090,6 +1108,15 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     table = tables[main]
     low = intent.lower()
     mentions = _mentions(intent, table)
+    hinted = table.columns.get(hints.asked) if hints.asked else None
+    if hinted is not None:
+        # The reader's column is named, whatever the words matched.
+        first = next((m.position for m in mentions if m.column is hinted), len(_tokens(intent)))
+        mentions = [
+            Mention(hinted, main, first, 1.0),
+            *(m for m in mentions if m.column is not hinted),
+        ]
+
     other_mentions = [m for t in tables.values() if t.id != main for m in _mentions(intent, t)]
     bounds = _bound_conditions(intent, table, mentions)
     bounded = {c.field for c in bounds}
@@ -1102,6 +1129,8 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     categories = [m for m in mentions if m.column.kind in ("category", "text")]
     cands: list[Candidate] = []
     asked, unknown = _asked_column(intent, tables, table, mentions)
+    if hinted is not None:
+        asked, unknown = hinted, None
     if table.media and (PICTURE_WORDS.search(low) or table.key is None):
         # The records are pictures (or sounds): the items show them.
         pictured = _media_plan(intent, low, table, asked, mentions)
@@ -1109,6 +1138,14 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             return pictured
     # Numbers compared or ranked: the named orderable fields not used as a bound.
     ranked = [m for m in orderable if m.column.path not in bounded] or orderable
+
+    def hinted_first(found: list[Mention]) -> list[Mention]:
+        if hinted is None or not hinted.orderable:
+            return found
+        lead = [m for m in mentions if m.column is hinted]
+        return lead + [m for m in found if m.column is not hinted]
+
+    ranked = hinted_first(ranked)
     # ("first" is left out: "first climbed", "first written in" name an event, not a rank)
     temporal = re.search(
         r"\b(most recent(?:ly)?|recently|latest|newest|oldest|earliest|earlier|later|older|"
@@ -1319,7 +1356,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
             }
             named_plainly = [m for m in ranked if m.column.path in plain]
             named_plainly.sort(key=lambda m: (m is not quantity, -plain[m.column.path]))
-            ranked = named_plainly or ranked
+            ranked = hinted_first(named_plainly or ranked)
             for m in ranked[:2]:
                 spec = ProgramSpec(
                     kind="aggregate",
@@ -1362,6 +1399,7 @@ def plan(intent: str, tables: Mapping[str, Table], main: str) -> list[Candidate]
     )
     if rank_words and ranked:
         ranked = _nearest_ranked(low, ranked, table)
+    ranked = hinted_first(ranked)
     named_records = table.key is not None  # a comparison names the records it compares
     if (
         rank_words

@@ -25,9 +25,15 @@ COUNTRIES = [
 
 
 def offline_env(tmp: Path, **extra: str) -> dict[str, str]:
-    """The environment of a child process: no API keys, Hugging Face offline, own caches."""
+    """The environment of a child process: no API keys, Hugging Face offline, own caches.
+
+    Its home is its own, but the assembled embedded models are the caller's (one copy).
+    """
+    from benchsmith.llm.reader_model import models_dir
+
     out = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "INSPECT_"))}
     out.update(
+        BENCHSMITH_MODELS=str(models_dir()),
         BENCHSMITH_HOME=str(tmp / "home"),
         HF_DATASETS_OFFLINE="1",
         HF_HUB_OFFLINE="1",

@@ -106,6 +106,7 @@ def build(
     tmp: Path,
     environ: dict[str, str],
     model: str | None = None,
+    extra: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """Build one intent and review its items; the figures and the reviewer's complaints.
 
@@ -115,6 +116,7 @@ def build(
         tmp: A working folder; the benchmark goes to ``tmp / entry["id"]``.
         environ: The build's environment (``local_build.offline_env``).
         model: A model spec for ``--model`` (a capable endpoint; default: the embedded one).
+        extra: More build options (``--programs rules``, ``--role-model reader=SPEC``).
     """
     out = tmp / entry["set"] / entry["id"]  # ids repeat across sets (t01 ...)
     args = ["build", "--size", str(SIZE), "--out", str(out)]
@@ -126,6 +128,7 @@ def build(
             args += ["--dataset", str(CORPUS / files[table])]
     if model:  # a capable endpoint reads the intents (--programs auto asks it for the program)
         args += ["--model", model]
+    args += list(extra)
     started = time.monotonic()
     # "--" before the intent: an intent may start with "-" (a bulleted list).
     done = run_cli([*args, "--quiet", "--", entry["intent"]], tmp, environ)

@@ -1,0 +1,215 @@
+"""The reader model's small question about an intent: which column, where the rules are unsure.
+
+The rules (:func:`benchsmith.programs.intent.plan`) read an intent by its words and decide
+the program's kind and every slot. Where they are unsure of the column the questions are
+about (a lookup's answer, the field ranked or aggregated, the label classified), a small model
+is asked one question whose answer is a ``Literal`` of the table's columns. Code checks the
+answer against the data (a ranked or aggregated column must hold numbers or dates, a class
+must be a category some records share, the answer is not the column that names the record,
+and most records have a value) and only then gives it to the rules as a hint
+(:class:`~benchsmith.programs.intent.Hints`); a reading the hint breaks (no candidate, or a
+program that does not run) is set aside, and the rules' reading stands.
+
+The column is unsure when the intent is not in English (the rules read it through a word
+gloss), when no word of the intent names the rules' column, when near-tied readings disagree
+on it, or when the rules found no program at all.
+
+Only the column is asked. The other slots were asked of the embedded 1.5B the same way and
+measured on the set-aside starter intents (``benchmarks/intent_slots.py``): it gave the
+first option almost every time, whatever the intent said (open or closed book: "own
+knowledge" 9 of 9, right 5; a rank's direction: "largest" 10 of 10, right 7; a filter's
+column: 3 of 21 right; asked to copy the words that restrict the records: "none" 30 of 30),
+against 24 of 31 right for the column. The rules' cue words read those slots better (book
+42/47, direction 15/16, filter 37/40 on the same intents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from benchsmith.catalog.cards import value_text
+from benchsmith.programs.gloss import intent_language, to_english
+from benchsmith.programs.intent import Candidate, Hints, Refusal, _mentions, plan
+from benchsmith.programs.run import probe
+from benchsmith.programs.table import Table
+from benchsmith.spec import ProgramSpec
+
+ASKED_KINDS = ("lookup", "filtered_lookup", "classify", "compare", "superlative", "aggregate")
+RANK_KINDS = ("compare", "superlative")
+MAX_OPTIONS = 40
+"""Most columns a ``Literal`` question offers (a wider table is not asked)."""
+
+Ask = Callable[[type[BaseModel], str], Any]
+"""Sends one question (its schema and prompt) to the reader and returns the parsed reply."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question about the column: its words, its ``Literal`` options, the rules' answer."""
+
+    text: str
+    options: tuple[str, ...]
+    rules: str | None
+    """The rules' column (None: they found no program)."""
+    why: str
+    """Why the rules are unsure of it."""
+    slot: str = "asked"
+
+    def schema(self) -> type[BaseModel]:
+        """The reply's schema: one ``Literal`` of the options (the grammar keeps to them)."""
+        return create_model(
+            "SlotAsked",
+            answer=(Literal[self.options], Field(description="One of the options.")),  # type: ignore[valid-type]
+        )
+
+
+@dataclass
+class Reading:
+    """The rules' candidates after the reader's answer, and what was asked and decided."""
+
+    candidates: list[Candidate] | Refusal
+    answers: dict[str, str] = field(default_factory=dict)
+    """Slot -> the reader's answer (as given, before the check)."""
+    taken: dict[str, str] = field(default_factory=dict)
+    """Slot -> the answer the code took as a hint."""
+    notes: list[str] = field(default_factory=list)
+
+
+def describe_table(table: Table) -> str:
+    """The columns a question offers: name, label, kind and a few values."""
+    lines = []
+    for col in table.columns.values():
+        if col.path in table.media:
+            continue
+        shown = ", ".join(value_text(v)[:24] for v in col.values[:4])
+        label = col.labels.get("en", "")
+        extra = f" ({label})" if label and label.lower() != col.path.lower() else ""
+        lines.append(f"- {col.path}{extra}: {col.kind}" + (f"; e.g. {shown}" if shown else ""))
+    return f"Table {table.id} ({len(table.records)} records):\n" + "\n".join(lines)
+
+
+def _slot_column(spec: ProgramSpec) -> str | None:
+    if spec.kind in ("lookup", "filtered_lookup", "classify"):
+        return spec.answer_field
+    return spec.field
+
+
+def questions(intent: str, table: Table, found: list[Candidate] | Refusal) -> list[Question]:
+    """The question the rules need answered (none when they are sure of the column)."""
+    language = intent_language(intent)
+    columns = tuple(c.path for c in table.columns.values() if c.path not in table.media)
+    if len(columns) > MAX_OPTIONS:
+        return []
+    if isinstance(found, Refusal):
+        why = f"the rules found no program ({found.missing[:80]})"
+        text = "Which column of the table holds what the questions ask about?"
+        return [Question(text, columns, None, why)]
+    lead = found[0].spec
+    if lead.kind not in ASKED_KINDS:
+        return []
+    current = _slot_column(lead)
+    gloss = to_english(intent, language).lower()
+    named = {m.column.path for m in _mentions(gloss, table) if m.strength >= 0.75}
+    others = {_slot_column(c.spec) for c in found[1:] if c.spec.kind == lead.kind}
+    why = (
+        "the intent is read through a word gloss"
+        if language != "en"
+        else "no word of the intent names it"
+        if current not in named
+        else "near-tied readings disagree"
+        if others - {current}
+        else ""
+    )
+    if not why:
+        return []
+    text = (
+        "Which column are the records compared or ranked by?"
+        if lead.kind in RANK_KINDS
+        else "Which column's values are combined (averaged, added up, ...)?"
+        if lead.kind == "aggregate"
+        else "Which column holds the class the questions ask for?"
+        if lead.kind == "classify"
+        else "Which column holds the answer the questions ask for?"
+    )
+    return [Question(text, columns, current, why)]
+
+
+def check(answer: str, table: Table, lead: ProgramSpec | None) -> str | None:
+    """Why the code does not take the reader's column (None: it does)."""
+    col = table.columns.get(answer)
+    if col is None:
+        return f"no column {answer!r}"
+    kind = lead.kind if lead is not None else None
+    if kind in ("compare", "superlative", "aggregate") and not col.orderable:
+        return f"{answer} holds neither numbers nor dates, and a {kind} ranks one"
+    if kind == "classify" and (col.kind != "category" or col.unique):
+        return f"{answer} is not a class (a category some records share)"
+    if lead is not None and answer == lead.key_field:
+        return f"{answer} names the record the question gives"
+    filled = sum(1 for r in table.records if r.get(answer) not in (None, "", []))
+    if filled * 2 < len(table.records):
+        return f"{answer} is empty in most records"
+    return None
+
+
+def read(
+    intent: str, tables: Mapping[str, Table], main: str, ask: Ask, *, seed: int = 0
+) -> Reading:
+    """The rules' reading of the intent, with the reader's column where they were unsure.
+
+    Args:
+        intent: The user's intent (any language).
+        tables: Every table of the run.
+        main: The table the questions are about.
+        ask: Sends one question to the reader (raises on failure: the rules' reading stands).
+        seed: Seed of the probe that runs the new reading once.
+    """
+    table = tables[main]
+    found = plan(intent, tables, main)
+    reading = Reading(found)
+    lead = found[0].spec if not isinstance(found, Refusal) else None
+    for question in questions(intent, table, found):
+        prompt = render_question(question, describe_table(table), intent)
+        answer = str(ask(question.schema(), prompt).answer)
+        reading.answers[question.slot] = answer
+        why = check(answer, table, lead)
+        if why:
+            reading.notes.append(f"column: the reader said {answer!r}, set aside: {why}")
+            continue
+        if answer == question.rules:
+            continue  # the reader agrees with the rules
+        hinted = plan(intent, tables, main, Hints(asked=answer))
+        if isinstance(hinted, Refusal):
+            reading.notes.append(f"column: the reader's {answer!r} gives no program: "
+                                 f"{hinted.missing[:120]}")  # fmt: skip
+            continue
+        problem = probe(hinted[0].spec, tables, "en", seed=seed)
+        if problem:
+            reading.notes.append(f"column: the reader's {answer!r} does not run: {problem[:120]}")
+            continue
+        reading.taken[question.slot] = answer
+        lead_cand = hinted[0]
+        lead_cand.why = f"{lead_cand.why}; column read by the reader: {answer}"[:300]
+        reading.candidates = hinted
+        reading.notes.append(
+            f"column: the reader's {answer!r} replaces the rules' {question.rules!r} "
+            f"({question.why})"
+        )
+    return reading
+
+
+def render_question(question: Question, context: str, intent: str) -> str:
+    """The prompt of one question: the intent (fenced), the table, then the question."""
+    from benchsmith.prompts import render, untrusted
+
+    return render(
+        "reader_slot",
+        table=untrusted(context, "table columns"),
+        intent=untrusted(intent, "intent"),
+        question=question.text,
+        options="\n".join(f"- {o}" for o in question.options),
+    )

@@ -1,0 +1,149 @@
+"""The reader's question about an intent's column: asked only where the rules are unsure, the
+answer a ``Literal`` of the table's columns, checked by code before the rules take it.
+
+The reader here is scripted (``Scripted``: the answer per slot, and every question asked is
+kept); the real model's figures are ``benchmarks/intent_slots.py``.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from test_programs_phrasings import table_of
+from test_programs_reader_values import cars
+
+from benchsmith.agents import programs as agent
+from benchsmith.config import RunConfig
+from benchsmith.errors import LocalModelError
+from benchsmith.programs import Refusal
+from benchsmith.programs.slots import check, read
+from benchsmith.spec import ProgramSpec
+
+
+class Scripted:
+    """A reader that answers each slot as scripted, and keeps the questions it was asked."""
+
+    def __init__(self, **answers: str) -> None:
+        self.answers = answers
+        self.asked: list[tuple[str, tuple[str, ...], str]] = []
+
+    def __call__(self, schema: Any, prompt: str) -> Any:
+        slot = schema.__name__.removeprefix("Slot").lower()
+        options = schema.model_fields["answer"].annotation.__args__
+        self.asked.append((slot, options, prompt))
+        return schema(answer=self.answers[slot])
+
+
+def read_cars(intent: str, reader: Scripted):
+    table = cars()
+    return read(intent, {table.id: table}, table.id, reader), table
+
+
+def test_a_plain_english_intent_the_rules_are_sure_of_asks_nothing():
+    reader = Scripted()
+    reading, _ = read_cars(
+        "Show two cars with their horsepower and ask which of the two has more horsepower.",
+        reader,
+    )
+    assert reader.asked == []
+    assert not isinstance(reading.candidates, Refusal)
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.field, spec.direction, spec.book) == (
+        "compare", "Horsepower", "max", "open"
+    )  # fmt: skip
+
+
+def test_the_readers_column_replaces_the_rules_column_when_it_holds_numbers():
+    intent = "Zeig zwei Autos mit ihren Daten und frag, welches der beiden stärker ist."
+    reader = Scripted(asked="Horsepower")
+    reading, table = read_cars(intent, reader)
+    slots = [slot for slot, _, _ in reader.asked]
+    assert slots == ["asked"]  # a German intent is read through a gloss: its column is asked
+    options = next(o for slot, o, _ in reader.asked if slot == "asked")
+    assert set(options) == set(table.columns)  # a Literal of the table's columns
+    prompt = reader.asked[0][2]
+    assert "<<<" in prompt and intent in prompt  # the intent goes in fenced, as data
+    spec = reading.candidates[0].spec
+    assert spec.kind == "compare" and spec.field == "Horsepower"
+    assert reading.answers["asked"] == "Horsepower"
+
+
+def test_a_column_that_cannot_be_ranked_is_set_aside():
+    intent = "Zeig zwei Autos mit ihren Daten und frag, welches der beiden schwerer ist."
+    before, _ = read_cars(intent, Scripted(asked="Weight_in_lbs"))
+    reading, _ = read_cars(intent, Scripted(asked="Origin"))
+    assert "asked" not in reading.taken
+    assert any("Origin holds neither numbers nor dates" in n for n in reading.notes)
+    assert reading.candidates[0].spec.field == before.candidates[0].spec.field
+
+
+def test_a_class_must_be_a_category_some_records_share():
+    rows = [(5.1 + i / 10, 3.5, ("setosa", "virginica")[i % 2], f"f{i}") for i in range(12)]
+    table = table_of(
+        "flowers",
+        {"sepal_length": "number", "sepal_width": "number", "species": "category",
+         "tag": "text"},
+        rows,
+    )  # fmt: skip
+    classify = ProgramSpec(kind="classify", table="flowers", answer_field="species",
+                           features=["sepal_length", "sepal_width"])  # fmt: skip
+    assert check("species", table, classify) is None
+    assert "not a class" in check("sepal_width", table, classify)
+    assert "not a class" in check("tag", table, classify)  # one value per record
+    assert "no column" in check("petal_width", table, classify)
+
+
+def test_a_refused_intent_asks_the_column_and_a_checked_answer_gives_the_program():
+    rows = [(5.1 + i / 10, 3.0 + i / 20, ("setosa", "virginica")[i % 2]) for i in range(12)]
+    table = table_of(
+        "flowers", {"sepal_length": "number", "sepal_width": "number", "cultivar": "category"},
+        rows,
+    )  # fmt: skip
+    intent = "Quale varietà di fiore è, dalle sue misure?"
+    rules = read(intent, {table.id: table}, table.id, Scripted(asked="sepal_length"))
+    reader = Scripted(asked="cultivar")
+    reading = read(intent, {table.id: table}, table.id, reader)
+    assert [slot for slot, _, _ in reader.asked] == ["asked"]
+    assert not isinstance(reading.candidates, Refusal)
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.answer_field) == ("classify", "cultivar")
+    assert reading.taken == {"asked": "cultivar"}
+    # The rules alone refuse ("variety" names no field); a column that gives no program is
+    # set aside and the refusal stands.
+    assert isinstance(rules.candidates, Refusal) and "'variety'" in rules.candidates.missing
+    assert rules.taken == {} and "gives no program" in rules.notes[0]
+
+
+def test_a_failing_reader_leaves_the_rules_reading(monkeypatch, tmp_path):
+    class Broken:
+        spec = SimpleNamespace(text="local:reader", provider="local", model="x")
+
+        def structured(self, schema: Any, messages: Any) -> Any:
+            raise LocalModelError("the reader model is not installed")
+
+    monkeypatch.setattr(agent, "reader_for", lambda config: Broken())
+    table = cars()
+    config = RunConfig(programs="reader")
+    reading = agent.read_plan(config, "Welches Auto ist schwerer?", {table.id: table}, table.id)
+    assert not isinstance(reading.candidates, Refusal)
+    assert any("gave no answer, the rules read alone" in n for n in reading.notes)
+
+
+@pytest.mark.parametrize(
+    ("programs", "reader", "asks"),
+    [
+        ("auto", "local", False),  # SmolLM2 reads nothing
+        ("auto", "local:reader", True),
+        ("reader", "local", True),  # asked for: the three-way figures ask SmolLM2 too
+        ("rules", "local:reader", False),
+        ("model", "local:reader", False),
+    ],
+)
+def test_who_reads_the_unsure_slots(programs, reader, asks):
+    config = RunConfig(programs=programs, role_models={"reader": reader})
+    found = agent.reader_for(config)
+    assert (found is not None) is asks
+    if asks:
+        assert found.spec.text == reader
