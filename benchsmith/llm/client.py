@@ -6,6 +6,11 @@ clients. ``RoleModel`` is what an agent holds: ``invoke`` for text and ``structu
 a validated pydantic object. Every call goes through ``RoleModel.invoke``, in this order:
 cache lookup, replay check, budget reservation, per-endpoint concurrency limit, the request
 with transient retries, usage and cost accounting, and the record.
+
+An embedded model's server that dies during a run (killed, out of memory, a crash in
+llama.cpp) is started again once and the failed call is sent again (:meth:`LLMRuntime.revive`;
+the run records get a ``server_restart`` line); a second death stops the run with a message
+that says how it ended and how to resume.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shlex
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,7 +38,13 @@ from langchain_core.messages import (
 from pydantic import BaseModel
 
 from benchsmith.config import FileConfig, LLMSettings, Price, RunConfig, load_file_config
-from benchsmith.errors import ConfigError, ModelError, ReplayMissError
+from benchsmith.errors import (
+    ConfigError,
+    LocalModelError,
+    ModelError,
+    ModelUnavailableError,
+    ReplayMissError,
+)
 from benchsmith.files import canonical_json, sha256_text
 from benchsmith.llm.records import RunRecords, request_key
 from benchsmith.llm.retry import RetryPolicy, endpoint_semaphore
@@ -468,6 +480,29 @@ class CallFacts:
         return asdict(self)
 
 
+def resume_command(config: RunConfig) -> str | None:
+    """The command that continues a build, with its model and catalog; None for other runs.
+
+    A resumed build takes its models and catalog from the command line again (the folder
+    keeps only what shapes its items: intent, size, seed, languages, ...), so a build on a
+    remote endpoint resumed with ``--resume --out`` alone would go on with the embedded model.
+    """
+    out_dir = config.paths.out_dir  # set by a build alone
+    if not out_dir:
+        return None
+    words = ["benchsmith"]
+    if config.config_file:
+        words += ["--config", str(config.config_file)]
+    words += ["build", "--resume", "--out", out_dir]
+    if config.model:
+        words += ["--model", config.model]
+    for role, text in sorted(config.role_models.items()):
+        words += ["--role-model", f"{role}={text}"]
+    if config.paths.catalog_dir:
+        words += ["--catalog", config.paths.catalog_dir]
+    return shlex.join(words)
+
+
 class LLMRuntime:
     """Everything a run's model calls share."""
 
@@ -483,6 +518,7 @@ class LLMRuntime:
         chat_factory: ChatFactory | None = None,
         sleep: Callable[[float], None] = time.sleep,
         env: Mapping[str, str] | None = None,
+        resume: str | None = None,
     ) -> None:
         """Create a runtime; most callers use :meth:`from_config`.
 
@@ -496,6 +532,8 @@ class LLMRuntime:
             chat_factory: Builds chat models; tests pass a scripted fake.
             sleep: Sleep used between retries (tests record it).
             env: Environment for API keys; defaults to ``os.environ``.
+            resume: The command that continues this run (a build's ``--resume``), said when
+                an endpoint stops answering mid-build; None for other runs.
         """
         self.models = dict(models)
         self.settings = settings or LLMSettings()
@@ -509,9 +547,14 @@ class LLMRuntime:
             max_retries=self.settings.max_retries,
             max_wait_s=self.settings.max_retry_wait_s,
             sleep=sleep,
+            resume=resume,
         )
+        self.resume = resume
         self._chat_models: dict[str, BaseChatModel] = {}
         self._chat_lock = threading.Lock()
+        self._revive_lock = threading.Lock()
+        self.restarted: dict[str, str] = {}
+        """Embedded model name -> how its server died before its one restart in this run."""
         self._timeout_scale = 1.0
         self.inflight: dict[str, threading.Event] = {}  # request key -> its reply is coming
         self.inflight_lock = threading.Lock()
@@ -566,6 +609,7 @@ class LLMRuntime:
             chat_factory=chat_factory,
             sleep=sleep,
             env=env,
+            resume=resume_command(config),
         )
 
     def _seed_ledger_from_records(self) -> None:
@@ -679,6 +723,99 @@ class LLMRuntime:
             # The endpoint's semaphore is held around the request alone (see the class).
             client.gate = endpoint_semaphore(spec.endpoint_key, self.concurrency_limit(spec))
         return model
+
+    def revive(self, spec: ModelSpec, used: BaseChatModel, error: ModelError) -> BaseChatModel:
+        """The chat model to send a failed call again with, once a dead embedded server runs.
+
+        Once per embedded model and run (a build): a server that dies a second time in the
+        same run stops it. One restart covers what happens to a long build now and then (the
+        out-of-memory killer, a stray ``kill``); a second death in the same run points at a
+        cause a restart does not remove (a request that crashes llama.cpp, too little
+        memory), and each restart costs the model's start-up (seconds for SmolLM2, tens of
+        seconds for the reader on two cores) and its prompt cache. Calls that failed on the
+        same dead server at the same time share the one restart.
+
+        Args:
+            spec: The call's model spec.
+            used: The chat model the failed call was sent with.
+            error: Why the call failed.
+
+        Returns:
+            The chat model of the server started again (or of the one another call started).
+
+        Raises:
+            ModelError: ``error`` itself when the endpoint is not an embedded server that
+                died (a remote one, a timeout, a server that is alive); a
+                :class:`~benchsmith.errors.ModelUnavailableError` when it died a second
+                time; a :class:`~benchsmith.errors.LocalModelError` when it did not start.
+        """
+        if spec.provider != "local" or self.chat_factory is not openai_chat_factory:
+            raise error
+        from benchsmith.llm.local import local_server
+
+        check_stop()  # a server stopped on Ctrl-C is not started again
+        server = local_server(self.settings.local_context, model=spec.model)
+        label = server.model.label
+        with self._revive_lock:
+            current = self._chat_models.get(spec.text)
+            if current is not None and current is not used and server.running():
+                return current  # another call restarted it while this one waited
+            if server.running():
+                raise error  # alive: a timeout or an error of its own, not a death
+            died = server.died()
+            note = server.death_note()
+            if died and spec.model in self.restarted:
+                first = self.restarted[spec.model]
+                first = "the same way" if first == note else f"{first} the first time"
+                raise ModelUnavailableError(
+                    f"{label}'s server ({spec.text}) died again {self._when()} ({note}), after "
+                    f"its one restart in this run (it died {first}); {self._how_to_go_on()}",
+                    detail=note,
+                ) from error
+            started = time.monotonic()
+            try:
+                server.restart()
+            except LocalModelError as exc:
+                raise LocalModelError(
+                    f"{label}'s server ({spec.text}) died {self._when()} ({note}) and did not "
+                    f"start again: {exc}; {self._how_to_go_on()}"
+                ) from error
+            if died:  # one stopped by benchsmith itself is started again without counting
+                self.restarted[spec.model] = note
+            with self._chat_lock:  # every client of the model knew the old server's port
+                for text in [t for t in self._chat_models if self._serves(t, spec)]:
+                    del self._chat_models[text]
+            self.retry.forget_down(spec)
+            self.records.append(
+                {
+                    "kind": "server_restart",
+                    "model": spec.text,
+                    "died": note if died else "stopped",
+                    "answered_before": self.retry.answered(spec),
+                    "restart_s": round(time.monotonic() - started, 3),
+                    "ts": round(time.time(), 3),
+                }
+            )
+            return self.chat_model(spec)
+
+    def _serves(self, text: str, spec: ModelSpec) -> bool:
+        """Whether the chat model cached under ``text`` talks to ``spec``'s embedded server."""
+        specs = [m.spec for m in self.models.values() if m.spec.text == text]
+        return any(s.provider == "local" and s.model == spec.model for s in specs) or (
+            text == spec.text
+        )
+
+    def _when(self) -> str:
+        return "mid-build" if self.resume else "mid-run"
+
+    def _how_to_go_on(self) -> str:
+        """How to go on after the run stopped for an endpoint (its finished work is kept)."""
+        if self.resume:
+            return (
+                "what is finished is kept; continue the build with its options and --resume: "
+                f"{self.resume}"
+            )
+        return "run the command again (answered calls are served from the run records)"
 
     def request_timeout(self, spec: ModelSpec) -> dict[str, float]:
         """The timeout of the next request to the embedded model (none for other endpoints).
@@ -813,35 +950,19 @@ class RoleModel:
             started = time.monotonic()
             try:
                 chat = rt.chat_model(self.spec)
-                # The real client holds the endpoint's semaphore around its request alone;
-                # any other chat model (a test's fake) is held to it around the whole call.
-                client = getattr(chat, "client", None)
-                semaphore = (
-                    contextlib.nullcontext()
-                    if isinstance(client, JsonBodyCompletions) and client.gate is not None
-                    else endpoint_semaphore(self.spec.endpoint_key, rt.concurrency_limit(self.spec))
-                )
-
-                def one_request() -> AIMessage:
-                    with semaphore:
-                        try:
-                            reply = chat.invoke(msgs, **params, **rt.request_timeout(self.spec))
-                        except openai.LengthFinishReasonError as exc:
-                            reply = _finish_error_message(exc.completion, "length")
-                        except openai.APITimeoutError:
-                            rt.timed_out(self.spec)
+                revived = 0
+                while True:
+                    try:
+                        request = self._request(chat, msgs, params)
+                        reply, attempts = rt.retry.call(request, self.spec)
+                        break
+                    except ModelUnavailableError as exc:
+                        # An embedded server that died is started again, once a run; one
+                        # that dies again (on this very call, say) stops the run with why.
+                        revived += 1
+                        if revived > 2:
                             raise
-                        except openai.ContentFilterFinishReasonError:
-                            reply = AIMessage(
-                                content="",
-                                additional_kwargs={"refusal": "blocked by the content filter"},
-                                response_metadata={"finish_reason": "content_filter"},
-                            )
-                    if not isinstance(reply, AIMessage):
-                        raise TypeError(f"chat model returned {type(reply).__name__}")
-                    return reply
-
-                reply, attempts = rt.retry.call(one_request, self.spec)
+                        chat = rt.revive(self.spec, chat, exc)
             except ModelError as exc:
                 rt.ledger.add_failure(self.role)
                 rt.records.append(
@@ -881,6 +1002,41 @@ class RoleModel:
             | {"attempts": attempts}
         )
         return reply, facts
+
+    def _request(
+        self, chat: BaseChatModel, msgs: list[BaseMessage], params: dict[str, Any]
+    ) -> Callable[[], AIMessage]:
+        """One request of this call to ``chat``, for the retry policy to make."""
+        rt = self.runtime
+        # The real client holds the endpoint's semaphore around its request alone; any
+        # other chat model (a test's fake) is held to it around the whole call.
+        client = getattr(chat, "client", None)
+        semaphore = (
+            contextlib.nullcontext()
+            if isinstance(client, JsonBodyCompletions) and client.gate is not None
+            else endpoint_semaphore(self.spec.endpoint_key, rt.concurrency_limit(self.spec))
+        )
+
+        def one_request() -> AIMessage:
+            with semaphore:
+                try:
+                    reply = chat.invoke(msgs, **params, **rt.request_timeout(self.spec))
+                except openai.LengthFinishReasonError as exc:
+                    reply = _finish_error_message(exc.completion, "length")
+                except openai.APITimeoutError:
+                    rt.timed_out(self.spec)
+                    raise
+                except openai.ContentFilterFinishReasonError:
+                    reply = AIMessage(
+                        content="",
+                        additional_kwargs={"refusal": "blocked by the content filter"},
+                        response_metadata={"finish_reason": "content_filter"},
+                    )
+            if not isinstance(reply, AIMessage):
+                raise TypeError(f"chat model returned {type(reply).__name__}")
+            return reply
+
+        return one_request
 
     def _base_record(self, key: str, wire_messages: list, params: dict) -> dict:
         return {

@@ -11,6 +11,10 @@ free loopback port, waits until it answers, and returns its ``/v1`` URL; each mo
 is started on first use, reused for the whole process and stopped at exit (normal exit,
 Ctrl-C, an error, SIGTERM). On Linux the child is also told to die with its parent, so a
 ``kill -9`` of benchsmith leaves no server behind. ``local_server()`` alone is SmolLM2's.
+
+A server whose process died (killed, out of memory, a crash in llama.cpp) is started again by
+:meth:`LocalServer.restart`, which says how the old one ended (:meth:`LocalServer.death_note`);
+the model client decides when (once per build: :meth:`benchsmith.llm.client.LLMRuntime.revive`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -311,6 +316,59 @@ class LocalServer:
         self._log.seek(0)
         text = self._log.read().decode("utf-8", errors="replace").strip()
         return " | ".join(text[-limit:].splitlines()[-6:]) or "(empty log)"
+
+    def died(self) -> bool:
+        """Whether the server was started and its process has ended since (not stopped)."""
+        return self.process is not None and self.process.poll() is not None
+
+    def death_note(self) -> str:
+        """How the server's process ended, and the last error line of its log, for messages.
+
+        E.g. ``killed by SIGSEGV; its log: parse: error parsing grammar: ...``. A process that
+        was never started, or was stopped by :meth:`stop`, is "not running".
+        """
+        code = self.process.poll() if self.process is not None else None
+        if code is None:
+            return "not running" if not self.running() else "running"
+        if code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        error = self._last_error_line()
+        return f"{how}; its log: {error}" if error else how
+
+    def _last_error_line(self, limit: int = 240) -> str:
+        """The last line of the log that names an error (llama.cpp's own words), if any."""
+        if self._log is None:
+            return ""
+        self._log.seek(0, os.SEEK_END)
+        size = self._log.tell()
+        self._log.seek(max(0, size - 65536))  # a grammar dump can be megabytes long
+        text = self._log.read().decode("utf-8", errors="replace")
+        lines = [
+            line.strip()
+            for line in text.splitlines()
+            if re.search(r"error|exception|abort|segmentation|out of memory", line, re.I)
+        ]
+        return lines[-1][:limit] if lines else ""
+
+    def restart(self, timeout: float = 120.0) -> str:
+        """Start the server again after its process died; return the new ``/v1`` URL.
+
+        A server another thread restarted meanwhile is left running (its URL is returned).
+        The new server listens on a new port: clients of the old one must be built anew.
+
+        Raises:
+            LocalModelError: The server did not start again (the message has its log).
+        """
+        with self._lock:
+            if self.running():
+                return self.base_url
+            self.stop()  # the dead process's log is closed; its exit status is read
+        return self.ensure_started(timeout)
 
     def stop(self) -> None:
         """Stop the server (idempotent): SIGTERM, then SIGKILL after 1.5 s.

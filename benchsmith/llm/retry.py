@@ -6,8 +6,9 @@ an exhausted quota (429 ``insufficient_quota``), each with a message that says w
 Unreachable (a refused connection, an unknown host, no route to it): one quick retry, then
 a :class:`~benchsmith.errors.ModelUnreachableError` that says which; once an endpoint is
 known to be down, later calls to it fail at once instead of each running the backoff
-ladder. The OpenAI client's own retries are switched off (``max_retries=0``) so that no
-other layer retries.
+ladder. An endpoint that answered earlier calls of the run and then stops answering is said
+to have stopped mid-build (or mid-run), with how to continue (``--resume``). The OpenAI
+client's own retries are switched off (``max_retries=0``) so that no other layer retries.
 """
 
 from __future__ import annotations
@@ -161,6 +162,15 @@ def connection_failure(exc: BaseException) -> str | None:
     return None
 
 
+def _down_key(spec: ModelSpec) -> str:
+    """What is down when nothing answers: the endpoint, or one embedded model's own server.
+
+    The embedded models share one concurrency key (``local``) but not a server: the reader's
+    server dying says nothing of SmolLM2's.
+    """
+    return f"local:{spec.model}" if spec.provider == "local" else spec.endpoint_key
+
+
 def _address(spec: ModelSpec) -> str:
     url = urlparse(spec.endpoint_key if spec.provider != "local" else "")
     if not url.hostname:
@@ -179,6 +189,7 @@ class RetryPolicy:
         max_wait_s: float = 60.0,
         base_wait_s: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
+        resume: str | None = None,
     ) -> None:
         """Create a policy.
 
@@ -187,13 +198,28 @@ class RetryPolicy:
             max_wait_s: Cap on one wait.
             base_wait_s: First backoff wait; doubles each retry (with +-20% jitter).
             sleep: The sleep function (tests pass a recorder).
+            resume: The command that continues this run (a build's ``benchsmith build
+                --resume --out DIR``), said when an endpoint stops answering mid-build;
+                None for a run that is not a build.
         """
         self.max_retries = max_retries
         self.max_wait_s = max_wait_s
         self.base_wait_s = base_wait_s
         self.sleep = sleep
+        self.resume = resume
         self._rng = random.Random()
         self._down: dict[str, str] = {}  # endpoint -> why nothing answers there
+        self._answered: dict[str, int] = {}  # endpoint -> calls it answered in this run
+        self._lock = threading.Lock()
+
+    def answered(self, spec: ModelSpec) -> int:
+        """Calls the spec's endpoint (an embedded model: its server) answered in this run."""
+        return self._answered.get(_down_key(spec), 0)
+
+    def forget_down(self, spec: ModelSpec) -> None:
+        """Forget that the spec's endpoint was down (its server was started again)."""
+        with self._lock:
+            self._down.pop(_down_key(spec), None)
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -219,14 +245,18 @@ class RetryPolicy:
             ModelRequestError: The endpoint refused the request (400, 401, ..., quota).
             ModelUnavailableError: Transient failures outlasted every retry.
         """
-        if spec.endpoint_key in self._down:
-            raise ModelUnreachableError(self._down[spec.endpoint_key])
+        key = _down_key(spec)
+        if key in self._down:
+            raise ModelUnreachableError(self._down[key])
         attempts = 0
 
         def attempt() -> T:
             nonlocal attempts
             attempts += 1
-            return fn()
+            result = fn()
+            with self._lock:
+                self._answered[key] = self._answered.get(key, 0) + 1
+            return result
 
         def worth_retrying(exc: BaseException) -> bool:
             if connection_failure(exc):
@@ -253,12 +283,17 @@ class RetryPolicy:
         ) as exc:
             error = self._unavailable(exc, spec, attempts)
             if isinstance(error, ModelUnreachableError):
-                self._down[spec.endpoint_key] = str(error)
+                with self._lock:
+                    self._down[key] = str(error)
             raise error from exc
 
-    @staticmethod
-    def _unavailable(exc: BaseException, spec: ModelSpec, attempts: int) -> ModelUnavailableError:
+    def _unavailable(
+        self, exc: BaseException, spec: ModelSpec, attempts: int
+    ) -> ModelUnavailableError:
         failure = connection_failure(exc)
+        answered = self.answered(spec)
+        if failure is not None and answered and spec.provider != "local":
+            return self._stopped_answering(failure, spec, answered)
         if failure is not None:
             if failure == "unknown host":
                 what = f"unknown host {urlparse(spec.endpoint_key).hostname!r} (DNS lookup failed)"
@@ -288,6 +323,43 @@ class RetryPolicy:
             "check that the endpoint is running and reachable (benchsmith doctor)",
             status_code=status,
             detail=server_message(exc),
+        )
+
+    def _stopped_answering(
+        self, failure: str, spec: ModelSpec, answered: int
+    ) -> ModelUnreachableError:
+        """An endpoint that answered earlier calls of this run and now cannot be reached.
+
+        Its server died or was stopped (or the network went): the build cannot go on, and
+        nothing it finished is lost, so the message says how to continue once it answers.
+        """
+        where, why = {
+            "connection refused": (
+                f"connection refused at {_address(spec)}",
+                "its server died or was stopped",
+            ),
+            "unknown host": (
+                f"unknown host {urlparse(spec.endpoint_key).hostname!r}",
+                "its name no longer resolves",
+            ),
+        }.get(failure, (f"no route to {_address(spec)}", "the network to it went down"))
+        if self.resume:
+            when = "mid-build"
+            todo = (
+                "start it again (or fix the network), then continue the build with its "
+                f"options and --resume: {self.resume} (finished items are kept and answered "
+                "calls are not paid again)"
+            )
+        else:
+            when = "mid-run"
+            todo = (
+                "start it again (or fix the network), then run the command again (answered "
+                "calls are served from the run records)"
+            )
+        return ModelUnreachableError(
+            f"{_endpoint_name(spec)} stopped answering {when}: {where} after it answered "
+            f"{answered} call(s); {why}; {todo}",
+            detail=failure,
         )
 
 

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from benchsmith.prompts import render, untrusted
 from benchsmith.solution.formatting import close
 from benchsmith.solution.wording import StructuredModel
+
+WORKING_CAP = 600
+"""Characters of working kept: the grammar's cap, and where a longer working is cut.
+
+A llama.cpp server turns each character a string may leave out into a nested grammar rule
+and refuses a grammar past 2000 rules (llama-cpp-python's server then crashed), so
+``max_length=2000`` here made every solver call on a llama.cpp server fail. The working is
+not read (only the answer is), so an endpoint that writes more is cut, not asked again.
+"""
 
 
 class SolverAnswer(BaseModel):
@@ -21,7 +30,7 @@ class SolverAnswer(BaseModel):
 
     working: str = Field(
         default="",
-        max_length=2000,
+        max_length=WORKING_CAP,
         description="Brief working: the formulas used and the intermediate results.",
     )
     answer: float = Field(
@@ -30,6 +39,12 @@ class SolverAnswer(BaseModel):
             "choice question, the value of the chosen choice). No units or symbols."
         )
     )
+
+    @field_validator("working", mode="before")
+    @classmethod
+    def _cut_working(cls, value: object) -> object:
+        """A longer working is cut to :data:`WORKING_CAP` (it is never read)."""
+        return value[:WORKING_CAP] if isinstance(value, str) else value
 
 
 def solver_check(

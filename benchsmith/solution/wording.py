@@ -47,12 +47,22 @@ class StructuredModel(Protocol):
         """Return a validated instance of ``schema``."""
 
 
+WORDING_CAP = 900
+"""Characters a problem text may have (a short situation and a question needs far fewer).
+
+It was 1500: a llama.cpp server turns each character a string may leave out into a nested
+grammar rule and refuses a grammar past 2000 rules (1000 optional characters; the server of
+llama-cpp-python then crashed), so every wording call on a llama.cpp server failed. 900
+keeps a margin under that limit (tests/test_schema_grammar.py compiles it).
+"""
+
+
 class ProblemWording(BaseModel):
     """The problem text the model writes."""
 
     text: str = Field(
         min_length=20,
-        max_length=1500,
+        max_length=WORDING_CAP,
         description=(
             "The problem statement for a student: a short realistic situation that states "
             "every given value exactly as written in the list (same digits, symbols and "
