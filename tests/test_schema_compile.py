@@ -36,7 +36,7 @@ from benchsmith.evaluate.quality import IntentAlignment, ItemQuality
 from benchsmith.evaluate.scoring import OpenAnswerVerdict
 from benchsmith.llm.structured import request_params
 from benchsmith.programs.propose import proposal_schema
-from benchsmith.solution.reading import SameObjectAnswer, SymbolAnswer, WordFormulaAnswer
+from benchsmith.solution.prose import ProseExtraction
 from benchsmith.solution.solver_check import SolverAnswer
 from benchsmith.solution.wording import ProblemWording
 
@@ -53,20 +53,16 @@ def _wide_tables() -> dict:
     }
 
 
-def _slot_question() -> type[BaseModel] | None:
-    """A slot question of the reader (a ``Literal`` of options), when the module is there."""
-    try:
-        from benchsmith.programs.slots import Question
-    except ImportError:
-        return None
-    options = tuple(f"column_{i}" for i in range(40))
-    return Question("column", "Which column?", options, None, "unsure").schema()
+def _slot_question() -> type[BaseModel]:
+    """The reader's question about an intent's column (a ``Literal`` of the widest table's)."""
+    from benchsmith.programs.slots import MAX_OPTIONS, Question
+
+    options = tuple(f"column_{i}" for i in range(MAX_OPTIONS))
+    return Question(text="Which column?", options=options, rules=None, why="unsure").schema()
 
 
 SCHEMAS: dict[str, Callable[[], type[BaseModel] | None]] = {
-    "SymbolAnswer": lambda: SymbolAnswer,  # the textbook reader's questions (TextReader.ask)
-    "WordFormulaAnswer": lambda: WordFormulaAnswer,
-    "SameObjectAnswer": lambda: SameObjectAnswer,
+    "ProseExtraction": lambda: ProseExtraction,
     "ProblemWording": lambda: ProblemWording,
     "SolverAnswer": lambda: SolverAnswer,
     "OpenAnswerVerdict": lambda: OpenAnswerVerdict,
