@@ -11,13 +11,17 @@ For each section of ``tests/textbooks/corpus`` in the chosen parts it reports:
   nothing asked that is given, the answer recomputed from the key's own formulas); and how
   many fail to recompute or ask for a given (these must be 0).
 
-The set-aside parts (held-out-1, held-out-2, held-out-3) are what counts; ``dev`` is what
-the reader was tuned on. With ``--model SPEC`` the reader uses that model (``local``
-starts the embedded one; any OpenAI-compatible endpoint is one flag away): its formulas in
-prose, and its reading of each symbol where the text bears it out (the words are in the
-text, the unit is written after a value). Items are worded by the template either way.
+The set-aside parts (held-out-1 to held-out-3, and held-out-4, written blind before the
+reader model read textbooks) are what counts; ``dev`` is what the patterns were tuned on.
+Without ``--model`` the patterns read alone. With ``--model SPEC`` that model is the reader
+(``local:reader`` the embedded Qwen2.5-Coder-1.5B, ``local`` the embedded SmolLM2, or any
+OpenAI-compatible endpoint), asked small questions per section
+(:mod:`benchsmith.solution.reading`): formulas in words, and per symbol its words, unit and
+range, each kept where the text bears it out; and whether two formulas that share only an
+input describe one object. Items are worded by the template either way. A reader's answers
+are cached (``$BENCHSMITH_HOME/cache/solution/reading``): a second run asks nothing.
 
-Usage: ``python benchmarks/textbook_corpus.py [--set held-out-3] [--model SPEC] [--json F]``.
+Usage: ``python benchmarks/textbook_corpus.py [--set held-out-4] [--model SPEC] [--json F]``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -44,7 +49,7 @@ from benchsmith.solution.knowledge import build_knowledge  # noqa: E402
 
 HARD = ("do not recompute", "do not reach", "recomputed", "which it gives")
 """The teacher's findings that must never occur (as ``test_teacher_corpus`` asserts)."""
-PARTS = ("dev", "held-out-1", "held-out-2", "held-out-3")
+PARTS = ("dev", "held-out-1", "held-out-2", "held-out-3", "held-out-4")
 FUNCTIONS = {"exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
              "tan": sp.tan, "pi": sp.pi, "binomial": sp.binomial}  # fmt: skip
 
@@ -97,7 +102,7 @@ def measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
 def _measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
     path = CORPUS / key["file"]
     try:
-        knowledge = build_knowledge([path], model=model)
+        knowledge = build_knowledge([path], reader=model)
     except SolutionError as exc:
         return {"id": key["id"], "error": str(exc)}
     admitted = [(f.output, f.expr) for f in knowledge.graph.formulas]
@@ -117,6 +122,9 @@ def _measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
         "accepted": 0,
         "recompute_or_given": 0,
         "first_problem": "",
+        "reading": {k: v for k, v in knowledge.reading.items() if k != "pairs"},
+        "pairs_apart": len(knowledge.graph.apart),
+        "notes": knowledge.notes,
     }
     if not admitted:
         row["first_problem"] = "no formula admitted"
@@ -129,7 +137,20 @@ def _measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
         row["accepted"] += not problems
         row["recompute_or_given"] += any(h in p for p in problems for h in HARD)
         row["first_problem"] = row["first_problem"] or (problems[0] if problems else "")
+        row.setdefault("problems", {})
+        for problem in problems:
+            kind = problem_kind(problem)
+            row["problems"][kind] = row["problems"].get(kind, 0) + 1
     return row
+
+
+def problem_kind(problem: str) -> str:
+    """A teacher's finding without its particulars (symbols, values, quotes)."""
+    kind = re.sub(r"\([^)]*\)|'[^']*'|\"[^\"]*\"", "", problem)
+    kind = re.sub(r"\b(given|symbol|step|for)\s+\S+", r"\1 X", kind)
+    kind = re.sub(r"^\S+ (is in|is in no)", r"X \1", kind)
+    kind = re.sub(r"[-+]?\d[\d.,e+-]*", "N", kind)
+    return " ".join(kind.split())[:70]
 
 
 def main() -> None:
@@ -142,34 +163,41 @@ def main() -> None:
         help="a corpus part (repeat for several; default: the held-out ones)",
     )
     parser.add_argument("--items", type=int, default=30, help="items asked per section")
-    parser.add_argument("--model", default=None, help="a model spec for the reader and wording")
+    parser.add_argument("--model", default=None, help="the reader model's spec (default: none)")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     args = parser.parse_args()  # fmt: skip
-    parts = args.parts or ["held-out-1", "held-out-2", "held-out-3"]
+    parts = args.parts or ["held-out-1", "held-out-2", "held-out-3", "held-out-4"]
     model = None
     if args.model:
         from benchsmith.config import RunConfig
         from benchsmith.llm.client import LLMRuntime
 
-        model = LLMRuntime.from_config(RunConfig(model=args.model)).for_role("orchestration")
+        model = LLMRuntime.from_config(RunConfig(model=args.model)).for_role("reader")
     keys = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(CORPUS.glob("*.key.json"))]
     report: dict[str, list[dict[str, Any]]] = {}
     for part in parts:
-        rows = [measure(k, args.items, model) for k in keys if part_of(k) == part]
+        rows = []
+        for key in (k for k in keys if part_of(k) == part):
+            rows.append(measure(key, args.items, model))
+            done = rows[-1]
+            print(f"{part} {key['id']}: {done.get('matched', '-')}/{done.get('key_formulas', '-')} "
+                  f"key formulas, teacher {done.get('accepted', '-')}/{done.get('asked', '-')}, "
+                  f"{done['seconds']:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
         report[part] = rows
         print(f"\n## {part}\n")
         print(
-            "| section | key formulas matched | admitted | built | teacher accepts | s "
-            "| first problem |"
+            "| section | key formulas matched | admitted | built | teacher accepts | questions "
+            "| s | first problem |"
         )
-        print("|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|")
         for r in rows:
             if "error" in r:
-                print(f"| {r['id']} | error: {r['error'][:80]} | | | | {r['seconds']:.0f} | |")
+                print(f"| {r['id']} | error: {r['error'][:80]} | | | | | {r['seconds']:.0f} | |")
                 continue
+            asked_of = r["reading"].get("asked", 0), r["reading"].get("from_cache", 0)
             print(f"| {r['id']} | {r['matched']}/{r['key_formulas']} | {r['admitted']} | "
-                  f"{r['built']} | {r['accepted']}/{r['asked']} | {r['seconds']:.0f} | "
-                  f"{r['first_problem'][:90]} |")  # fmt: skip
+                  f"{r['built']} | {r['accepted']}/{r['asked']} | {asked_of[0]} (+{asked_of[1]} "
+                  f"cached) | {r['seconds']:.0f} | {r['first_problem'][:90]} |")  # fmt: skip
         good = [r for r in rows if "error" not in r]
         matched = sum(r["matched"] for r in good)
         total = sum(r["key_formulas"] for r in good)
@@ -179,9 +207,17 @@ def main() -> None:
         built = sum(r["built"] for r in good)
         seconds = sum(r["seconds"] for r in rows)
         share = 100 * accepted / max(asked, 1)
+        of_built = 100 * accepted / max(built, 1)
+        tally: dict[str, int] = {}
+        for r in good:
+            for kind, n in r.get("problems", {}).items():
+                tally[kind] = tally.get(kind, 0) + n
+        for kind, n in sorted(tally.items(), key=lambda kv: -kv[1])[:12]:
+            print(f"- {n} x {kind}")
         print(f"\n{part}: key formulas {matched}/{total} = {100 * matched / max(total, 1):.1f} %; "
-              f"built {built}; teacher {accepted}/{asked} = {share:.1f} %; "
-              f"recompute failures or givens asked: {bad}; {seconds:.0f} s")  # fmt: skip
+              f"built {built}; teacher {accepted}/{asked} = {share:.1f} % of asked, "
+              f"{of_built:.1f} % of built; recompute failures or givens asked: {bad}; "
+              f"{seconds:.0f} s")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(report, indent=2), encoding="utf-8")
 

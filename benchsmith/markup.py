@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from contextvars import ContextVar
 from pathlib import Path
 
 MARKUP_SUFFIXES = (".cnxml", ".xml", ".html", ".htm", ".xhtml", ".tex")
@@ -160,6 +161,39 @@ def _name_run(kids: list[ET.Element], i: int) -> tuple[list[tuple[str, str]], in
     return parts, i + len(parts) if j == i + 1 else j
 
 
+_ACRONYMS: ContextVar[frozenset[str]] = ContextVar("acronyms", default=frozenset())
+"""Names the document's prose writes in capitals ("IMA", "FV"): letters set side by side in
+its formulas that spell one of them are that name, not a product."""
+
+
+def prose_acronyms(text: str) -> frozenset[str]:
+    """Words of 2-4 capitals a document writes as names.
+
+    Outside its math (``<math>`` elements), or as one name inside it (``<mi>FV</mi>``).
+    """
+    named = re.findall(r"<(?:m:)?mi\b[^>]*>\s*([A-Z]{2,4})\s*</(?:m:)?mi>", text)
+    prose = re.sub(r"<(?:m:)?math\b.*?</(?:m:)?math>", " ", text, flags=re.S)
+    prose = re.sub(r"<[^>]+>", " ", prose)
+    return frozenset(re.findall(r"(?<![\w-])[A-Z]{2,4}(?![\w-])", prose)) | frozenset(named)
+
+
+def _acronym_run(kids: list[ET.Element], i: int) -> str:
+    """The acronym that single letters ``kids[i:]`` spell side by side ('' if none)."""
+    acronyms = _ACRONYMS.get()
+    if not acronyms:
+        return ""
+    letters = ""
+    best = ""
+    for kid in kids[i : i + 4]:
+        text = _text(kid)
+        if _local(kid.tag) != "mi" or len(text) != 1 or not text.isupper():
+            break
+        letters += text
+        if len(letters) > 1 and letters in acronyms:
+            best = letters
+    return best
+
+
 def _children(node: ET.Element) -> str:
     """The TeX of a row of MathML children, with names set in words joined."""
     parts: list[str] = []
@@ -167,6 +201,11 @@ def _children(node: ET.Element) -> str:
     i = 0
     while i < len(kids):
         kid = kids[i]
+        acronym = _acronym_run(kids, i)
+        if acronym:  # "I M A" where the text says "IMA": the ideal mechanical advantage
+            parts.append(f" \\mathrm{{{acronym}}} ")
+            i += len(acronym)
+            continue
         if _is_name_part(kid):
             run, after = _name_run(kids, i)
             if len(run) > 1 or not _is_upright_letter(kid):
@@ -176,7 +215,9 @@ def _children(node: ET.Element) -> str:
                 parts.append(f" {_text(kid)} ")
             i = after
             continue
-        if _local(kid.tag) == "mtext":
+        if _local(kid.tag) == "mtext" and _text(kid).strip(" ,;.").lower() in JOINS:
+            parts.append(_JOIN)  # "W_i = F_i d_i and W_o = F_o d_o": two formulas, if both are
+        elif _local(kid.tag) == "mtext":
             parts.append(_mtext(kid, kids[:i]))
         elif _unit_power(kid, kids[:i]):
             parts.append(" ")
@@ -192,8 +233,15 @@ def _children(node: ET.Element) -> str:
         else:
             parts.append(_tex(kid))
         i += 1
-    return "".join(parts)
+    pieces = "".join(parts).split(_JOIN)
+    if len(pieces) > 1 and all("=" in piece for piece in pieces):
+        return "\n".join(piece.strip() for piece in pieces)  # each its own display
+    return " ".join(pieces)
 
+
+JOINS = frozenset({"and", "or", "", "and then", "then", "so", "thus"})
+"""Words set as text between two formulas of one line ("W_i = F_i d_i and W_o = F_o d_o")."""
+_JOIN = "\x00"
 
 NUMBER = r"[-−]?\d[\d,]*(?:\.\d+)?"
 """A number as texts write it: a sign, thousands commas, a decimal part ("−18,140.5")."""
@@ -286,9 +334,22 @@ def _tex(node: ET.Element) -> str:
     if tag in ("munder", "mover", "munderover") and kids:
         return _tex(kids[0])
     if tag == "mtable":
-        rows = [" ".join(_tex(cell) for cell in row) for row in node if _local(row.tag) == "mtr"]
-        return "\n".join(rows)
+        rows = [_row(row) for row in node if _local(row.tag) == "mtr"]
+        return "\n".join(row for row in rows if row.strip())
     return _children(node)
+
+
+def _row(row: ET.Element) -> str:
+    """A table row: its cells joined, or one line per cell holding a whole formula.
+
+    An aligned row (``V`` | ``= L W H``) is one formula; a row whose cells each hold one
+    (``V = L W H`` | ``S = 2 L H + ...``) is as many.
+    """
+    cells = [_tex(cell).strip() for cell in row]
+    whole = [c for c in cells if re.search(r"\S\s*=\s*\S", c)]
+    if len(whole) > 1 and len(whole) == len([c for c in cells if c]):
+        return "\n".join(whole)
+    return " ".join(cells)
 
 
 def _subscript(node: ET.Element) -> str:
@@ -415,6 +476,14 @@ def cnxml_markdown(text: str, name: str = "document") -> str:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
         raise MarkupError(f"{name}: not well-formed XML ({exc})") from exc
+    token = _ACRONYMS.set(prose_acronyms(text))
+    try:
+        return _cnxml_body(root)
+    finally:
+        _ACRONYMS.reset(token)
+
+
+def _cnxml_body(root: ET.Element) -> str:
     out: list[str] = []
     title = next((t for t in root if _local(t.tag) == "title"), None)
     if title is not None and _text(title):
@@ -431,6 +500,14 @@ _HTML_MATH = re.compile(r"<math\b.*?</math>", re.S | re.I)
 
 def html_markdown(text: str, name: str = "document") -> str:
     """An HTML page as Markdown: headings, paragraphs and list items; MathML as TeX."""
+    token = _ACRONYMS.set(prose_acronyms(text))
+    try:
+        return _html_body(text)
+    finally:
+        _ACRONYMS.reset(token)
+
+
+def _html_body(text: str) -> str:
     from bs4 import BeautifulSoup
 
     maths: list[str] = []

@@ -56,11 +56,9 @@ EXAMPLES = {
         ),
         "choices": ["A) $1,628.89", "B) $1,500.00"],
     },
-    "solution_formulas.j2": {
-        "section": "Loans > Payments",
-        "known": ["PMT = P*r/(1 - 1/(r + 1)**n)"],
-        "units": ["currency", "percent"],
-        "text": untrusted("The total interest is the payments less the principal.", "section"),
+    "solution_reading.j2": {
+        "text": untrusted("The total interest is the payments less the principal.", "text"),
+        "question": "In this text, what quantity does the symbol TI stand for?",
     },
     "judge.j2": {
         "subtask_name": "Capitals",

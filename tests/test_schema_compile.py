@@ -36,7 +36,7 @@ from benchsmith.evaluate.quality import IntentAlignment, ItemQuality
 from benchsmith.evaluate.scoring import OpenAnswerVerdict
 from benchsmith.llm.structured import request_params
 from benchsmith.programs.propose import proposal_schema
-from benchsmith.solution.prose import ProseExtraction
+from benchsmith.solution.reading import SameObjectAnswer, SymbolAnswer, WordFormulaAnswer
 from benchsmith.solution.solver_check import SolverAnswer
 from benchsmith.solution.wording import ProblemWording
 
@@ -62,7 +62,9 @@ def _slot_question() -> type[BaseModel]:
 
 
 SCHEMAS: dict[str, Callable[[], type[BaseModel] | None]] = {
-    "ProseExtraction": lambda: ProseExtraction,
+    "SymbolAnswer": lambda: SymbolAnswer,  # the textbook reader's questions (TextReader.ask)
+    "WordFormulaAnswer": lambda: WordFormulaAnswer,
+    "SameObjectAnswer": lambda: SameObjectAnswer,
     "ProblemWording": lambda: ProblemWording,
     "SolverAnswer": lambda: SolverAnswer,
     "OpenAnswerVerdict": lambda: OpenAnswerVerdict,

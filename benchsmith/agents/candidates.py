@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchsmith.agents.plan_data import PlanData
+from benchsmith.agents.references import reference_knowledge
 from benchsmith.difficulty_mix import apportion
 from benchsmith.files import atomic_write
 from benchsmith.llm.registry import get_model
@@ -104,12 +105,12 @@ class Candidates:
             "solver": None if solver.spec.provider == "local" else solver,
             "subtask_id": subtask.id,
         }
-        if self.config.difficulty_mix:
-            # The graph is built once for the candidates of every label (and the module,
-            # about 0.5 s more to import, only for a mix).
-            from benchsmith.solution.knowledge import build_knowledge
-
-            options["knowledge"] = build_knowledge(references, model=options["model"])
+        # The plan's reading of the reference (the same formulas, read by the reader role's
+        # model once per process, its answers cached on disk), shared by every label's
+        # candidates; none when nothing is admitted (generate_items then says why).
+        knowledge = reference_knowledge(self.config, references[0])
+        if knowledge is not None:
+            options["knowledge"] = knowledge
         result = generate_items(
             references,
             min(grounding.available_records, self._wanted(grounding)),

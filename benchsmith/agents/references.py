@@ -6,10 +6,16 @@ are admitted into a solution graph gets a subtask of computed problems, grounded
 (see :mod:`benchsmith.solution`). The subtask is added deterministically (no model proposes
 subtasks), and its grounding needs no model decision: the data is the reference itself, and
 the graph says what it can support.
+
+The plan and the build read a reference the same way, through :func:`reference_knowledge`:
+the patterns, then the reader role's model asked small questions (its answers cached on
+disk per section text, so the build's reading is the plan's, formula for formula, in this
+process or a later one).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,8 @@ from typing import Any
 from benchsmith.catalog.cards import slugify
 from benchsmith.catalog.store import Catalog
 from benchsmith.config import RunConfig
+from benchsmith.llm import registry  # through the module: tests swap get_model
+from benchsmith.llm.specs import LOCAL_MODEL_NAME
 from benchsmith.spec import Grounding, Scores, Subtask
 
 PREFIX = "computed-"
@@ -24,6 +32,7 @@ SUPPLY = 2000
 """Problems a solution-graph grounding offers the allocation (generated when needed)."""
 
 _KNOWLEDGE: dict[str, Any] = {}
+_MAKING: dict[str, threading.Lock] = {}
 _LOCK = threading.Lock()
 
 
@@ -35,27 +44,62 @@ def reference_cards(config: RunConfig) -> list[Any]:
     return [c for c in catalog.list() if c.domain == "reference"]
 
 
-def knowledge_for(card: Any) -> Any | None:
+def textbook_reader(config: RunConfig) -> Any | None:
+    """The reader role's model, unless it is the embedded SmolLM2 (which reads nothing).
+
+    SmolLM2 echoes the symbol it is asked about (0 of 15 read right): asking it would cost
+    time and change nothing, so the patterns read alone, as with no reader.
+    """
+    reader = registry.get_model(config, "reader")
+    if reader.spec.provider == "local" and reader.spec.model == LOCAL_MODEL_NAME:
+        return None
+    return reader
+
+
+def reference_knowledge(config: RunConfig | None, source: str | Path) -> Any | None:
+    """The admitted solution graph of a reference file, read once per process and reader.
+
+    The one reading the plan and the build share: the patterns, then the reader role's
+    model (:func:`textbook_reader`), whose answers are cached on disk per section text.
+    None when the file cannot be read or no formula is admitted. ``config`` None reads
+    with the patterns alone.
+    """
+    path = Path(source)
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    reader = textbook_reader(config) if config is not None else None
+    key = f"{path.resolve()}:{digest}:{reader.spec.identity if reader is not None else ''}"
+    with _LOCK:
+        if key in _KNOWLEDGE:
+            return _KNOWLEDGE[key]
+        making = _MAKING.setdefault(key, threading.Lock())
+    with making:  # one reading per reference, whichever slot thread asks first
+        with _LOCK:
+            if key in _KNOWLEDGE:
+                return _KNOWLEDGE[key]
+        # lazy: sympy and the solution graph, most of a second, only for a run given --reference
+        from benchsmith.solution import SolutionError
+        from benchsmith.solution.knowledge import build_knowledge
+
+        try:
+            knowledge = build_knowledge([path], reader=reader)
+        except SolutionError:
+            knowledge = None
+        if knowledge is not None and not knowledge.graph.formulas:
+            knowledge = None
+        with _LOCK:
+            _KNOWLEDGE[key] = knowledge
+    return knowledge
+
+
+def knowledge_for(card: Any, config: RunConfig | None = None) -> Any | None:
     """The admitted solution graph of a reference card (None: unreadable or no formula)."""
     source = card.provenance.source
     if not source or not Path(source).is_file():
         return None
-    with _LOCK:
-        if source in _KNOWLEDGE:
-            return _KNOWLEDGE[source]
-    # lazy: sympy and the solution graph, most of a second, only for a run given --reference
-    from benchsmith.solution import SolutionError
-    from benchsmith.solution.knowledge import build_knowledge
-
-    try:
-        knowledge = build_knowledge([source])
-    except SolutionError:
-        knowledge = None
-    if knowledge is not None and not knowledge.graph.formulas:
-        knowledge = None
-    with _LOCK:
-        _KNOWLEDGE[source] = knowledge
-    return knowledge
+    return reference_knowledge(config, source)
 
 
 def reference_subtasks(config: RunConfig, existing: list[Subtask]) -> list[Subtask]:
@@ -63,7 +107,7 @@ def reference_subtasks(config: RunConfig, existing: list[Subtask]) -> list[Subta
     have = {s.id for s in existing}
     out = []
     for card in reference_cards(config):
-        knowledge = knowledge_for(card)
+        knowledge = knowledge_for(card, config)
         if knowledge is None:
             continue
         subtask_id = slugify(f"{PREFIX}{card.id}")[:48].rstrip("-_.")
@@ -88,9 +132,14 @@ def reference_subtasks(config: RunConfig, existing: list[Subtask]) -> list[Subta
     return out
 
 
-def solution_grounding(subtask: Subtask, card: Any) -> Grounding | None:
-    """The solution-graph grounding of a computed subtask in its reference (None: no graph)."""
-    knowledge = knowledge_for(card)
+def solution_grounding(
+    subtask: Subtask, card: Any, config: RunConfig | None = None
+) -> Grounding | None:
+    """The solution-graph grounding of a computed subtask in its reference (None: no graph).
+
+    ``config`` gives the reader (:func:`reference_knowledge`); None reads with the patterns.
+    """
+    knowledge = knowledge_for(card, config)
     if knowledge is None:
         return None
     graph = knowledge.graph
@@ -123,7 +172,7 @@ def ground_references(config: RunConfig, subtasks: list[Subtask]) -> list[Ground
             continue
         for card in cards.values():
             if slugify(f"{PREFIX}{card.id}")[:48].rstrip("-_.") == subtask.id:
-                grounding = solution_grounding(subtask, card)
+                grounding = solution_grounding(subtask, card, config)
                 if grounding is not None:
                     out.append(grounding)
     return out

@@ -135,3 +135,45 @@ def unit_disagreement(
     if ratio.is_number:
         return f"its units disagree by a factor of {float(complex(ratio).real):g} ({shown})"
     return f"its units disagree ({shown})"
+
+
+def implied_unit(expr: sp.Expr, quantities: Mapping[str, Quantity]) -> tuple[str, str] | None:
+    """``(unit family, symbol)`` that a formula's inputs give its result, or None.
+
+    ``I = P r t`` with the principal in dollars, the rate a percent and the time in years
+    computes dollars; ``W = F d`` in newtons and metres, joules. None when an input's unit
+    is assumed or unknown, or the result is a pure number (a percent and a count look
+    alike), or no unit of :data:`_BASE` has exactly its dimension and scale.
+    """
+    units: dict[sp.Symbol, sp.Expr] = {}
+    for symbol in expr.free_symbols:
+        quantity = quantities.get(str(symbol))
+        unit = quantity_unit(quantity) if quantity is not None else None
+        if unit is None:
+            return None
+        units[symbol] = unit
+    rng = random.Random(0)
+    point = {s: sp.Float(rng.uniform(1.1, 2.9)) for s in units}
+    try:
+        plain = expr.xreplace(point)
+        carried = sp.nsimplify(
+            sp.simplify(expr.xreplace({s: v * units[s] for s, v in point.items()}) / plain),
+            rational=False,
+        )
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return None
+    if carried.is_number or carried.has(sp.I):
+        return None
+    if sp.simplify(carried / _DOLLAR).is_number:
+        return ("currency", "") if abs(complex(sp.simplify(carried / _DOLLAR)) - 1) < 1e-9 else None
+    try:
+        si = u.convert_to(carried, _SI)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    for token, unit in _BASE.items():
+        if unit is _DOLLAR or unit.is_number or not re.fullmatch(r"[A-Za-zΩ°]{1,3}", token):
+            continue
+        ratio = sp.simplify(si / u.convert_to(unit, _SI))
+        if ratio.is_number and abs(complex(ratio) - 1) < 1e-9:
+            return "number", token
+    return None

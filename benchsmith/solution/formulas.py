@@ -9,6 +9,8 @@ before a digit), so prices such as ``$100 to $200`` are not math.
 
 from __future__ import annotations
 
+import cmath
+import random
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -17,7 +19,13 @@ import sympy as sp
 
 from benchsmith.solution.documents import Section, Source
 from benchsmith.solution.errors import FormulaSyntaxError
-from benchsmith.solution.expressions import is_name, names_of, parse_expression, safe_name
+from benchsmith.solution.expressions import (
+    is_name,
+    names_of,
+    numeric_function,
+    parse_expression,
+    safe_name,
+)
 from benchsmith.solution.latex import latex_to_plain
 
 _DISPLAY = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]", re.S)
@@ -160,6 +168,7 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
             lhs, rhs = latex_to_plain(lhs), latex_to_plain(rhs)
         if re.search(r"\bconst(?:ant)?\b", f"{lhs} {rhs}"):
             return "says that a quantity is constant (pV = constant), not a formula to compute"
+        lhs = function_name(lhs, rhs)
         if not is_name(lhs):
             return solve_relation(candidate.lhs, lhs, rhs)
         expr = parse_expression(rhs)
@@ -176,6 +185,25 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
         # ("P = IV" may be a product of letters: the knowledge step decides)
         return alias_reason(output, expr)
     return output, expr
+
+
+def function_name(lhs: str, rhs: str) -> str:
+    """``T`` for a left side in function notation, ``T(t)``, whose arguments the right uses.
+
+    ``T(t) = A e^{kt} + T_s`` defines T; read as a product it would be T = (...)/t. A left
+    side whose parentheses hold a name the right side does not use stays as written.
+    """
+    match = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(\s*([A-Za-z_][\w\s,]*?)\s*\)\s*", lhs)
+    if not match:
+        return lhs
+    arguments = [a.strip() for a in match.group(2).split(",")]
+    used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", rhs))
+    if all(is_name(a) and a in used for a in arguments) and match.group(1) not in FUNCTION_WORDS:
+        return match.group(1)
+    return lhs
+
+
+FUNCTION_WORDS = frozenset({"exp", "log", "ln", "sqrt", "sin", "cos", "tan"})
 
 
 def alias_reason(output: str, expr: sp.Expr) -> str:
@@ -246,7 +274,25 @@ def same_formula(a: Formula, b: Formula) -> bool:
         return False
     if a.expr == b.expr:
         return True
+    # Compared on sampled points, not by ``sympy.simplify``: a worked line such as
+    # "0.5 = e^(5730 k)" makes simplify raise a number to a power of many digits (it ran out
+    # of 20 GB on the exponential-models section).
+    names = tuple(sorted(a.inputs))
     try:
-        return sp.simplify(a.expr - b.expr) == 0
-    except (TypeError, ValueError, RecursionError):
+        fa, fb = numeric_function(a.expr, names), numeric_function(b.expr, names)
+    except (TypeError, ValueError, SyntaxError, RecursionError):
         return False
+    rng = random.Random(0)
+    agreed = 0
+    for _ in range(8):
+        point = [rng.uniform(0.3, 3.0) for _ in names]
+        try:
+            x, y = complex(fa(*point)), complex(fb(*point))
+        except (ArithmeticError, ValueError, TypeError):
+            continue
+        if not (cmath.isfinite(x) and cmath.isfinite(y)):
+            continue
+        if abs(x - y) > 1e-9 * max(1.0, abs(x), abs(y)):
+            return False
+        agreed += 1
+    return agreed >= 3

@@ -25,6 +25,7 @@ from benchsmith.solution.formulas import RejectedFormula
 from benchsmith.solution.graph import Derivation, SolutionGraph
 from benchsmith.solution.items import base_metadata, choice_item, numeric_item
 from benchsmith.solution.knowledge import Knowledge, build_knowledge
+from benchsmith.solution.objects import joins_apart
 from benchsmith.solution.problems import Problem, instantiate, mentioned
 from benchsmith.solution.report import solution_report
 from benchsmith.solution.solver_check import solver_check
@@ -99,12 +100,13 @@ def plan_cells(
                 if mixes_models(mentioned(d), pairs) is None
                 and mixes_with_general(mentioned(d), graph, pairs) is None
                 and crosses_scenarios(d, graph) is None
+                and joins_apart(d, graph.apart) is None
             ]
             if not chains:
                 unfillable[(concept, k)] = (
                     f"no chain of {k} step(s) ends in a formula of it without over-determining "
-                    "its givens, mixing two models of one quantity or joining two sections' "
-                    "situations"
+                    "its givens, mixing two models of one quantity, joining two sections' "
+                    "situations or passing a value between formulas of two objects"
                 )
                 continue
             usable = [d for d in chains if instantiate(d, graph, rng, PROBE_ATTEMPTS)]
@@ -125,8 +127,16 @@ def _plan_key(graph: SolutionGraph, difficulties: Sequence[int], seed: int) -> s
         for f in graph.formulas
     ]
     quantities = [repr(graph.quantities[name]) for name in sorted(graph.quantities)]
+    apart = sorted(sorted(p) for p in graph.apart)
     return cache.entry_key(
-        "plan", formulas, quantities, list(difficulties), seed, DERIVATION_CAP, PROBE_ATTEMPTS
+        "plan",
+        formulas,
+        quantities,
+        apart,
+        list(difficulties),
+        seed,
+        DERIVATION_CAP,
+        PROBE_ATTEMPTS,
     )
 
 
@@ -320,6 +330,7 @@ def generate_items(
     difficulties: Sequence[int] = (1, 2, 3),
     answer_formats: Sequence[str] = ANSWER_FORMATS,
     model: StructuredModel | None = None,
+    reader: StructuredModel | None = None,
     solver: StructuredModel | None = None,
     subtask_id: str = "computed",
     tolerance: float = NUMERIC_TOLERANCE,
@@ -335,7 +346,9 @@ def generate_items(
         seed: Seeds every draw: the same seed gives the same items, another seed fresh ones.
         difficulties: Chain lengths (steps) to cover.
         answer_formats: ``numeric`` and/or ``multiple_choice``, alternated within a cell.
-        model: A role model (``structured``) for formulas in prose and problem wording.
+        model: A role model (``structured``) for problem wording (optional).
+        reader: A reader model asked small questions about the text (optional; see
+            :func:`~benchsmith.solution.knowledge.build_knowledge`).
         solver: A role model for the independent solve (optional).
         subtask_id: The subtask recorded on every item; ids start with it.
         tolerance: Relative tolerance of numeric answers and between choices.
@@ -356,7 +369,7 @@ def generate_items(
     if not difficulties or any(k < 1 for k in difficulties):
         raise SolutionError(f"difficulties must be step counts of at least 1; got {difficulties}")
     # The graph does not depend on the seed: only the draws of givens do.
-    knowledge = knowledge or build_knowledge(references, model=model)
+    knowledge = knowledge or build_knowledge(references, reader=reader)
     graph = knowledge.graph
     if not graph.formulas:
         raise SolutionError(
@@ -410,6 +423,8 @@ def generate_items(
         "seconds_plan": round(planned - built, 3),
         "seconds_items": round(finished - planned, 3),
         **maker.stats,
+        "reading_notes": list(knowledge.notes),
+        "reading": dict(knowledge.reading),
     }
     report = solution_report(knowledge, coverage, items)
     return GenerationResult(

@@ -12,8 +12,9 @@ over-determine the problem).
 from __future__ import annotations
 
 import itertools
+import math
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -120,15 +121,42 @@ def _solve_roots(
     symbols = {n: sp.Symbol(n, **{sign: True}) for n, sign in signs}
     assumed = expr.xreplace({sp.Symbol(n): s for n, s in symbols.items()})
     roots = fast_roots(assumed, symbols[output], symbols[unknown])
+    if roots is None and _huge_powers(assumed):
+        return ()
     if roots is None:
         equation = sp.Eq(symbols[output], assumed)
         try:
-            roots = sp.solve(equation, symbols[unknown], **_SOLVE_FLAGS)
+            # check=False: sympy's own check of a root can search minimal polynomials for
+            # minutes (a half-life formula with 0.5 and e^{-0.000121 t}); it is checked here
+            # on sampled values instead
+            roots = sp.solve(equation, symbols[unknown], check=True, **_SOLVE_FLAGS)
         except (NotImplementedError, ValueError, TypeError, AttributeError):
             return ()
+        roots = [
+            r
+            for r in roots
+            if isinstance(r, sp.Expr) and _root_holds(assumed, symbols[output], symbols[unknown], r)
+        ]
     back = {s: sp.Symbol(n) for n, s in symbols.items()}
     plain = [r.xreplace(back) for r in roots if isinstance(r, sp.Expr)]
     return tuple(r for r in plain if _usable(r) and r.free_symbols)
+
+
+HUGE_EXPONENT = 400
+"""A power's numeric exponent past which sympy's ``solve`` is not tried (daily compounding,
+365, is under it). ``solve`` builds dense polynomials of that degree: a worked line read as
+a formula (``0.5 A_0 = A_0 e^{5730 k}``) took over 20 GB before it was refused."""
+
+
+def _huge_powers(expr: sp.Expr) -> bool:
+    """Whether a power of ``expr`` has a numeric exponent (or factor of one) past the cap."""
+    for power in expr.atoms(sp.Pow):
+        factor = power.exp if power.exp.is_Number else power.exp.as_coeff_Mul()[0]
+        if not factor.is_Number:
+            continue
+        if abs(factor) > HUGE_EXPONENT or (factor.is_Rational and abs(factor.q) > HUGE_EXPONENT):
+            return True
+    return False
 
 
 def _cached_roots(
@@ -147,6 +175,37 @@ def _cached_roots(
     return roots
 
 
+def _root_holds(expr: sp.Expr, output: sp.Symbol, unknown: sp.Symbol, root: sp.Expr) -> bool:
+    """Whether ``unknown = root`` satisfies ``output = expr`` on sampled values of its signs.
+
+    At least two of six draws must evaluate (in real numbers) and agree to 1e-6, and no
+    draw disagree; a root never of the unknown's sign is refused (v^2 = u has the roots
+    +sqrt(u) and -sqrt(u); a positive v takes one).
+    """
+    rng = random.Random(0)
+    free = sorted((expr.free_symbols | root.free_symbols) - {unknown}, key=str)
+    names = tuple(s.name for s in free)
+    try:
+        residual = numeric_function(expr.xreplace({unknown: root}) - output, names)
+        solved = numeric_function(root, names)
+    except (TypeError, ValueError, SyntaxError, RecursionError):
+        return False
+    agreed = signed = 0
+    for _ in range(6):
+        point = [-rng.uniform(0.3, 3.0) if s.is_negative else rng.uniform(0.3, 3.0) for s in free]
+        try:
+            value, at = float(residual(*point)), float(solved(*point))
+        except (ArithmeticError, ValueError, TypeError, OverflowError):
+            continue
+        if not (math.isfinite(value) and math.isfinite(at)):
+            continue
+        if abs(value) > 1e-6 * max(1.0, abs(at), *(abs(v) for v in point)):
+            return False
+        agreed += 1
+        signed += not (unknown.is_positive and at <= 0 or unknown.is_negative and at >= 0)
+    return agreed >= 2 and signed > 0
+
+
 def _usable(expr: sp.Expr) -> bool:
     if expr.has(sp.I) or expr.has(sp.zoo) or expr.has(sp.nan):
         return False
@@ -159,15 +218,23 @@ def _usable(expr: sp.Expr) -> bool:
 class SolutionGraph:
     """Admitted formulas over typed quantities, with derivations of every length."""
 
-    def __init__(self, quantities: Mapping[str, Quantity], formulas: list[Formula]) -> None:
+    def __init__(
+        self,
+        quantities: Mapping[str, Quantity],
+        formulas: list[Formula],
+        apart: Iterable[frozenset[str]] = (),
+    ) -> None:
         """Build the graph (solving of formulas for inputs happens lazily and is cached).
 
         Args:
             quantities: Every quantity the formulas name.
             formulas: The admitted formulas.
+            apart: Pairs of formula ids the text does not apply to one object: no chain
+                passes a value from one to the other (:mod:`.objects`).
         """
         self.quantities = dict(quantities)
         self.formulas = list(formulas)
+        self.apart = frozenset(apart)
         self._forms: dict[str, list[StepForm]] = {}
         self._equivalent = self._equivalence_groups()
         self.memo: dict[Any, Any] = {}

@@ -1,24 +1,30 @@
 """From reference documents to an admitted solution graph.
 
-Sections are read; explicit formulas are extracted deterministically, relations stated in
-words (``the current yield is the coupon divided by the price``) too, and, with a model,
-other formulas in prose; duplicates (the same formula written twice) are merged, keeping the
-first source; every quantity gets its definition from the text near its formula (then
-anywhere in the references, then the model's hints, then defaults); formulas are admitted
-by execution on sampled values.
+Sections are read; explicit formulas are extracted deterministically (the patterns: the
+first pass, and the whole reading when no reader model is given), relations stated in
+words (``the current yield is the coupon divided by the price``) too. With a reader model,
+each section is then asked small questions (:mod:`.reading`): the formulas it states in
+words, and per symbol its formulas use, the text's words for it, its unit and a stated
+range; each answer counts only where the text bears it out. Duplicates (the same formula
+written twice) are merged, keeping the first source; every quantity gets its definition
+from the reader where borne out, else from the text near its formula (then anywhere in the
+references, then defaults); formulas are admitted by execution on sampled values. Pairs of
+admitted formulas that share only an input are asked whether the text applies both to one
+object (:mod:`.objects`); a chain never joins two that it does not.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import sympy as sp
 
 from benchsmith.solution.admission import admit
-from benchsmith.solution.dimensions import unit_disagreement
+from benchsmith.solution.dimensions import implied_unit, unit_disagreement
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.expressions import safe_name
 from benchsmith.solution.formulas import (
@@ -29,16 +35,31 @@ from benchsmith.solution.formulas import (
     same_formula,
 )
 from benchsmith.solution.graph import SolutionGraph
-from benchsmith.solution.prose import extract_prose
+from benchsmith.solution.objects import MAX_PAIR_QUESTIONS, open_pairs, pair
 from benchsmith.solution.quantities import (
+    DEFAULT_RANGES,
     Quantity,
     default_quantity,
     definitions_of,
     find_definitions,
+    kind_bounds,
     merge,
+)
+from benchsmith.solution.reading import (
+    TextReader,
+    mentions,
+    read_symbol,
+    read_word_formulas,
+    same_object,
+    section_text,
 )
 from benchsmith.solution.wordformulas import as_formula, find_word_formulas
 from benchsmith.solution.wording import StructuredModel
+
+NO_READER = (
+    "no reader model: the patterns read the text alone (a symbol's words, unit and range "
+    "from the definitions' phrasings they know; formulas in words only in those phrasings)"
+)
 
 
 @dataclass
@@ -51,6 +72,11 @@ class Knowledge:
     rejected: list[RejectedFormula]
     duplicates: list[RejectedFormula] = field(default_factory=list)
     """Formulas written again (in LaTeX and as a line, or in words): kept once, reported."""
+    notes: list[str] = field(default_factory=list)
+    """What the reading could not do: no reader, a reader that stopped, pairs unchecked."""
+    reading: dict[str, Any] = field(default_factory=dict)
+    """The reader's counts (questions asked, from the cache, failed) and its decisions on
+    pairs of formulas (empty without a reader)."""
 
     @property
     def sections(self) -> list[Section]:
@@ -59,13 +85,14 @@ class Knowledge:
 
 
 def build_knowledge(
-    references: Sequence[str | Path], *, model: StructuredModel | None = None, seed: int = 0
+    references: Sequence[str | Path], *, reader: StructuredModel | None = None, seed: int = 0
 ) -> Knowledge:
     """Read references and build the admitted solution graph.
 
     Args:
-        references: Markdown, text or PDF files.
-        model: A role model for formulas in prose and quantity hints (optional).
+        references: Markdown, text, LaTeX, HTML, CNXML or PDF files.
+        reader: A reader model, asked small questions about each section (optional: without
+            one the patterns read alone, as :data:`NO_READER` notes).
         seed: Seeds the admission samples.
 
     Raises:
@@ -73,11 +100,28 @@ def build_knowledge(
     """
     documents = [read_document(p) for p in references]
     sections = [s for d in documents for s in d.sections]
+    asker = TextReader(reader) if reader is not None else None
     found: list[Formula] = []
     rejected: list[RejectedFormula] = []
     duplicates: list[RejectedFormula] = []
     hints: dict[str, Quantity] = {}
     near: dict[str, Section] = {}
+    asked: set[str] = set()
+    texts = {d.path.as_posix(): d.text for d in documents}
+
+    def ask_symbols(section: Section, formulas: Sequence[Formula]) -> None:
+        """The reader's reading of the symbols of ``formulas`` first used in ``section``."""
+        if asker is None:
+            return
+        for name in sorted({n for f in formulas for n in f.names}):
+            if name in asked or near.get(name, section) is not section:
+                continue
+            asked.add(name)
+            users = [f for f in formulas if name in f.names]
+            hint = read_symbol(asker, section, name, users, texts.get(section.file, ""))
+            if hint is not None:
+                hints[name] = hint
+
     # A Greek letter the text defines as a quantity ("$\\pi$ is the expected inflation
     # rate") is that quantity, not 3.14159.
     defines_pi = any(definitions_of("pi_", s.text) for s in sections)
@@ -88,14 +132,10 @@ def build_knowledge(
         for formula in explicit:  # the same formula written twice (LaTeX and a line) once
             if not _merged(formula, found + new, duplicates):
                 new.append(formula)
-        if model is not None:
-            prose, bad, quantity_hints = extract_prose(
-                model, section, found + new, len(found) + len(new)
-            )
+        if asker is not None:
+            prose, bad = read_word_formulas(asker, section, new, len(found) + len(new))
             rejected.extend(bad)
             new += [f for f in prose if not _merged(f, found + new, duplicates)]
-            for hint in quantity_hints:
-                hints.setdefault(hint.name, hint)
         for formula in new:
             if defines_pi and formula.expr.has(sp.pi):
                 expr = formula.expr.subs(sp.pi, sp.Symbol("pi_"))
@@ -103,6 +143,10 @@ def build_knowledge(
             found.append(formula)
             for name in formula.names:
                 near.setdefault(name, section)
+        # While the section is the reader's cached prefix: the symbols it uses first.
+        ask_symbols(
+            section, [f for f in found[len(found) - len(new) :] if not worked_numbers(f.expr)]
+        )
     # A worked example's numbers ("N_2 = 58.8 P") are not a relation the text teaches.
     plugged = {f.id: worked_numbers(f.expr) for f in found}
     rejected += [
@@ -116,7 +160,6 @@ def build_knowledge(
         if plugged[f.id]
     ]
     found = [f for f in found if not plugged[f.id]]
-    texts = {d.path.as_posix(): d.text for d in documents}
     whole = "\n".join(d.text for d in documents)
     readings: dict[tuple[str, str, int], Quantity | None] = {}
 
@@ -129,6 +172,9 @@ def build_knowledge(
         return readings[key]
 
     found = _letter_products(found, near, read)
+    for section in sections:  # the letters of a product the text never wrote alone
+        own = {name for name, home in near.items() if home is section} - asked
+        ask_symbols(section, [f for f in found if f.names & own])
     # "P = PV" left whole is one quantity named twice (as "a = g" is refused when read)
     aliases = [f for f in found if isinstance(f.expr, sp.Symbol)]
     rejected += [
@@ -140,18 +186,13 @@ def build_knowledge(
         Formula(f"f{i}", f.output, f.expr, f.text, f.syntax, f.source, f.concept)
         for i, f in enumerate(found)
     ]
+    notes: list[str] = []
+    _ambiguous(hints, notes, texts)
     quantities: dict[str, Quantity] = {}
     for name, section in near.items():
         quantity = read(name, section) or default_quantity(name)
         if name in hints:
-            # the model's reading, where the text bears it out, beats the patterns' reading;
-            # the patterns fill what it does not (and it fills what they assumed)
-            hint = hints[name]
-            quantity = (
-                merge(hint, quantity)
-                if "description" not in hint.assumed
-                else merge(quantity, replace(hint, assumed=(*hint.assumed, "description")))
-            )
+            quantity = _with_reading(quantity, hints[name])
         quantities[name] = quantity
     # Relations stated in words join when their noun phrases name defined quantities
     # (symbols the text defines, whether or not a written formula uses them); otherwise
@@ -175,6 +216,7 @@ def build_knowledge(
         )
         if not _merged(formula, found, duplicates):
             found.append(formula)
+    _units_from_inputs(found, quantities)
     # The text's units must agree with the formula computed on plain numbers (Q = C V in
     # μC, F and V would give answers a million times off).
     clash = {f.id: unit_disagreement(f.output, f.expr, quantities) for f in found}
@@ -182,8 +224,203 @@ def build_knowledge(
         RejectedFormula(f.text, f.syntax, f.source, clash[f.id]) for f in found if clash[f.id]
     ]
     admitted, refused = admit([f for f in found if not clash[f.id]], quantities, seed)
-    graph = SolutionGraph(quantities, admitted)
-    return Knowledge(documents, graph, found, rejected + refused, duplicates)
+    notes = ([NO_READER] if asker is None else []) + notes
+    apart, decisions = _objects(asker, admitted, sections, texts, notes)
+    graph = SolutionGraph(quantities, admitted, apart)
+    reading: dict[str, Any] = {}
+    if asker is not None:
+        notes += asker.notes
+        reading = asker.summary() | {"symbols_read": sorted(hints), "pairs": decisions}
+    return Knowledge(documents, graph, found, rejected + refused, duplicates, notes, reading)
+
+
+def _units_from_inputs(found: Sequence[Formula], quantities: dict[str, Quantity]) -> None:
+    """A result whose unit nothing read gets the unit its formula's inputs give it.
+
+    "the simple interest" is in no unit the words say; ``I = P r t`` over dollars, a
+    percent and years makes it dollars (and ``T = P + I`` then too). Only an assumed unit
+    is filled (a unit the text writes is checked against the inputs instead); a range
+    assumed for the old kind becomes the new kind's. Two passes follow a chain of two.
+    """
+    for _ in range(2):
+        for formula in found:
+            quantity = quantities.get(formula.output)
+            if quantity is None or "unit" not in quantity.assumed:
+                continue
+            implied = implied_unit(formula.expr, quantities)
+            if implied is None:
+                continue
+            family, symbol = implied
+            span = DEFAULT_RANGES[family] if "range" in quantity.assumed else None
+            quantities[formula.output] = replace(
+                quantity,
+                unit=family,
+                symbol=symbol,
+                integer=False,
+                low=span[0] if span else quantity.low,
+                high=span[1] if span else quantity.high,
+                bounds=kind_bounds(family, symbol) if span else quantity.bounds,
+                choices=() if span else quantity.choices,
+                assumed=tuple(a for a in quantity.assumed if a != "unit"),
+                origins=(
+                    *[o for o in quantity.origins if o[0] != "unit"],
+                    ("unit", f"from its formula's inputs ({formula.equation()[:60]})"),
+                ),
+            )
+
+
+def _with_reading(patterns: Quantity, reader: Quantity) -> Quantity:
+    """The reader's reading where the text bears it out, the patterns' for the rest.
+
+    The reader's words, where found near the symbol, beat the patterns' (which read only
+    the phrasings they know). A unit or range the reader read in the text beats the
+    patterns'; one only inferred from the reader's words (a "value" is money) yields to
+    what the patterns read. What neither read stays assumed.
+    """
+    said = dict(reader.origins)
+    unit_read = said.get("unit", "").startswith("reader")
+    range_read = said.get("range", "").startswith("reader")
+    if "description" in reader.assumed:
+        base = merge(patterns, replace(reader, assumed=(*reader.assumed, "description")))
+    else:
+        base = merge(reader, patterns)
+    parts: dict[str, Quantity] = {
+        "description": reader if "description" not in reader.assumed else patterns,
+        "unit": reader if unit_read or "unit" in patterns.assumed else patterns,
+        "range": reader if range_read or "range" in patterns.assumed else patterns,
+    }
+    # The reader's words led to worked values of the quantity in its kind ("interest rate":
+    # 0.0125, 0.055, ...) where the patterns took a unit from words after the symbol
+    # ("annual interest rate r for a number of years"): the values decide.
+    found_near = re.match(r"worked examples?\b.* near '", said.get("range", ""))
+    worked = bool(found_near) and "range" not in reader.assumed
+    if worked and "unit" not in reader.assumed and reader.unit != patterns.unit:
+        parts["unit"] = parts["range"] = reader
+    unit, span = parts["unit"], parts["range"]
+    if unit is patterns and not range_read:
+        span = patterns  # a range is in its unit's terms (a percentage as a fraction)
+    merged = replace(
+        base,
+        unit=unit.unit,
+        symbol=unit.symbol,
+        per=unit.per,
+        integer=unit.integer,
+        low=span.low,
+        high=span.high,
+        choices=span.choices,
+        bounds=span.bounds,
+        assumed=tuple(p for p in ("description", "unit", "range") if p in parts[p].assumed),
+        origins=tuple(
+            (p, dict(parts[p].origins).get(p, "assumed")) for p in ("description", "unit", "range")
+        ),
+        source=reader.source or patterns.source,
+    )
+    if "description" in merged.assumed:
+        merged = replace(merged, description=patterns.description)
+    return merged
+
+
+def _objects(
+    asker: TextReader | None,
+    admitted: Sequence[Formula],
+    sections: Sequence[Section],
+    texts: dict[str, str],
+    notes: list[str],
+) -> tuple[set[frozenset[str]], list[dict[str, Any]]]:
+    """Pairs of admitted formulas no chain may join, and the reader's decision on each.
+
+    Only pairs the code cannot tell are asked (:func:`~benchsmith.solution.objects.open_pairs`),
+    those of one section together (its text stays the reader's cached prefix); without a
+    reader, or past :data:`~benchsmith.solution.objects.MAX_PAIR_QUESTIONS`, a pair is kept
+    as before, and ``notes`` says how many were not checked.
+    """
+    home = {f.id: _section_of(f, sections) for f in admitted}
+    order = {id(s): i for i, s in enumerate(sections)}
+
+    def place(item: tuple[Formula, Formula, tuple[str, ...]]) -> int:
+        """A pair of one section by that section, in reading order; other pairs last."""
+        a, b, _ = item
+        section = home[a.id]
+        return order[id(section)] if section is not None and section is home[b.id] else len(order)
+
+    apart: set[frozenset[str]] = set()
+    decisions: list[dict[str, Any]] = []
+    unchecked = 0
+    for a, b, shared in sorted(open_pairs(admitted), key=place):
+        if asker is None or asker.stopped or len(decisions) >= MAX_PAIR_QUESTIONS:
+            unchecked += 1
+            continue
+        section = home[a.id] if home[a.id] is home[b.id] else None
+        same, why = same_object(asker, a, b, shared, texts, section)
+        decisions.append({"formulas": [a.text, b.text], "shared": list(shared), "same": same,
+                          "why": why})  # fmt: skip
+        if same is None:
+            unchecked += 1
+        elif not same:
+            apart.add(pair(a.id, b.id))
+    if unchecked:
+        notes.append(
+            f"{unchecked} pair(s) of formulas share only an input and were not asked whether "
+            "the text applies both to one object: chains may join them"
+        )
+    return apart, decisions
+
+
+def _ambiguous(
+    hints: dict[str, Quantity], notes: list[str], texts: Mapping[str, str] | None = None
+) -> None:
+    """Where the reader gave the same words for several symbols, keep them for one at most.
+
+    "heat" for both the heat from the hot and into the cold reservoir would make a problem
+    that gives one and asks the other unreadable. The words stay with the symbol the text
+    writes nearest to them ("the output work ($W_o$)"), when one is clearly nearest (by
+    :data:`CLEARLY_NEAREST` characters); the patterns read the others.
+    """
+    named: dict[str, list[str]] = {}
+    for name, hint in hints.items():
+        if "description" not in hint.assumed:
+            named.setdefault(hint.description.lower(), []).append(name)
+    for words, names in named.items():
+        if len(names) < 2:
+            continue
+        distance = {n: _distance_to_mention(n, hints[n], texts or {}) for n in names}
+        ranked = sorted(names, key=lambda n: distance[n])
+        keep = ranked[0] if distance[ranked[1]] - distance[ranked[0]] >= CLEARLY_NEAREST else None
+        for name in names:
+            if name == keep:
+                continue
+            hint = hints[name]
+            assumed = (*hint.assumed, "description")
+            hints[name] = replace(hint, description=f"quantity {name}", assumed=assumed)
+        others = ", ".join(sorted(n for n in names if n != keep))
+        kept = f" kept for {keep}, the symbol written nearest them;" if keep else ""
+        notes.append(
+            f"the reader gave the same words ({words!r}) for {', '.join(sorted(names))}:"
+            f"{kept} the patterns read {others}"
+        )
+
+
+CLEARLY_NEAREST = 40
+"""Characters by which one symbol must be nearer the reader's words than the others."""
+
+
+def _distance_to_mention(name: str, hint: Quantity, texts: Mapping[str, str]) -> float:
+    """Characters between the reader's words (as found in the text) and the symbol."""
+    source = hint.source
+    text = texts.get(source.file, "") if source is not None else ""
+    at = mentions(name, text) if text else []
+    if source is None or not at:
+        return float("inf")
+    return float(min(min(abs(a - source.start), abs(a - source.end)) for a in at))
+
+
+def _section_of(formula: Formula, sections: Sequence[Section]) -> Section | None:
+    """The section a formula was read in, when the reader saw it there (None: not seen)."""
+    for section in sections:
+        if section.file == formula.source.file and section.start <= formula.source.start:
+            if formula.source.end <= min(section.end, section.start + len(section_text(section))):
+                return section
+    return None
 
 
 def _letter_products(

@@ -155,7 +155,8 @@ def latex_to_plain(src: str) -> str:
     text = _convert(text).replace("%", "")
     text = text.replace("[", "(").replace("]", ")")  # brackets group as parentheses do
     # e^{x} means exp(x) unless e is a quantity name (then it is part of a longer name).
-    text = re.sub(r"(?<![A-Za-z0-9_])e\s*\*\*\(", "exp(", text)
+    # "{ e }^{ r t }" (MathML's base set in a group) is the same.
+    text = re.sub(r"(?<![A-Za-z0-9_])(?:e|\(\s*e\s*\))\s*\*\*\(", "exp(", text)
     # "p / k_B T" is p over the product k_B T, as physics texts write it inline
     text = re.sub(r"/\s*([A-Za-z_]\w*(?:\s+[A-Za-z_]\w*)+)(?=\s*(?:[-+=)]|$))", r"/(\1)", text)
     text = re.sub(r"_\s+", "_", text)

@@ -295,6 +295,11 @@ KIND_BOUNDS: dict[str, tuple[float, float]] = {
 }
 
 
+def kind_bounds(unit: str, symbol: str = "") -> tuple[float, float] | None:
+    """The sane bounds of a derived value of a kind whose range was not read."""
+    return KIND_BOUNDS.get(unit, (1e-9, 1e12) if symbol else None)
+
+
 @dataclass(frozen=True)
 class Quantity:
     """A named quantity with a description, a unit and a plausible value range.
@@ -354,7 +359,8 @@ class Quantity:
         if self.choices:
             return float(rng.choice(self.choices))
         if self.integer:
-            return float(rng.randint(math.ceil(self.low), math.floor(self.high)))
+            low = math.ceil(self.low)
+            return float(rng.randint(low, max(low, math.floor(self.high))))
         if self.unit == "percent":
             lo, hi = round(self.low * 10000), round(self.high * 10000)
             return rng.randint(max(lo, 1), max(hi, lo, 1)) / 10000
@@ -575,7 +581,7 @@ def parse_definition(
         assumed.append("range")
         # A measure in physical units without a stated range: any positive value may be
         # derived (only independent values are drawn from the default band).
-        bounds = KIND_BOUNDS.get(unit, (1e-9, 1e12) if symbol else None)
+        bounds = kind_bounds(unit, symbol)
         origins.append(("range", f"assumed for the kind {unit!r}"))
     if low > high:
         low, high = high, low

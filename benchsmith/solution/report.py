@@ -5,7 +5,8 @@ where each came from (the definition in the text, the worked examples, the kind,
 assumption). Per section of the document: how many delivered items it got, and why none
 when it got none (no formula in it, its formulas not admitted, no chain of the wanted
 length, values never plausible). Counts are of the items given (delivered), not of a
-candidate pool.
+candidate pool. How the text was read: the reader model's questions, and what the reading
+could not do (no reader, a reader that stopped, pairs left unchecked).
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ def solution_report(
         "sections": section_rows(knowledge, coverage),
         "coverage": coverage.to_dict(),
         "coverage_table": coverage.table(),
+        "reading": {"notes": list(knowledge.notes), **knowledge.reading},
     }
 
 
@@ -189,5 +191,15 @@ def report_markdown(report: dict[str, Any]) -> str:
     for row in report["sections"]:
         note = f" ({row['why_none']})" if row["why_none"] else ""
         lines.append(f"- {row['section']}: {row['items']} item(s){note}")
+    reading = report.get("reading") or {}
+    if reading.get("reader") or reading.get("notes"):
+        lines += ["", "## Reading", ""]
+        if reading.get("reader"):
+            lines.append(
+                f"- reader {reading['reader']}: {reading.get('asked', 0)} question(s) asked, "
+                f"{reading.get('from_cache', 0)} answered from the cache, "
+                f"{reading.get('failed', 0)} failed"
+            )
+        lines += [f"- {note}" for note in reading.get("notes", [])]
     lines += ["", "## Coverage of the delivered items", "", report["coverage_table"]]
     return "\n".join(lines) + "\n"

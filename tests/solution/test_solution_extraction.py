@@ -84,6 +84,19 @@ def test_latex_rewrites():
     assert latex_to_plain(r"\text{PMT}_{0} \times C_0") == "PMT_0 * C_0"
 
 
+def test_function_notation_and_a_grouped_e(tmp_path):
+    path = tmp_path / "cooling.md"
+    path.write_text(
+        "# Cooling\n\n$$T(t) = A { e }^{ k t } + T_s$$\n\n$$g(x) = c x$$\n\n$$V(r) = k t$$\n"
+    )
+    formulas, _rejected = extract_explicit(read_document(path).sections[0])
+    got = [(f.output, str(f.expr)) for f in formulas]
+    # T(t) defines T (not T = (...)/t); MathML's grouped base "{ e }" is Euler's number; a
+    # left side whose argument the right does not use is a product, solved as before.
+    assert got[:2] == [("T", "A*exp(k*t) + T_s"), ("g", "c*x")]
+    assert got[2][0] == "V" and "r" in str(got[2][1])
+
+
 def test_reserved_names_are_renamed(tmp_path):
     path = tmp_path / "n.txt"
     path.write_text("Interest\n========\n\nI = P * r * t\n")
@@ -235,3 +248,12 @@ def test_ranges_prefer_the_values_written_next_to_the_quantity():
     )
     assert (pay.low, pay.high) == (20, 80)
     assert dict(pay.origins)["range"] == "worked example near 'coupon payment' (40 currency)"
+
+
+def test_a_solved_root_is_checked_on_sampled_values_of_its_signs():
+    from benchsmith.solution.graph import _root_holds
+
+    v, u = sp.symbols("v u", positive=True)
+    assert _root_holds(v**2, u, v, sp.sqrt(u))  # u = v^2 for a positive v: v = sqrt(u)
+    assert not _root_holds(v**2, u, v, -sp.sqrt(u))  # never positive
+    assert not _root_holds(v**2, u, v, u / 2)  # not a root at all

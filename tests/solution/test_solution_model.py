@@ -1,4 +1,6 @@
-"""Model wording, the solver check and prose formulas, with the scripted fake chat model."""
+"""Model wording and the solver check, with the scripted fake chat model.
+
+The reader's questions about the text are tested in ``test_solution_reading.py``."""
 
 from pathlib import Path
 
@@ -106,92 +108,3 @@ def test_solver_disagreement_rewords_then_drops(tmp_path):
     prompts = router.prompts["SolverAnswer"]
     assert prompts[0] != prompts[1]
     assert result.coverage.shortfall
-
-
-def test_prose_formulas_from_the_model(tmp_path):
-    def extract(prompt):
-        if "Loan payments" not in prompt.split("\n")[0]:
-            return {"formulas": [], "quantities": []}
-        return {
-            "formulas": [
-                {
-                    "output": "AVG",
-                    "expression": "TI / n",
-                    "quote": "the total interest paid is",
-                },
-                {"output": "BAD", "expression": "TI +* n", "quote": ""},
-            ],
-            "quantities": [
-                {
-                    "name": "AVG",
-                    "description": "the average interest per payment",
-                    "unit": "currency",
-                    "low": 0,
-                    "high": 20000,
-                }
-            ],
-        }
-
-    router = Router(ProseExtraction=extract)
-    model = runtime(tmp_path, router).for_role("orchestration")
-    knowledge = build_knowledge([CHAPTER], model=model)
-    # The chapter never says "average interest per payment": the model's words are not the
-    # text's, so AVG has no definition and its formula is refused, with the reason.
-    assert not [f for f in knowledge.graph.formulas if f.syntax == "prose"]
-    (avg,) = [f for f in knowledge.found if f.output == "AVG"]
-    text = knowledge.documents[0].text
-    assert text[avg.source.start : avg.source.end] == "the total interest paid is"
-    assert any(
-        r.text == avg.text and "no definition in the text of the symbol(s) AVG" in r.reason
-        for r in knowledge.rejected
-    )
-    assert any(
-        r.text == "BAD = TI +* n" and r.reason.startswith("cannot parse")
-        for r in knowledge.rejected
-    )
-    # A chapter that does say it: the formula is admitted with the text's words.
-    chapter = tmp_path / "loans.md"
-    chapter.write_text(
-        CHAPTER.read_text(encoding="utf-8").replace(
-            "Over the life of the loan",
-            "The average interest per payment is the total interest paid divided by n.\n\n"
-            "Over the life of the loan",
-        ),
-        encoding="utf-8",
-    )
-    knowledge = build_knowledge([chapter], model=model)
-    prose = [f for f in knowledge.graph.formulas if f.syntax == "prose"]
-    assert [(f.output, str(f.expr)) for f in prose] == [("AVG", "TI/n")]
-    assert knowledge.graph.quantities["AVG"].description == "average interest per payment"
-
-
-def test_the_models_reading_of_a_symbol_is_used_only_where_the_text_bears_it_out(tmp_path):
-    chapter = tmp_path / "heat.md"
-    chapter.write_text(
-        "# Heat\n\nThe heat absorbed is $$q = c m \\Delta T$$ where $c$ is the specific heat of "
-        "the substance, $m$ is its mass and $\\Delta T$ is the temperature change. Water has "
-        "4.184 J/g °C; a pan of 808 g warms by 64 °C.\n",
-        encoding="utf-8",
-    )
-
-    def extract(prompt):
-        return {
-            "formulas": [],
-            "quantities": [
-                # read as the text writes it: wins over the patterns' reading
-                {"name": "c", "description": "specific heat", "unit": "number",
-                 "unit_written": "J/g °C", "low": 0.1, "high": 5},
-                # invented words and a unit the text never writes: not used
-                {"name": "m", "description": "the heft of the object", "unit": "number",
-                 "unit_written": "lb", "low": 1, "high": 9},
-            ],
-        }  # fmt: skip
-
-    model = runtime(tmp_path, Router(ProseExtraction=extract)).for_role("orchestration")
-    quantities = build_knowledge([chapter], model=model).graph.quantities
-    assert (quantities["c"].description, quantities["c"].symbol) == ("specific heat", "J/g °C")
-    assert quantities["m"].description == "mass"
-    assert quantities["m"].symbol == "g"
-    # the range: neither 0.1 nor 5 is written in the text, so it is not taken as read
-    c = quantities["c"]
-    assert (c.low, c.high) != (0.1, 5) or "range" in c.assumed

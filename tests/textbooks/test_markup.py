@@ -188,3 +188,37 @@ def test_cnxml_prose_values_keep_their_units_and_changes_are_one_symbol():
     text = cnxml_markdown(module)
     assert "Here $\\Delta T$ is the temperature change" in text
     assert "The change in temperature is 55 °C." in " ".join(text.split())
+
+
+def test_two_formulas_on_one_line_are_two_and_letters_the_text_names_are_one_name():
+    # "W_i = F_i d_i and W_o = F_o d_o" (College Physics): a word between two formulas.
+    two = tex("<math><msub><mi>W</mi><mi>i</mi></msub><mo>=</mo><msub><mi>F</mi><mi>i</mi>"
+              "</msub><msub><mi>d</mi><mi>i</mi></msub><mtext>and</mtext><msub><mi>W</mi>"
+              "<mi>o</mi></msub><mo>=</mo><msub><mi>F</mi><mi>o</mi></msub><msub><mi>d</mi>"
+              "<mi>o</mi></msub></math>")  # fmt: skip
+    assert [equation(line) for line in two.splitlines()] == [("W_i", "F_i*d_i"), ("W_o", "F_o*d_o")]
+    # "and" inside one formula ("x = a and b" is not two formulas) stays a dropped word.
+    one = tex("<math><mi>x</mi><mo>=</mo><mi>a</mi><mtext>and</mtext><mi>b</mi></math>")
+    assert len(one.splitlines()) == 1
+    # A table row with a whole formula per cell (Prealgebra's V = LWH | S = 2LH + ...).
+    row = tex(
+        "<math><mtable><mtr><mtd><mi>V</mi><mo>=</mo><mi>L</mi><mi>W</mi><mi>H</mi></mtd>"
+        "<mtd/><mtd><mi>S</mi><mo>=</mo><mn>2</mn><mi>L</mi><mi>H</mi></mtd></mtr>"
+        "<mtr><mtd><mi>a</mi></mtd><mtd><mo>=</mo><mi>b</mi></mtd></mtr></mtable></math>"
+    )
+    assert [equation(line) for line in row.splitlines()] == [
+        ("V", "H*L*W"), ("S_", "2*H*L"), ("a", "b")  # an aligned row's cells stay one formula
+    ]  # fmt: skip
+    # Letters set side by side that spell a name the text writes ("IMA") are that name; the
+    # same letters in a text that never writes the name are a product.
+    formula = (f"<math {M}><mi>I</mi><mi>M</mi><mi>A</mi><mo>=</mo><mfrac><msub><mi>F</mi>"
+               "<mi>r</mi></msub><msub><mi>F</mi><mi>e</mi></msub></mfrac></math>")  # fmt: skip
+
+    def module(prose: str) -> str:
+        head = '<document xmlns="http://cnx.rice.edu/cnxml"><title>Machines</title><content>'
+        return f"{head}<para>{prose}</para><equation>{formula}</equation></content></document>"
+
+    named = cnxml_markdown(module("The ideal mechanical advantage (IMA) of a lever is"))
+    assert equation(re.search(r"\$\$(.+?)\$\$", named).group(1)) == ("IMA", "F_r/F_e")
+    unnamed = cnxml_markdown(module("For a lever,"))
+    assert equation(re.search(r"\$\$(.+?)\$\$", unnamed).group(1)) == ("A*I_*M", "F_r/F_e")
