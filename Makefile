@@ -28,15 +28,14 @@ DEMO_OUT ?= out/demo
 # (English and French speech with background noise) and an image benchmark from approved
 # plans in examples/specs/, one planned from an intent, and computed problems from the
 # sample chapter examples/references/. Each folder gets data/, media/, a dataset card,
-# report.md, rejects.jsonl, an Inspect task and an lm-eval task.
+# report.md, rejects.jsonl, an Inspect task and an lm-eval task. Then both baselines and both
+# embedded models (SmolLM2-135M, Qwen2.5-Coder-1.5B) answer the text benchmarks: eval and calibrate.
 demo: install catalog
 	$(BIN)/benchsmith doctor --probe
 	rm -rf $(DEMO_OUT)
 	$(BIN)/python -m benchsmith.testing.demo $(DEMO_OUT)
-	$(BIN)/benchsmith eval $(DEMO_OUT)/time-value-of-money --model baseline:random \
-		--model baseline:first --model local --quiet
 	@echo "demo benchmarks: $(DEMO_OUT)/*/ (see report.md and README.md in each;"
-	@echo "$(DEMO_OUT)/time-value-of-money/report.html has the evaluation)"
+	@echo "report.html in planets-compare/ and time-value-of-money/ has the panel's evaluation)"
 
 # The whole suite on both cores: pytest-xdist with the scopes of tests/conftest.py (a
 # module's tests on one worker; every module on the embedded model in one scope, queued
@@ -55,7 +54,7 @@ corpus: install catalog
 	mkdir -p $(CORPUS_OUT)
 	$(BIN)/python benchmarks/program_corpus.py --json $(CORPUS_OUT)/program_corpus.json $(CORPUS_ARGS)
 	$(BIN)/python benchmarks/textbook_corpus.py --set dev --set held-out-1 --set held-out-2 \
-		--set held-out-3 --json $(CORPUS_OUT)/textbook_corpus.json
+		--set held-out-3 --set held-out-4 --json $(CORPUS_OUT)/textbook_corpus.json
 
 lint: install
 	$(BIN)/ruff check benchsmith tests benchmarks

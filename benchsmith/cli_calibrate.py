@@ -20,7 +20,8 @@ from benchsmith.cli_options import (
 )
 
 panel_option = models_option(
-    "A model of the panel (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
+    "A model of the panel (repeatable): local (embedded SmolLM2-135M), local:reader "
+    "(embedded Qwen2.5-Coder-1.5B), openai:MODEL, MODEL@http://host/v1, "
     "or a baseline: baseline:random, baseline:first."
 )
 judge_option = click.option(
@@ -80,6 +81,7 @@ def calibrate_command(
     \b
     Examples:
       benchsmith calibrate out/caps --model baseline:random --model baseline:first --model local
+      benchsmith calibrate out/caps --model local --model local:reader --model baseline:random
       benchsmith calibrate out/caps --model q@http://h/v1 --model local --model baseline:first
     """
     from benchsmith.evaluate.calibrate import calibrate_benchmark  # lazy: see the docstring

@@ -118,7 +118,8 @@ def wrote(new_calls: int, *paths: object) -> None:
 @click.command("eval", context_settings=CONTEXT_SETTINGS)
 @bench_dir_argument
 @models_option(
-    "A model to evaluate (repeatable): local, openai:MODEL, MODEL@http://host/v1, "
+    "A model to evaluate (repeatable): local (embedded SmolLM2-135M), local:reader "
+    "(embedded Qwen2.5-Coder-1.5B), openai:MODEL, MODEL@http://host/v1, "
     "or a baseline: baseline:random, baseline:first."
 )
 @answers_concurrency_option

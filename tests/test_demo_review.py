@@ -25,7 +25,13 @@ from pathlib import Path
 import pytest
 
 from benchsmith.llm.local import server_available
-from benchsmith.testing.demo import SHORTFALL_EXIT, demo_builds
+from benchsmith.testing.demo import (
+    PANEL,
+    PANEL_BENCHMARKS,
+    SHORTFALL_EXIT,
+    demo_builds,
+    demo_panel,
+)
 from benchsmith.testing.inprocess import run_cli, run_cli_checked
 from benchsmith.testing.local_build import offline_env
 
@@ -362,3 +368,29 @@ def test_the_demo_reports_say_what_was_enforced(demo):
     assert "asr" in report["checks_not_run"] or report["items"] == 0
     md = (out / "spoken-capitals" / "report.md").read_text()
     assert "acceptance by the enforced checks" in md and "## Read these" in md
+
+
+def test_the_demo_panel_measures_real_models_against_the_baselines(demo):
+    """The panel ``make demo`` runs: both embedded models (SmolLM2-135M and the 1.5B reader)
+    and both baselines answer the text demos; eval and calibrate report on all four."""
+    tmp, out, _codes = demo
+    environ = offline_env(tmp)
+    for command in demo_panel(out, quiet=True):
+        done = run_cli(command, tmp, environ)
+        assert done.returncode == 0, (command[:2], done.stdout, done.stderr)
+    for name in PANEL_BENCHMARKS:
+        bench = out / name
+        n = len((bench / "data" / "test.jsonl").read_text().splitlines())
+        data = json.loads((bench / "eval.json").read_text())
+        assert set(data["models"]) == set(PANEL), name
+        for model in PANEL:
+            m = data["models"][model]
+            # every item answered by every model: no skip, no error, no empty reply counted
+            assert (m["n"], m["skipped"], m["errors"]) == (n, 0, 0), (name, model, m)
+        assert len(data["pairs"]) == 6, name
+        calibration = json.loads((bench / "calibration.json").read_text())
+        assert [m["model"] for m in calibration["panel"]] == list(PANEL), name
+        assert calibration["separability"]["pairs"] == 6 and len(calibration["items"]) == n
+        # calibrate read eval's recorded answers back: it asked no model again
+        assert calibration["run"]["new_calls"] == 0, (name, calibration["run"])
+        assert "## Calibration" in (bench / "report.md").read_text()
