@@ -103,6 +103,30 @@ def _converts(expr: sp.Expr) -> bool:
     return any(n not in (0, 1, 2, 3, 4, sp.S.Half) and n != sp.Rational(1, 3) for n in numbers)
 
 
+def _carried_unit(
+    expr: sp.Expr, quantities: Mapping[str, Quantity], seed: int = 0
+) -> sp.Expr | None:
+    """The unit ``expr`` computes from its inputs' units (None: one is assumed or unknown).
+
+    Computed on one sampled point: the value with units over the plain value.
+    """
+    units: dict[sp.Symbol, sp.Expr] = {}
+    for symbol in sorted(expr.free_symbols, key=str):
+        quantity = quantities.get(str(symbol))
+        unit = quantity_unit(quantity) if quantity is not None else None
+        if unit is None:
+            return None
+        units[symbol] = unit
+    rng = random.Random(seed)
+    point = {s: sp.Float(rng.uniform(1.1, 2.9)) for s in units}
+    try:
+        plain = expr.xreplace(point)
+        with_units = expr.xreplace({s: v * units[s] for s, v in point.items()})
+        return sp.nsimplify(sp.simplify(with_units / plain), rational=False)
+    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+        return None
+
+
 def unit_disagreement(
     output: str, expr: sp.Expr, quantities: Mapping[str, Quantity], seed: int = 0
 ) -> str | None:
@@ -111,19 +135,13 @@ def unit_disagreement(
     Dimensions must agree; the scale too unless the formula carries a constant of its own
     that may be a conversion (:func:`_converts`).
     """
+    unit = quantity_unit(quantities[output]) if output in quantities else None
+    carried = _carried_unit(expr, quantities, seed)
+    if unit is None or carried is None:
+        return None
     names = [output, *sorted(str(s) for s in expr.free_symbols)]
-    units: dict[str, sp.Expr] = {}
-    for name in names:
-        unit = quantity_unit(quantities[name]) if name in quantities else None
-        if unit is None:
-            return None
-        units[name] = unit
-    rng = random.Random(seed)
-    point = {sp.Symbol(n): sp.Float(rng.uniform(1.1, 2.9)) for n in names[1:]}
-    plain = expr.xreplace(point)
-    with_units = expr.xreplace({s: v * units[str(s)] for s, v in point.items()})
     try:
-        ratio = u.convert_to(with_units / (plain * units[output]), _SI)
+        ratio = u.convert_to(carried / unit, _SI)
         ratio = sp.nsimplify(sp.simplify(ratio), rational=False)
     except (TypeError, ValueError, ZeroDivisionError, AttributeError):
         return None
@@ -145,22 +163,8 @@ def implied_unit(expr: sp.Expr, quantities: Mapping[str, Quantity]) -> tuple[str
     is assumed or unknown, or the result is a pure number (a percent and a count look
     alike), or no unit of :data:`_BASE` has exactly its dimension and scale.
     """
-    units: dict[sp.Symbol, sp.Expr] = {}
-    for symbol in expr.free_symbols:
-        quantity = quantities.get(str(symbol))
-        unit = quantity_unit(quantity) if quantity is not None else None
-        if unit is None:
-            return None
-        units[symbol] = unit
-    rng = random.Random(0)
-    point = {s: sp.Float(rng.uniform(1.1, 2.9)) for s in units}
-    try:
-        plain = expr.xreplace(point)
-        carried = sp.nsimplify(
-            sp.simplify(expr.xreplace({s: v * units[s] for s, v in point.items()}) / plain),
-            rational=False,
-        )
-    except (TypeError, ValueError, ZeroDivisionError, AttributeError):
+    carried = _carried_unit(expr, quantities)
+    if carried is None:
         return None
     if carried.is_number or carried.has(sp.I):
         return None
