@@ -16,8 +16,9 @@ and ``held-out-5``; then ``starter-dev`` and ``starter-held-out``
 (``intents_starter1.json``, a third set aside before any code read it), and
 ``starter-blind-2`` (``intents_starter2.json``, written blind by someone who had not read the
 code, once the picture programs were in, and run once before any change), and
-``starter-blind-3`` (``intents_starter3.json``, the same way, with the record path deleted)
-and ``starter-blind-4`` (``intents_starter4.json``, the same way, before the reader model).
+``starter-blind-3`` (``intents_starter3.json``, the same way, with the record path deleted),
+``starter-blind-4`` (``intents_starter4.json``, the same way, before the reader model) and
+``starter-blind-5`` (``intents_starter5.json``, the same way, before the reader translated intents).
 """
 
 from __future__ import annotations
@@ -54,8 +55,12 @@ code, before the record path was deleted): ``starter-blind-3``."""
 STARTER4 = "intents_starter4.json"
 """A fourth blind set over the starter catalog (24 intents, 7 languages, written by someone who
 had read no code, before the reader model asked the intents' slots): ``starter-blind-4``."""
+STARTER5 = "intents_starter5.json"
+"""A fifth blind set over the starter catalog (24 intents, 7 languages, written by someone who
+had read no code, before the reader model translated intents): ``starter-blind-5``."""
 STARTER_SETS = (
-    "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4"
+    "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4",
+    "starter-blind-5",
 )  # fmt: skip
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
@@ -93,6 +98,8 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
         out += [{**e, "set": STARTER_SETS[3]} for e in _load(STARTER3)]
     if (CORPUS / STARTER4).is_file():
         out += [{**e, "set": STARTER_SETS[4]} for e in _load(STARTER4)]
+    if (CORPUS / STARTER5).is_file():
+        out += [{**e, "set": STARTER_SETS[5]} for e in _load(STARTER5)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:
