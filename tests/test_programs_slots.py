@@ -16,7 +16,7 @@ from test_programs_reader_values import cars
 
 from benchsmith.agents import programs as agent
 from benchsmith.config import RunConfig
-from benchsmith.errors import LocalModelError
+from benchsmith.errors import LocalModelError, StructuredOutputError
 from benchsmith.programs import Refusal
 from benchsmith.programs.slots import check, read
 from benchsmith.spec import ProgramSpec
@@ -30,6 +30,8 @@ class Scripted:
         self.asked: list[tuple[str, tuple[str, ...], str]] = []
 
     def __call__(self, schema: Any, prompt: str) -> Any:
+        if schema.__name__ == "IntentInEnglish":  # no translation: the gloss reads
+            raise StructuredOutputError("no valid IntentInEnglish (scripted)")
         slot = schema.__name__.removeprefix("Slot").lower()
         options = schema.model_fields["answer"].annotation.__args__
         self.asked.append((slot, options, prompt))
@@ -113,7 +115,7 @@ def test_a_refused_intent_asks_the_column_and_a_checked_answer_gives_the_program
     # The rules alone refuse ("variety" names no field); a column that gives no program is
     # set aside and the refusal stands.
     assert isinstance(rules.candidates, Refusal) and "'variety'" in rules.candidates.missing
-    assert rules.taken == {} and "gives no program" in rules.notes[0]
+    assert rules.taken == {} and any("gives no program" in n for n in rules.notes)
 
 
 def test_a_failing_reader_leaves_the_rules_reading(monkeypatch, tmp_path):

@@ -50,6 +50,12 @@ EXAMPLES = {
         "question": "Which column are the records compared or ranked by?",
         "options": "- latitude\n- longitude",
     },
+    "reader_translate.j2": {
+        "intent": untrusted("Zeig fünf Autos und frag, welches am schnellsten ist.", "request"),
+    },
+    "reader_translate_again.j2": {
+        "intent": untrusted("Zeig fünf Autos und frag, welches am schnellsten ist.", "request"),
+    },
     "solution_solve.j2": {
         "problem": untrusted(
             "The present value is $1,000.00. ... What is the future value?", "problem"

@@ -36,6 +36,7 @@ from benchsmith.evaluate.quality import IntentAlignment, ItemQuality
 from benchsmith.evaluate.scoring import OpenAnswerVerdict
 from benchsmith.llm.structured import request_params
 from benchsmith.programs.propose import proposal_schema
+from benchsmith.programs.translation import IntentInEnglish
 from benchsmith.solution.reading import SameObjectAnswer, SymbolAnswer, WordFormulaAnswer
 from benchsmith.solution.solver_check import SolverAnswer
 from benchsmith.solution.wording import ProblemWording
@@ -76,6 +77,7 @@ SCHEMAS: dict[str, Callable[[], type[BaseModel] | None]] = {
     "weights_schema": lambda: weights_schema([f"subtask_{i}" for i in range(30)]),
     "proposal_schema": lambda: proposal_schema(_wide_tables()),
     "schema": _slot_question,  # ``ask(schema, prompt)``: the reader's slot questions
+    "IntentInEnglish": lambda: IntentInEnglish,  # ``ask(IntentInEnglish, ...)``: a translation
 }
 """Each name a ``.structured(NAME...)`` call of the package uses, and a schema it sends
 (factories with their widest arguments: more ids, more columns)."""

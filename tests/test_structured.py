@@ -147,6 +147,10 @@ def test_classify_reply_cases():
     wrong_tool = AIMessage(content="", tool_calls=[{"name": "Other", "args": GOOD, "id": "1"}])
     assert "instead of Verdict" in classify_reply(wrong_tool, Verdict).error
     assert classify_reply(AIMessage(content="  "), Verdict).kind == "empty"
+    # A raw newline inside a string (the 1.5B translating a bulleted list) is read as one.
+    raw = '{"label": "valid", "reason": "- one\n- two", "score": 4}'
+    assert classify_reply(AIMessage(content=raw), Verdict).value.reason == "- one\n- two"
+    assert classify_reply(AIMessage(content='{"label": "valid",'), Verdict).kind == "invalid"
 
 
 def _scripted_runtime(fake: ScriptedChatModel) -> LLMRuntime:

@@ -158,7 +158,8 @@ def _parse_json_text(schema: type[BaseModel], text: str) -> Classified:
     if fenced:
         stripped = fenced.group(1)
     try:
-        data = json.loads(stripped)
+        # strict=False: a raw newline inside a string (a translated bulleted list) is kept.
+        data = json.loads(stripped, strict=False)
     except json.JSONDecodeError as exc:
         return Classified("invalid", error=f"is not valid JSON ({exc.msg} at {exc.pos})", raw=text)
     return _validate(schema, data, text)

@@ -137,6 +137,19 @@ def to_english(text: str, language: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+def glossed_words(text: str, language: str) -> list[str]:
+    """The English of each phrase the gloss found in ``text`` ("how many", "maximum")."""
+    if language == "en":
+        return []
+    low = " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+    found = []
+    for pattern, english in _patterns(language):
+        if pattern.search(low):
+            found.append(english)
+            low = pattern.sub(" ", low)
+    return found
+
+
 _MARK = 0xF0000
 """The first of the marks (Unicode private use, neither a letter nor a digit) that hold
 glossed phrases until the end."""

@@ -54,7 +54,11 @@ MIN_WORDS = (
 # On a date, "older" means an earlier date.
 DATE_MIN = ("older", "oldest", "earlier", "earliest", "first")
 BOUNDS = (
-    (r"more than|greater than|higher than|larger than|over|above|exceeding|after|later than", ">"),
+    (
+        r"more than|greater than|higher than|larger than|over|above|exceed(?:s|ed|ing)?|after|"
+        r"later than",
+        ">",
+    ),
     (r"at least|no less than|since", ">="),
     (r"less than|fewer than|lower than|smaller than|under|below|before|earlier than", "<"),
     (r"at most|no more than|up to", "<="),
@@ -707,7 +711,9 @@ NO_TABLE = re.compile(
     r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know|"
     r"nothing (?:else )?(?:is )?(?:in|on) the prompt|no reference|zero[- ]shot|"
     r"no (?:labell?ed )?examples|(?:won't|will not|don't|do not) (?:have|get|see) (?:any )?"
-    r"(?:notes|tables?|data|rows)|no (?:\w+ ){0,2}(?:shown|given)|(?:the )?model knows)\b"
+    r"(?:notes|tables?|data|rows)|no (?:\w+ ){0,3}(?:shown|given|displayed)|(?:the )?model knows|"
+    r"(?:do not|don't|never|without|not) (?:show|display|give|provide|include)(?:ing)? "
+    r"(?:any |a |the )?(?:tables?|rows|data))\b"
 )
 
 

@@ -11,8 +11,13 @@ and most records have a value) and only then gives it to the rules as a hint
 program that does not run) is set aside, and the rules' reading stands.
 
 The column is unsure when the intent is not in English (the rules read it through a word
-gloss), when no word of the intent names the rules' column, when near-tied readings disagree
-on it, or when the rules found no program at all.
+gloss, or through the reader's translation), when no word of the intent names the rules'
+column, when near-tied readings disagree on it, or when the rules found no program at all.
+
+Before that, an intent not in English is translated by the reader and the translation is
+checked (:mod:`benchsmith.programs.translation`); the rules read a kept translation instead
+of the gloss. Where the two readings differ in kind, a second translation worded apart
+settles it (two of three).
 
 Only the column is asked. The other slots were asked of the embedded 1.5B the same way and
 measured on the set-aside starter intents (``benchmarks/intent_slots.py``): it gave the
@@ -32,10 +37,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from benchsmith.catalog.cards import value_text
+from benchsmith.errors import StructuredOutputError
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.intent import Candidate, Hints, Refusal, _mentions, plan
 from benchsmith.programs.run import probe
 from benchsmith.programs.table import Table
+from benchsmith.programs.translation import Translation, translate
 from benchsmith.spec import ProgramSpec
 
 ASKED_KINDS = ("lookup", "filtered_lookup", "classify", "compare", "superlative", "aggregate")
@@ -77,6 +84,8 @@ class Reading:
     taken: dict[str, str] = field(default_factory=dict)
     """Slot -> the answer the code took as a hint."""
     notes: list[str] = field(default_factory=list)
+    english: str | None = None
+    """The reader's checked translation the rules read (None: the intent, or its gloss)."""
 
 
 def describe_table(table: Table) -> str:
@@ -98,9 +107,16 @@ def _slot_column(spec: ProgramSpec) -> str | None:
     return spec.field
 
 
-def questions(intent: str, table: Table, found: list[Candidate] | Refusal) -> list[Question]:
-    """The question the rules need answered (none when they are sure of the column)."""
-    language = intent_language(intent)
+def questions(
+    intent: str, table: Table, found: list[Candidate] | Refusal, written: str | None = None
+) -> list[Question]:
+    """The question the rules need answered (none when they are sure of the column).
+
+    ``intent`` is the text the rules read: the user's, or the reader's checked English of an
+    intent ``written`` in another language (the column is asked all the same: a translation
+    words a column otherwise as often as a gloss leaves it unread).
+    """
+    language = written or intent_language(intent)
     columns = tuple(c.path for c in table.columns.values() if c.path not in table.media)
     if len(columns) > MAX_OPTIONS:
         return []
@@ -112,11 +128,15 @@ def questions(intent: str, table: Table, found: list[Candidate] | Refusal) -> li
     if lead.kind not in ASKED_KINDS:
         return []
     current = _slot_column(lead)
-    gloss = to_english(intent, language).lower()
+    gloss = (intent if written else to_english(intent, language)).lower()
     named = {m.column.path for m in _mentions(gloss, table) if m.strength >= 0.75}
     others = {_slot_column(c.spec) for c in found[1:] if c.spec.kind == lead.kind}
     why = (
-        "the intent is read through a word gloss"
+        (
+            "the intent is read through a translation"
+            if written
+            else "the intent is read through a word gloss"
+        )
         if language != "en"
         else "no word of the intent names it"
         if current not in named
@@ -169,10 +189,12 @@ def read(
         seed: Seed of the probe that runs the new reading once.
     """
     table = tables[main]
-    found = plan(intent, tables, main)
-    reading = Reading(found)
+    reading = Reading([])
+    found, text = _translated(intent, tables, main, ask, reading)
+    reading.candidates = found
     lead = found[0].spec if not isinstance(found, Refusal) else None
-    for question in questions(intent, table, found):
+    written = intent_language(intent) if reading.english else None
+    for question in questions(text, table, found, written):
         prompt = render_question(question, describe_table(table), intent)
         answer = str(ask(question.schema(), prompt).answer)
         reading.answers[question.slot] = answer
@@ -182,7 +204,7 @@ def read(
             continue
         if answer == question.rules:
             continue  # the reader agrees with the rules
-        hinted = plan(intent, tables, main, Hints(asked=answer))
+        hinted = plan(text, tables, main, Hints(asked=answer))
         if isinstance(hinted, Refusal):
             reading.notes.append(f"column: the reader's {answer!r} gives no program: "
                                  f"{hinted.missing[:120]}")  # fmt: skip
@@ -200,6 +222,57 @@ def read(
             f"({question.why})"
         )
     return reading
+
+
+def _kind(found: list[Candidate] | Refusal) -> str | None:
+    """The kind of a reading's leading program (None: a refusal)."""
+    return None if isinstance(found, Refusal) else found[0].spec.kind
+
+
+def _translation(intent: str, ask: Ask, reading: Reading, *, again: bool = False) -> str | None:
+    """The reader's checked translation (None: set aside or none), noted in the reading."""
+    try:
+        translation = translate(intent, ask, again=again)
+    except StructuredOutputError as exc:
+        translation = Translation(None, f"the reader gave no translation: {exc}"[:300])
+    if translation.note:
+        reading.notes.append(translation.note)
+    return translation.english
+
+
+def _translated(
+    intent: str, tables: Mapping[str, Table], main: str, ask: Ask, reading: Reading
+) -> tuple[list[Candidate] | Refusal, str]:
+    """The rules' reading of the intent through its translation, or its gloss; the text read.
+
+    A translation whose reading finds no program leaves the gloss's. Where the translation's
+    reading and the gloss's differ in kind, a second translation (worded apart) settles it:
+    the kind two of the three share stands, read from a translation where one has it (a
+    translation names columns the gloss leaves unread), and with no two alike the first
+    translation's reading does.
+    """
+    english = _translation(intent, ask, reading)
+    glossed = plan(intent, tables, main)
+    if english is None:
+        return glossed, intent
+    found = plan(english, tables, main)
+    if isinstance(found, Refusal):
+        reading.notes.append(f"its reading found no program ({found.missing[:100]}): "
+                             "the gloss reads the intent")  # fmt: skip
+        return glossed, intent
+    first, gloss_kind = _kind(found), _kind(glossed)
+    if gloss_kind is not None and gloss_kind != first:
+        second = _translation(intent, ask, reading, again=True)
+        other = plan(second, tables, main) if second is not None else None
+        if second is not None and other is not None and _kind(other) == gloss_kind:
+            reading.notes.append(f"the second translation reads a {gloss_kind} as the gloss "
+                                 f"does, not the first's {first}")  # fmt: skip
+            reading.english = second
+            return other, second
+        reading.notes.append(f"the first translation's {first} stands over the gloss's "
+                             f"{gloss_kind}")  # fmt: skip
+    reading.english = english
+    return found, english
 
 
 def render_question(question: Question, context: str, intent: str) -> str:

@@ -1,0 +1,152 @@
+"""An intent not in English, read through the reader's English translation, checked by code.
+
+The reader is scripted (``Scripted``: a translation, or no valid reply); the real model's
+figures are ``benchmarks/intent_slots.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_programs_reader_values import cars
+
+from benchsmith.errors import StructuredOutputError
+from benchsmith.programs.slots import read
+from benchsmith.programs.translation import check, translate
+
+SPANISH = (
+    "Muestra siete coches y pregunta en cuántos de ellos la potencia pasó de 150 caballos. "
+    "En español."
+)
+ENGLISH = "Show seven cars and ask how many of them have more than 150 horsepower. In Spanish."
+
+
+class Scripted:
+    """A reader that translates as scripted (None: no valid reply) and answers the column."""
+
+    def __init__(
+        self, english: str | None, asked: str = "Horsepower", again: str | None = None
+    ) -> None:
+        self.english = english
+        self.again = again
+        self.asked = asked
+        self.prompts: list[tuple[str, str]] = []
+
+    def __call__(self, schema: Any, prompt: str) -> Any:
+        self.prompts.append((schema.__name__, prompt))
+        if schema.__name__ == "IntentInEnglish":
+            second = sum(name == "IntentInEnglish" for name, _ in self.prompts) > 1
+            english = self.again if second else self.english
+            if english is None:
+                raise StructuredOutputError("the reader gave no valid IntentInEnglish")
+            return schema(english=english)
+        return schema(answer=self.asked)
+
+
+def read_cars(intent: str, reader: Scripted):
+    table = cars()
+    return read(intent, {table.id: table}, table.id, reader)
+
+
+def test_a_checked_translation_is_what_the_rules_read():
+    reader = Scripted(ENGLISH)
+    reading = read_cars(SPANISH, reader)
+    spec = reading.candidates[0].spec
+    assert spec.kind == "count"
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("Horsepower", ">", 150.0)]
+    assert reading.english == ENGLISH
+    assert any("read through the reader's translation" in n for n in reading.notes)
+    name, prompt = reader.prompts[0]
+    assert name == "IntentInEnglish" and "<<<" in prompt and SPANISH in prompt  # fenced data
+
+
+def test_without_a_translation_the_gloss_reads_the_intent():
+    # The gloss cannot read "pasó de 150": the bound is lost, and the rules read a lookup.
+    reading = read_cars(SPANISH, Scripted(None))
+    assert reading.english is None
+    assert reading.candidates[0].spec.kind != "count"
+    assert any("the reader gave no translation" in n for n in reading.notes)
+
+
+def test_an_english_intent_is_not_translated():
+    reader = Scripted("unused")
+    reading = read_cars(ENGLISH, reader)
+    assert [name for name, _ in reader.prompts if name == "IntentInEnglish"] == []
+    assert reading.candidates[0].spec.kind == "count" and reading.english is None
+
+
+@pytest.mark.parametrize(
+    ("english", "why"),
+    [
+        ("", "it is empty"),
+        ("Translate the whole request into plain English.", "it repeats the prompt"),
+        (SPANISH, "it is not English"),  # the intent echoed
+        (ENGLISH.replace("150", "15"), "its numbers"),
+        (ENGLISH.replace("seven", "7"), "its numbers"),  # a number the intent did not write
+        (
+            "Please provide a benchmark of 150 questions over a table. Do not carry it out.",
+            "it leaves out what the gloss read",
+        ),
+    ],
+)
+def test_a_translation_that_fails_a_check_is_set_aside(english, why):
+    reason = check(SPANISH, "es", english)
+    assert reason is not None and reason.startswith(why), reason
+    reading = read_cars(SPANISH, Scripted(english))
+    assert reading.english is None
+    assert any("translation set aside" in n for n in reading.notes), reading.notes
+
+
+def test_the_fence_lines_the_reader_copies_are_taken_off():
+    copied = f"<<<UNTRUSTED request>>>\n{ENGLISH}\n<<<END UNTRUSTED>>"
+    found = translate(SPANISH, Scripted(copied))
+    assert found.english == ENGLISH
+
+
+def test_a_dropped_acronym_sets_the_translation_aside():
+    intent = "Zeig fünf Flughäfen mit ihrem IATA-Code und frag nach der Stadt. Auf Deutsch."
+    assert check(intent, "de", "Show five airports and ask for the city. In German.")
+    assert check(intent, "de", "Show five airports with their IATA code and ask for the city. "
+                 "In German.") is None  # fmt: skip
+
+
+def test_a_translation_whose_reading_finds_nothing_leaves_the_glossed_reading():
+    # The translation keeps the Dutch "pk", which names no field: its reading is a refusal,
+    # and the gloss ("pk" -> horsepower) reads the intent instead.
+    intent = "Laat zeven auto's zien en vraag hoeveel daarvan meer dan 150 pk hebben. Nederlands."
+    english = "Show seven cars and ask how many of them have more than 150 pk. Dutch."
+    assert check(intent, "nl", english) is None
+    reading = read_cars(intent, Scripted(english))
+    spec = reading.candidates[0].spec
+    assert reading.english is None
+    assert spec.kind == "count" and spec.conditions[0].field == "Horsepower"
+    assert any("the gloss reads the intent" in n for n in reading.notes), reading.notes
+
+
+LOOKUP = "Show seven cars and ask for the horsepower of one of them, of 150. In Spanish."
+"""A translation that reads as the gloss does (a lookup of the horsepower)."""
+
+
+@pytest.mark.parametrize(
+    ("again", "kind"),
+    [
+        (LOOKUP, "lookup"),  # the second reads as the gloss: two of three, the second stands
+        (ENGLISH, "count"),  # the second reads as the first: the translation stands
+        (None, "count"),  # no second: the first translation stands
+    ],
+)
+def test_a_second_translation_settles_a_disagreement_with_the_gloss(again, kind):
+    reader = Scripted(ENGLISH, again=again)
+    reading = read_cars(SPANISH, reader)
+    prompts = [prompt for name, prompt in reader.prompts if name == "IntentInEnglish"]
+    assert len(prompts) == 2 and prompts[0] != prompts[1]  # two wordings of the request
+    assert reading.candidates[0].spec.kind == kind
+    assert reading.english == (LOOKUP if kind == "lookup" else ENGLISH)
+
+
+def test_a_translation_that_reads_as_the_gloss_asks_no_second():
+    reader = Scripted(LOOKUP, again=ENGLISH)
+    reading = read_cars(SPANISH, reader)
+    assert [name for name, _ in reader.prompts].count("IntentInEnglish") == 1
+    assert reading.english == LOOKUP and reading.candidates[0].spec.kind == "lookup"
