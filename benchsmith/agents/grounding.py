@@ -24,6 +24,17 @@ from benchsmith.spec import Dropped, Grounding, Subtask
 from benchsmith.state import BuildState
 
 
+def unworded(subtask_id: str, notes: list[str]) -> str:
+    """Why no language of a records subtask can be worded: its languages' own reasons.
+
+    The grounding notes also hold how the intent was read (a translation, the reader's
+    column); those go to the log, and only the reasons each language was dropped make the
+    message (all the notes when none says so).
+    """
+    own = [n for n in notes if n.startswith(f"{subtask_id}: language ")]
+    return f"no language of the subtask can be worded: {'; '.join(own or notes)}"
+
+
 def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any]:
     """Graph node: ground every subtask not grounded yet; drop and report the rest."""
     config = sources.run_config(runtime)
@@ -51,7 +62,7 @@ def grounding_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, 
         Dropped(
             subtask_id=s.id,
             reason=(
-                f"no language of the subtask can be worded: {'; '.join(notes)}"
+                unworded(s.id, notes)
                 if s.id.startswith(programs.PREFIX)
                 else "its reference gives no problem"
             ),

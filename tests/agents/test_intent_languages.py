@@ -37,3 +37,20 @@ def test_the_languages_an_intent_names_reach_its_subtasks(tmp_path):
     update = design_node({"intent": intent, "size": 8}, Runtime(context=config))
     (subtask,) = update["subtasks"]
     assert subtask.languages == ["de", "es"]
+
+
+def test_a_subtask_no_language_can_word_says_each_languages_reason_not_the_reading():
+    from benchsmith.agents.grounding import unworded
+
+    notes = [
+        "records-world-countries: read through the reader's translation: 'Hello. ...'",
+        "records-world-countries: language es dropped: no Spanish name for 'Oceania'",
+        "records-cars: language fr dropped: no French label for 'Origin'",
+    ]
+    reason = unworded("records-world-countries", notes)
+    assert reason == (
+        "no language of the subtask can be worded: "
+        "records-world-countries: language es dropped: no Spanish name for 'Oceania'"
+    )
+    # No language's reason among the notes: all of them, so nothing is hidden.
+    assert unworded("records-x", notes[:1]).endswith(notes[0])
