@@ -14,6 +14,7 @@ import pytest
 from benchsmith.catalog import Catalog
 from benchsmith.catalog import starter as starter_mod
 from benchsmith.catalog.cards import get_path
+from benchsmith.catalog.loaders import iter_records
 from benchsmith.catalog.starter import RECIPE, build_starter_report
 
 CODES = {"en", "fr", "de", "es", "it", "nl", "pt"}
@@ -206,3 +207,13 @@ def test_a_card_of_an_older_recipe_is_rebuilt_with_its_labels(tmp_path):
 
     third = build_starter_report(catalog, only=["iris"])
     assert [c.id for c in third.unchanged] == ["iris"] and not third.added
+
+
+def test_the_car_names_vega_datasets_mangled_are_mended(built):
+    catalog, _outcome, _specs = built
+    card = _card(built, "vega-cars")
+    names = [r["Name"] for r in iter_records(card, root=catalog.root)]
+    hondas = sorted({n for n in names if n.startswith("honda accord")})
+    assert hondas == ["honda accord", "honda accord cvcc", "honda accord lx"]
+    # No name holds a column name (the package's find-and-replace slip).
+    assert not [n for n in names if re.search(r"[A-Z][a-z]+_|Acceleration|Horsepower", n)]

@@ -46,7 +46,7 @@ from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
-RECIPE = "benchsmith-starter/4"  # 3: labels and record nouns in 7 languages; 4: GB, MM facts
+RECIPE = "benchsmith-starter/5"  # 3: labels, nouns in 7 languages; 4: GB, MM facts; 5: car names
 RECORDS_FILE = "records.jsonl"
 #: The hand-written part of each card (name, description, tasks, license, field semantics,
 #: labels, entity...), by dataset id, beside this module; a builder adds what it computes at
@@ -800,11 +800,30 @@ def _vega_csv(name: str) -> Iterable[dict[str, Any]]:
         yield {k: parse_csv_value(v) for k, v in row.items()}
 
 
+VEGA_CAR_NAMES = {"Accelerationord": "accord"}
+"""Slips in vega_datasets' ``cars`` names, mended: a find-and-replace of the column
+abbreviation "acc" made "honda accord" "honda Accelerationord" (4 records)."""
+
+
+def _car_name(name: Any) -> Any:
+    if not isinstance(name, str):
+        return name
+    for wrong, right in VEGA_CAR_NAMES.items():
+        name = name.replace(wrong, right)
+    return name
+
+
 @_starter("vega-cars", "vega_datasets", "vega_datasets")
 def build_vega_cars(folder: Path) -> Spec:
-    """Car models of 1970-1982 (vega_datasets' ``cars``)."""
+    """Car models of 1970-1982 (vega_datasets' ``cars``; four mangled names mended)."""
     raw = json.loads(_vega_file("cars").read_text(encoding="utf-8"))
-    _write_jsonl(folder, ({**r, "Year": str(r.get("Year", ""))[:4] or None} for r in raw))
+    _write_jsonl(
+        folder,
+        (
+            {**r, "Name": _car_name(r.get("Name")), "Year": str(r.get("Year", ""))[:4] or None}
+            for r in raw
+        ),
+    )
     return _spec("vega-cars")
 
 

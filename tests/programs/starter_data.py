@@ -11,7 +11,8 @@ babel + pytz), and turns them into the reviewer's :class:`~reviewer.Table`:
   ``cultivar``); ``diabetes``: ``load_diabetes(scaled=False)`` with the documented column
   names and ``progression``; ``digits``: one record per image, ``images/NNNN.png`` and its
   ``label`` (the image files themselves are not needed to judge an item).
-* ``vega-cars``: the package's JSON, ``Year`` cut to its four digits; ``seattle-weather``
+* ``vega-cars``: the package's JSON, ``Year`` cut to its four digits, the four names spelled
+  "honda Accelerationord" read "honda accord"; ``seattle-weather``
   (dates written ``2012-01-01``, not ``2012/01/01``) and ``us-airports``: the package's CSV,
   each cell read as a number (an integer without leading zero, or a float), a boolean
   (``true``/``false``), nothing (``""``, ``nan``, ``null``) or else the text as written.
@@ -234,7 +235,15 @@ def _vega_path(name: str) -> Path:
 
 def build_vega_cars() -> list[dict[str, Any]]:
     raw = json.loads(_vega_path("cars").read_text(encoding="utf-8"))
-    return _cleaned({**r, "Year": str(r.get("Year", ""))[:4] or None} for r in raw)
+    return _cleaned(
+        {
+            **r,
+            # The package's slip: "honda accord" spelled "honda Accelerationord".
+            "Name": re.sub("Accelerationord", "accord", r["Name"]) if r.get("Name") else None,
+            "Year": str(r.get("Year", ""))[:4] or None,
+        }
+        for r in raw
+    )
 
 
 def build_seattle_weather() -> list[dict[str, Any]]:
