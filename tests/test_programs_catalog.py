@@ -403,3 +403,45 @@ def test_an_intent_asking_for_two_programs_gets_a_subtask_for_each(catalog, tmp_
     config = _config(catalog)
     (one,), _ = intent_parts(config, "Which of the two gadgets is heavier?")
     assert one.subtask_id == "records-gadgets"
+
+
+def test_an_intent_that_asks_for_the_rows_drawn_gets_them_as_a_picture(
+    catalog, tmp_path, fake_server
+):
+    out = tmp_path / "out"
+    intent = (
+        "Visual table reading: draw three gadgets with their weight as an image of a table "
+        "and ask which one is heaviest. Only the picture is given."
+    )
+    code = main(["build", intent, "--size", "2", "--out", str(out), "--model",
+                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    assert spec["subtasks"][0]["input_modalities"] == ["image"]
+    lines = (out / "data" / "test.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        item = json.loads(line)
+        (message,) = item["input"]
+        text, image = message["content"]
+        assert text["type"] == "text" and image["type"] == "image"
+        assert item["metadata"]["modalities"] == ["text", "image"]
+        drawn = item["metadata"]["rendered_text"]
+        for name in item["metadata"]["program"]["records"]:
+            assert name in drawn and name not in text["text"]  # the rows are in the picture
+
+
+@pytest.mark.parametrize(
+    ("intent", "drawn"),
+    [
+        ("render those rows as a picture of a table and ask which is largest", True),
+        ("draw their rows (name, population, area) as an image of a table", True),
+        ("show five cars and ask which one is the heaviest", False),
+        ("show a few of the digit images and ask which digit is shown", False),
+        ("Laat zes landen zien en vraag welk land het grootst is.", False),  # zien: "see"
+    ],
+)
+def test_which_intents_ask_for_the_rows_drawn(intent, drawn):
+    from benchsmith.agents.design import rendered_intent
+
+    assert rendered_intent(intent) is drawn

@@ -36,6 +36,22 @@ _MODALITY_WORDS = {
 }
 
 
+RENDERED = re.compile(
+    r"\b(render\w*|draw\w*|drawn|screenshot\w*|"
+    r"(?:image|picture|png) of (?:a |the )?(?:\w+ )?(?:table|rows|records|list)|"
+    r"(?:table|rows|records|list) (?:as|in|into) (?:an? )?(?:image|picture|png))\b"
+)
+"""An intent that asks for the rows or the question shown as a picture ("draw their rows as
+an image of a table", "render those rows as a picture of a table")."""
+
+
+def rendered_intent(intent: str) -> bool:
+    """Whether the intent asks for the question (and its rows) drawn as a picture."""
+    language = intent_language(intent)
+    text = intent if language == "en" else f"{intent} {to_english(intent, language)}"
+    return bool(RENDERED.search(text.lower()))
+
+
 def modalities_from_intent(intent: str) -> tuple[str, ...]:
     """Input modalities an intent names (``spoken`` -> audio, ``photos`` -> image), if any.
 
@@ -83,13 +99,15 @@ def design_node(state: BuildState, runtime: Runtime[RunConfig]) -> dict[str, Any
     # or a refusal naming what is missing.
     grounder = registry.get_model(config, "grounding")
     # A question read aloud or rendered: as the run asks, else as the intent says.
+    # (A picture the intent names is the records' own unless it asks for the rows drawn.)
     spoken = [m for m in modalities_from_intent(state["intent"]) if m == "audio"]
+    drawn = ["image"] if rendered_intent(state["intent"]) else []
     tabled, refused = table_subtasks(
         config,
         state["intent"],
         languages,
         grounder,
-        modalities=[m for m in config.modalities if m != "text"] or spoken or ["text"],
+        modalities=[m for m in config.modalities if m != "text"] or spoken or drawn or ["text"],
     )
     # A reference chapter gives computed problems only: its formulas, never record
     # subtasks invented around it.

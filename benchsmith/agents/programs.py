@@ -489,6 +489,10 @@ def _subtask(
     languages = item_languages(part.text, tables[part.table], languages)
     if best.media_field:  # the items show the records' own pictures (or sounds)
         modalities = [tables[part.table].media[best.media_field]]
+    elif tables[part.table].media and "image" not in config.modalities:
+        # Pictures the intent named are the records' own, which this program does not show:
+        # its question is not drawn as one.
+        modalities = [m for m in modalities if m != "image"] or ["text"]
     kinds = sorted(
         {c.spec.kind for c in cands}, key=lambda k: [c.spec.kind for c in cands].index(k)
     )

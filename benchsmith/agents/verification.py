@@ -70,6 +70,8 @@ class ReviewContext:
     clean_speech: Path | None = None
     spoken_text: str | None = None
     rendered_image: Path | None = None
+    rendered_text: str | None = None
+    """The text drawn into the rendered image (its rows and question), read back by OCR."""
     max_words: int = 40
     sentence_words: int = 40
     """The longest one-sentence question: more where it states values (a classification's
@@ -108,7 +110,7 @@ def review_verdicts(item: Item, question: str, ctx: ReviewContext) -> list[Any]:
     if ctx.clean_speech is not None:
         verdicts.append(check_asr(ctx.clean_speech, ctx.spoken_text or question, ctx.language))
     if ctx.rendered_image is not None:
-        verdicts.append(check_ocr(ctx.rendered_image, question, ctx.language))
+        verdicts.append(check_ocr(ctx.rendered_image, ctx.rendered_text or question, ctx.language))
     return verdicts
 
 

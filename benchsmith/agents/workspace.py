@@ -184,6 +184,8 @@ class Workspace:
         item.metadata["trace"] = trace
         if speech is not None:
             item.metadata["spoken_text"] = text
+        if image is not None:
+            item.metadata["rendered_text"] = text  # the words drawn into the picture
         return Draft(
             item=item,
             question=draft.question,
@@ -242,6 +244,7 @@ class Workspace:
             clean_speech=draft.clean_speech,
             spoken_text=spoken,
             rendered_image=draft.rendered_image,
+            rendered_text=draft.item.metadata.get("rendered_text"),
         )
         return verify(
             draft.item,

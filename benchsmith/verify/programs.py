@@ -66,8 +66,15 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
             broken = [c.describe() for c in conditions if not holds(table, row, c)]
             if broken:
                 return _fail(f"row {row} breaks the condition {', '.join(broken)}")
-    # What the test-taker reads or hears: a spoken item's words are its spoken text.
-    prompt = "\n".join([item.input_text(), str(item.metadata.get("spoken_text") or "")])
+    # What the test-taker reads or hears: a spoken item's words are its spoken text, a
+    # rendered item's the text drawn into its picture (read back by OCR in its own check).
+    prompt = "\n".join(
+        [
+            item.input_text(),
+            str(item.metadata.get("spoken_text") or ""),
+            str(item.metadata.get("rendered_text") or ""),
+        ]
+    )
     if meta.get("book") == "open":
         # A classification's first row is the record asked about: stated, never shown.
         for row in rows[1:] if kind == "classify" else rows:

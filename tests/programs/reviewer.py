@@ -1104,20 +1104,27 @@ def pictured_prompt(item: Mapping[str, Any]) -> tuple[str, int]:
 
 
 def spoken_prompt(item: Mapping[str, Any]) -> tuple[str, bool]:
-    """A spoken item's words as a written prompt, and whether it is spoken.
+    """A spoken or drawn item's words as a written prompt, and whether it is one.
 
     The item's input is a message of an instruction and an audio part; what the audio says
     is ``metadata.spoken_text``, one line per sentence, a shown row read as ``Label: value,
     Label: value.``. Those row lines are turned back into a Markdown table (the header from
     the first row's labels), so the row checks read a spoken open-book item as a written one.
-    An input with no audio part, or no spoken text, is empty: nothing to review.
+    A question drawn as a picture (an image part and ``metadata.rendered_text``, the lines
+    drawn; the build read them back by OCR) is read the same way. An input with neither is
+    empty: nothing to review.
     """
     parts = [
         p for m in item.get("input") or [] if isinstance(m, Mapping) for p in m.get("content") or []
     ]
-    if not any(isinstance(p, Mapping) and p.get("type") == "audio" for p in parts):
+    types = {p.get("type") for p in parts if isinstance(p, Mapping)}
+    meta = item.get("metadata") or {}
+    if "audio" in types:
+        spoken = str(meta.get("spoken_text") or "")
+    elif "image" in types and meta.get("rendered_text"):
+        spoken = str(meta["rendered_text"])
+    else:
         return "", False
-    spoken = str((item.get("metadata") or {}).get("spoken_text") or "")
     lines, table, header = [], [], None
     for line in spoken.splitlines():
         if SPOKEN_ROW.match(line.strip()):

@@ -827,3 +827,23 @@ def test_a_count_s_field_is_the_one_its_condition_tests():
     assert review_item(item, intent, CORPUS) == []
     intent["expect"]["field"] = "year"  # a field no condition of the item tests
     assert any("field None" in p for p in review_item(item, intent, CORPUS))
+
+
+def test_a_drawn_question_is_read_from_the_lines_drawn_and_only_with_its_picture() -> None:
+    from reviewer import spoken_prompt
+
+    drawn = (
+        "Answer using this table.\nName: Ulrex, Weight (g): 150.\nName: Marlo, Weight (g): 85.\n"
+        "According to the table, which gadget has the greatest weight (g)?"
+    )
+    content = [{"type": "text", "text": "Read the question in the image and answer it."},
+               {"type": "image", "image": "media/x.png"}]  # fmt: skip
+    item = {"input": [{"role": "user", "content": content}],
+            "metadata": {"rendered_text": drawn}}  # fmt: skip
+    text, read = spoken_prompt(item)
+    assert read
+    assert "| Name | Weight (g) |" in text and "| Ulrex | 150 |" in text
+    assert text.endswith("which gadget has the greatest weight (g)?")
+    # Without its picture the drawn lines are not what the test-taker sees.
+    item["input"][0]["content"] = content[:1]
+    assert spoken_prompt(item) == ("", False)
