@@ -114,31 +114,42 @@ def test_a_catalog_table_that_cannot_serve_the_intent_is_refused(
     assert not (out / "data" / "test.jsonl").exists()
 
 
-def test_a_spoken_intent_reads_the_program_prompt_aloud(catalog, tmp_path, fake_server):
-    out = tmp_path / "out"
-    intent = "Spoken quiz: show three gadgets with their weight and ask which one is heaviest."
+def media_items(intent: str, out: Path, fake_server, kind: str) -> list[tuple[dict, dict, dict]]:
+    """Build a 2-item benchmark of the intent; each item's (item, text part, media part).
+
+    Every item is one message of an instruction and one ``kind`` part, and says so.
+    """
     code = main(["build", intent, "--size", "2", "--out", str(out), "--model",
                  f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
     assert code == 0
     spec = json.loads((out / "spec.json").read_text())
-    (grounding,) = spec["groundings"]
-    assert [s["tool"] for s in grounding["plan"]] == ["tts_speak"]
-    assert spec["subtasks"][0]["input_modalities"] == ["audio"]
+    assert spec["subtasks"][0]["input_modalities"] == [kind]
     lines = (out / "data" / "test.jsonl").read_text().splitlines()
     assert len(lines) == 2
+    found = []
     for line in lines:
         item = json.loads(line)
         (message,) = item["input"]
-        text, audio = message["content"]
-        assert text["type"] == "text" and "Listen" in text["text"]
-        assert audio["type"] == "audio"
+        text, media = message["content"]
+        assert text["type"] == "text" and media["type"] == kind
+        assert item["metadata"]["modalities"] == ["text", kind]
+        found.append((item, text, media))
+    return found
+
+
+def test_a_spoken_intent_reads_the_program_prompt_aloud(catalog, tmp_path, fake_server):
+    out = tmp_path / "out"
+    intent = "Spoken quiz: show three gadgets with their weight and ask which one is heaviest."
+    for item, text, audio in media_items(intent, out, fake_server, "audio"):
+        assert "Listen" in text["text"]
         with wave.open(str(out / audio["audio"])) as w:
             assert w.getnframes() / w.getframerate() > 1.0
-        assert item["metadata"]["modalities"] == ["text", "audio"]
         spoken = item["metadata"]["spoken_text"]
         for name in item["metadata"]["program"]["records"]:
             assert name in spoken  # the rows are read aloud
         assert "|" not in spoken
+    (grounding,) = json.loads((out / "spec.json").read_text())["groundings"]
+    assert [s["tool"] for s in grounding["plan"]] == ["tts_speak"]
 
 
 def test_speakable_reads_each_row_as_a_sentence():
@@ -408,24 +419,11 @@ def test_an_intent_asking_for_two_programs_gets_a_subtask_for_each(catalog, tmp_
 def test_an_intent_that_asks_for_the_rows_drawn_gets_them_as_a_picture(
     catalog, tmp_path, fake_server
 ):
-    out = tmp_path / "out"
     intent = (
         "Visual table reading: draw three gadgets with their weight as an image of a table "
         "and ask which one is heaviest. Only the picture is given."
     )
-    code = main(["build", intent, "--size", "2", "--out", str(out), "--model",
-                 f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
-    assert code == 0
-    spec = json.loads((out / "spec.json").read_text())
-    assert spec["subtasks"][0]["input_modalities"] == ["image"]
-    lines = (out / "data" / "test.jsonl").read_text().splitlines()
-    assert len(lines) == 2
-    for line in lines:
-        item = json.loads(line)
-        (message,) = item["input"]
-        text, image = message["content"]
-        assert text["type"] == "text" and image["type"] == "image"
-        assert item["metadata"]["modalities"] == ["text", "image"]
+    for item, text, _image in media_items(intent, tmp_path / "out", fake_server, "image"):
         drawn = item["metadata"]["rendered_text"]
         for name in item["metadata"]["program"]["records"]:
             assert name in drawn and name not in text["text"]  # the rows are in the picture

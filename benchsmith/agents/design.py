@@ -45,11 +45,15 @@ RENDERED = re.compile(
 an image of a table", "render those rows as a picture of a table")."""
 
 
+def _with_gloss(intent: str) -> str:
+    """The intent, followed by its English gloss when it is written in another language."""
+    language = intent_language(intent)
+    return intent if language == "en" else f"{intent} {to_english(intent, language)}"
+
+
 def rendered_intent(intent: str) -> bool:
     """Whether the intent asks for the question (and its rows) drawn as a picture."""
-    language = intent_language(intent)
-    text = intent if language == "en" else f"{intent} {to_english(intent, language)}"
-    return bool(RENDERED.search(text.lower()))
+    return bool(RENDERED.search(_with_gloss(intent).lower()))
 
 
 def modalities_from_intent(intent: str) -> tuple[str, ...]:
@@ -58,9 +62,8 @@ def modalities_from_intent(intent: str) -> tuple[str, ...]:
     An intent in another language is read through its English gloss ("leídas en voz alta"
     -> "read aloud").
     """
-    language = intent_language(intent)
-    text = intent if language == "en" else f"{intent} {to_english(intent, language)}"
-    return tuple(m for m, pattern in _MODALITY_WORDS.items() if re.search(pattern, text.lower()))
+    text = _with_gloss(intent).lower()
+    return tuple(m for m, pattern in _MODALITY_WORDS.items() if re.search(pattern, text))
 
 
 def uncovered_intent(config: RunConfig, intent: str) -> str | None:

@@ -119,6 +119,11 @@ def _patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
+def _prepared(text: str) -> str:
+    """The text as the phrases are looked for in it: lower case, one apostrophe, padded."""
+    return " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+
+
 def to_english(text: str, language: str) -> str:
     """The intent glossed into English words, phrase by phrase (longest first).
 
@@ -129,7 +134,7 @@ def to_english(text: str, language: str) -> str:
     """
     if language == "en":
         return text
-    out = " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+    out = _prepared(text)
     patterns = _patterns(language)
     for i, (pattern, _english) in enumerate(patterns):
         out = pattern.sub(f" {chr(_MARK + i)} ", out)
@@ -141,7 +146,7 @@ def glossed_words(text: str, language: str) -> list[str]:
     """The English of each phrase the gloss found in ``text`` ("how many", "maximum")."""
     if language == "en":
         return []
-    low = " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+    low = _prepared(text)
     found = []
     for pattern, english in _patterns(language):
         if pattern.search(low):

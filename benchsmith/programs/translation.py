@@ -41,7 +41,7 @@ LONGEST_INTENT = 700
 GLOSS_KEPT = 0.5
 """Share of the gloss's English words the translation must hold."""
 NAMES_KEPT = 0.6
-"""Share of the intent's names (capitalised words, codes) the translation must hold."""
+"""Share of the intent's acronyms the translation must hold."""
 
 MINOR_WORDS = frozenset(
     "by this that these those about only no not some any all it them they there be do".split()
