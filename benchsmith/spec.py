@@ -152,10 +152,13 @@ class ProgramSpec(BaseModel):
         default=None, description="The field that names a record in the question."
     )
     answer_field: str | None = Field(
-        default=None, description="The field whose value is the answer (lookups, classify)."
+        default=None,
+        description="The field whose value is the answer (lookups, classify, multihop).",
     )
     field: str | None = Field(
-        default=None, description="The number or date field ranked or aggregated."
+        default=None,
+        description="The number or date field ranked or aggregated (a multihop that ranks "
+        "first, then reports answer_field of the record ranked first).",
     )
     direction: Literal["max", "min"] | None = None
     aggregate: Aggregate | None = None
@@ -194,7 +197,7 @@ class ProgramSpec(BaseModel):
             parts.append("where " + " and ".join(c.describe() for c in self.conditions))
         if self.media_field:
             parts.append(f"shown as {self.media_field}")
-        if self.kind in ("compare", "superlative"):
+        if self.kind in ("compare", "superlative") or (self.kind == "multihop" and self.field):
             parts.append(f"k={self.k}")
         return " ".join(parts)
 
@@ -229,6 +232,13 @@ class ProgramSpec(BaseModel):
             + " then ".join(f"{h.via} to {h.table}" for h in self.hops)
             + f" to its {self.answer_field}",
         }[self.kind]
+        if self.kind == "multihop" and self.field:
+            # Two steps: rank the records, then report a field of the first.
+            through = "".join(f" through {h.via} to {h.table}" for h in self.hops)
+            sentence = (
+                f"{self.k} records of {self.table}{where}: the {self.answer_field}{through} "
+                f"of the one with the {most} {self.field}"
+            )
         if self.media_field:
             # The records are shown as their pictures (or sounds), not named.
             sentence = {

@@ -46,7 +46,8 @@ from benchsmith.naming import slugify
 
 log = logging.getLogger(__name__)
 
-RECIPE = "benchsmith-starter/5"  # 3: labels, nouns in 7 languages; 4: GB, MM facts; 5: car names
+RECIPE = "benchsmith-starter/6"  # 3: labels, nouns in 7 languages; 4: GB, MM facts; 5: car names;
+# 6: currency names in 6 languages
 RECORDS_FILE = "records.jsonl"
 #: The hand-written part of each card (name, description, tasks, license, field semantics,
 #: labels, entity...), by dataset id, beside this module; a builder adds what it computes at
@@ -280,6 +281,20 @@ def _named_like(pycountry: Any, code: str, name: Any) -> bool:
     return name.casefold() in {n.casefold() for n in names if n}
 
 
+def currency_names_in(codes: list[str], languages: Iterable[str]) -> dict[str, list[str]]:
+    """CLDR's names of the currencies (ISO 4217 codes) in each language, through babel.
+
+    ``["THB"]`` -> ``{"fr": ["baht thaïlandais"], "de": ["Thailändischer Baht"], ...}``; a
+    code CLDR does not name keeps the code; nothing without babel.
+    """
+    try:
+        from babel import Locale
+    except ImportError:
+        return {}
+    named = {lang: Locale.parse(lang).currencies for lang in languages}
+    return {lang: [named[lang].get(code, code) for code in codes] for lang in languages}
+
+
 #: Localized capital names CLDR gets wrong for a capital (it names the zone's island).
 _CAPITAL_NAME_FIXES = {("PM", "es"): "San Pedro"}
 
@@ -438,6 +453,7 @@ def build_world_countries(folder: Path) -> Spec:
                 "language_names": [n for n in map(language_name, languages) if n],
                 "currencies": currencies,
                 "currency_names": [n for n in map(currency_name, currencies) if n],
+                "currency_names_in": currency_names_in(currencies, NAME_LANGUAGES),
                 "population": info.get("population") or None,
                 "area_km2": info.get("area") or None,
                 "calling_codes": [str(x) for x in info.get("callingCodes") or []],
@@ -448,6 +464,7 @@ def build_world_countries(folder: Path) -> Spec:
     _write_jsonl(folder, records())
     version = _version("countryinfo") if has_countryinfo else None
     has_capital_names = bool(capital_names("AT", "Vienna", ["de"]))
+    has_currency_names = bool(currency_names_in(["EUR"], ["de"]))
     card = _card("world-countries")
     return _spec(
         "world-countries",
@@ -464,17 +481,28 @@ def build_world_countries(folder: Path) -> Spec:
             {
                 "names.{code}": tables,
                 "capital_names.{code}": NAME_LANGUAGES if has_capital_names else (),
+                "currency_names_in.{code}": NAME_LANGUAGES if has_currency_names else (),
             },
             card["texts"]["label_languages"],
         ),
         semantics=_per_language(
-            card["semantics"], {"names.{code}": tables, "capital_names.{code}": NAME_LANGUAGES}
+            card["semantics"],
+            {
+                "names.{code}": tables,
+                "capital_names.{code}": NAME_LANGUAGES,
+                "currency_names_in.{code}": NAME_LANGUAGES,
+            },
         ),
         translations={
             "name": {code: f"names.{code}" for code in sorted(tables)},
             **(
                 {"capital": {code: f"capital_names.{code}" for code in NAME_LANGUAGES}}
                 if has_capital_names
+                else {}
+            ),
+            **(
+                {"currency_names": {code: f"currency_names_in.{code}" for code in NAME_LANGUAGES}}
+                if has_currency_names
                 else {}
             ),
         },

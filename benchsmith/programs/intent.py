@@ -11,6 +11,7 @@ a model only ever chooses among the candidates (see :mod:`benchsmith.agents.prog
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 
 from benchsmith.files import package_json
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
-from benchsmith.programs.labels import demonym_of, is_place, singular
+from benchsmith.programs.labels import demonym_of, is_place, singular, value_names
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
     MAX_CATEGORIES,
@@ -71,6 +72,8 @@ OPEN_CUES = re.compile(
     r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all|"
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
     r"show\b[^.;:]{0,40}\bwith (?:the|their|its)\b|"
+    r"show(?:s|n)? (?:\w+ ){0,3}(?:data|series|sample|selection|list|details|specs|"
+    r"specifications|sheets?|records|values|figures|measurements|entries|stats|statistics)|"
     r"tableau|tabelle|tabla|tabella)\b"
 )
 CLOSED_CUES = re.compile(
@@ -246,6 +249,13 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
             if words
             if (m := _mention(column, table, list(words), tokens, intent_stems)) is not None
         ]
+        best = max(found, key=lambda m: m.strength) if found else None
+        if best is not None and alias and best.strength == 1.0:
+            label = _mention(column, table, list(given_words or path_words), tokens, intent_stems)
+            if label is None or label.strength < 1.0:
+                # Named by the field's name alone ("currencies"), not by its label ("currency
+                # code"): a field whose label is said ("currency") comes first.
+                found = [dataclasses.replace(best, strength=0.95)]
         if found:
             out.append(max(found, key=lambda m: (m.strength, -m.position)))
     return sorted(out, key=lambda m: (-m.strength, m.position))
@@ -296,6 +306,7 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     text = " ".join(tokens)
     ranked_words = set(re.findall(r"\b(?:most|least|more|less) (\w+)", text))
     out: list[Condition] = []
+    spans: dict[int, tuple[int, int]] = {}  # a condition's words in the text
     for column in table.columns.values():
         if column.unique or column.path in exclude:
             continue
@@ -310,12 +321,20 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if not words or all(w.isdigit() for w in words):
                 continue
             phrase = " ".join(words)
-            plurals = "|".join(re.escape(p) for p in _plurals(phrase))
             if phrase in ranked_words:
                 continue  # "the most rain fell": the quantity ranked, not a filter
+            # The value, or its CLDR name in a language ("Southeast Asia", "Südostasien").
+            names = [" ".join(_tokens(n)) for n in value_names(value)]
+            # ... or its adjective: "Southeast Asian", "sub-Saharan African".
+            adjectives = [f"{n}n" for n in names if n.endswith("a") and " " in n]
+            plurals = "|".join(
+                re.escape(p) for n in dict.fromkeys([phrase, *names]) if n for p in _plurals(n)
+            )
+            plurals += "".join(f"|{re.escape(a)}" for a in adjectives)
             found = re.search(rf"\b(?:{plurals})\b", text)
             if found:
                 op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
+                spans[len(out)] = found.span()
                 out.append(Condition(field=column.path, op=op, value=value))
                 continue
             # "American-born painters", "Dutch painters": a country by its demonym.
@@ -335,8 +354,20 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if len(words) == 1 and len(words[0]) >= 4:
                 # An adjective or plural of the value: Europe -> European, Asia -> Asian.
                 stem = words[0]
-                if any(t.startswith(stem) and 0 < len(t) - len(stem) <= 4 for t in tokens):
+                said = [t for t in tokens if t.startswith(stem) and 0 < len(t) - len(stem) <= 4]
+                if said:
+                    where = re.search(rf"\b{re.escape(said[0])}\b", text)
+                    if where:
+                        spans[len(out)] = where.span()
                     out.append(Condition(field=column.path, op="==", value=value))
+    # "Sub-Saharan Africa" names the subregion, not also the region "Africa" within it.
+    inside = {
+        i
+        for i, (a, b) in spans.items()
+        for j, (c, d) in spans.items()
+        if i != j and c <= a and b <= d and (b - a) < (d - c)
+    }
+    out = [c for i, c in enumerate(out) if i not in inside]
     # "is it an Adelie, a Gentoo or a Chinstrap": values listed as options are what is
     # asked, not a filter.
     named: dict[str, int] = {}
@@ -571,6 +602,13 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         by_word = [
             c for c in orderable_columns if set(SYNONYMS.get(word, ())) & set(words_of(c.path))
         ]
+        # "older than 60": the quantity the adjective measures (old -> age, heavy -> weight).
+        measured = {
+            HOW_ADJECTIVE[base]
+            for base in (word[:-2], word[:-3], word[:-3] + "y")
+            if word and word.endswith("er") and base in HOW_ADJECTIVE
+        }
+        by_word = by_word or [c for c in orderable_columns if measured & set(words_of(c.path))]
         # "at least six cylinders", "under 5 million residents": the word after the number.
         for said in (unit1, unit2):
             if said and not by_word:
@@ -609,8 +647,11 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
     return out
 
 
-NUMBER_ADJECTIVE = re.compile(r"\b(\d{1,3}|two|three|four|five|six|eight|ten|twelve)-([a-z]+)\b")
-"""A number joined to a noun: "8-cylinder cars", "four-door models" (a value of that field)."""
+NUMBER_ADJECTIVE = re.compile(
+    r"\b(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twelve)[- ]([a-z]+)\b"
+)
+"""A number before a noun: "8-cylinder cars", "four-door models", "cars with six cylinders"
+(a value of that field, when a record has it)."""
 YEAR_WORD = re.compile(r"(?<![\d.,])\b(1[89]\d\d|20\d\d)\b(?![\d.,])")
 
 
@@ -631,6 +672,9 @@ def _equal_conditions(intent: str, table: Table, bounds: list[Condition]) -> lis
         for column in numbers:
             said = {singular(w) for w in words_of(column.path)}
             known = {table.order_value(r, column.path) for r in table.rows()}
+            spaced = m.group(0)[len(raw)] == " "  # "six cylinders", not "six-cylinder"
+            if spaced and (column.unique or word in table.entity.get("en", "").split()):
+                continue  # "ten patients": how many, not the patient numbered 10
             if word in said and column.path not in bounded and value in known:
                 out.append(Condition(field=column.path, op="==", value=value))
     years = _year_columns(table)
@@ -1396,6 +1440,16 @@ def plan(
             for word in {*words_of(m.column.path), *label}:
                 if word in (*MAX_WORDS, *MIN_WORDS):
                     low = re.sub(rf"\b{word}\b", " ", low)
+    # "the model first has to find ...": an adverb, not a rank; "two-step items": steps,
+    # not two records.
+    low = re.sub(
+        r"\bfirst\b(?=(?:,)?(?: has to| have to| must| needs? to| should)? (?:find|locate|"
+        r"identify|determine|pick|work out|figure out|look up|rank|spot))",
+        _blank,
+        low,
+    )
+    steps = TWO_STEPS.search(low)
+    low = TWO_STEPS.sub(_blank, low)
     superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]
     compare = bool(COMPARE_CUES.search(low))
     rank_words = (
@@ -1433,6 +1487,22 @@ def plan(
             )
             # The field named nearest the rank word leads (see _nearest_ranked).
             add(spec, 2.5 + ranked[0].strength - 0.3 * rank, f"{kind} by {m.column.path}")
+        lead = ranked[0]
+        taken = bounded | {c.field for c in conditions}
+        reported = _reported_column(intent, table, mentions, lead.column.path, asked, taken)
+        if reported is not None:
+            # Two steps: the record ranked first, then another of its fields.
+            first = next(
+                c.spec
+                for c in cands
+                if c.spec.kind in ("compare", "superlative") and c.spec.field == lead.column.path
+            )
+            spec = first.model_copy(update={"kind": "multihop", "answer_field": reported.path})
+            add(
+                spec,
+                3.1 + lead.strength + (0.2 if steps else 0.0),
+                f"the {reported.path} of the record ranked first by {lead.column.path}",
+            )
     # -- lookups
     if table.unique_columns():
         given = re.search(
@@ -1575,6 +1645,71 @@ NOT_QUANTITIES = frozenset(
     "common frequent frequently often likely popular important recent recently of one ones "
     "records rows entries items the a an".split()
 )
+
+
+TWO_STEPS = re.compile(
+    r"\b(?:two|2)[- ](?:steps?|stages?|hops?|parts?)\b|\bboth steps\b|\bin two steps\b"
+)
+"""Words that say a question takes two steps ("two-step reasoning", "in two steps")."""
+REPORT_WORDS = frozenset("report say give tell return provide answer ask".split())
+"""Verbs before the field a two-step question reports ("then report the city")."""
+
+
+def _blank(match: re.Match[str]) -> str:
+    """Words taken out of the intent, token for token (the mentions' positions stay true)."""
+    return " ".join("nil" for _ in _tokens(match.group(0)))
+
+
+def _reported_column(
+    intent: str,
+    table: Table,
+    mentions: Sequence[Mention],
+    ranked: str,
+    asked: Column | None,
+    taken: set[str],
+) -> Column | None:
+    """The field a two-step question reports of the record ranked first (None: the record).
+
+    "the capital of the most populous of them", "the currency of the smallest", "find the
+    northernmost airport, then report the city it serves", "what year is the most powerful
+    car from". Not the field ranked, the field naming the record (nor its translations), a
+    field filtered on, or a picture; a translation of a field (``capital_names.pt``) is
+    reported as the field itself.
+    """
+    base = {p: c.path for c in table.columns.values() for p in c.translations.values()}
+    key = table.columns.get(table.key or "")
+    skip = {ranked, *taken, *table.media}
+    if key is not None:
+        skip |= {key.path, *key.translations.values()}
+    found: list[tuple[Mention, Column]] = []
+    for m in mentions:
+        column = table.columns[base.get(m.column.path, m.column.path)]
+        if m.strength >= 0.75 and column.path not in skip:
+            found.append((m, column))
+    if not found:
+        return None
+    if asked is not None:
+        wanted = base.get(asked.path, asked.path)
+        for _m, column in found:
+            if column.path == wanted:
+                return column  # "what year ...": the field the question word names
+    tokens = _tokens(intent)
+    ranks = [
+        i
+        for i, t in enumerate(tokens)
+        if t in MAX_WORDS
+        or t in MIN_WORDS
+        or (SUPERLATIVE_CUES.fullmatch(t) and t not in NOT_SUPERLATIVE)
+    ]
+    for m, column in found:
+        for at in m.positions or (m.position,):
+            # "the capital of the most populous": of, then the rank word, close after.
+            if "of" in tokens[at + 1 : at + 3] and any(at < r <= at + 9 for r in ranks):
+                return column
+            # "find the northernmost ..., then report the city": a verb just before it.
+            if REPORT_WORDS & set(tokens[max(0, at - 3) : at]) and any(r < at for r in ranks):
+                return column
+    return None
 
 
 def _unknown_rank(

@@ -210,7 +210,37 @@ def _cldr_reverse() -> dict[str, tuple[str, str]]:
     # Names people write that CLDR spells otherwise.
     for name, code in (("america", "019"), ("the americas", "019"), ("usa", "US"), ("uk", "GB")):
         out.setdefault(name, ("territories", code))
+    for name, code in M49_NAMES.items():
+        out.setdefault(name, ("territories", code))
     return out
+
+
+M49_NAMES = {
+    "south-eastern asia": "035",
+    "south eastern asia": "035",
+    "southeastern asia": "035",
+    "south-east asia": "035",
+    "latin america and the caribbean": "419",
+    "australia and new zealand": "053",
+}
+"""UN M.49 region names as the UN writes them, where CLDR writes them otherwise."""
+
+
+def value_names(text: str) -> list[str]:
+    """A value's names in every language benchsmith words questions in (CLDR), itself first.
+
+    "South-eastern Asia" -> "Southeast Asia", "Südostasien", "Asie du Sud-Est", ...: how
+    an intent may name a region, a country or a currency; [text] when CLDR does not know it.
+    """
+    found = _cldr_reverse().get(text.strip().casefold())
+    names = [text]
+    if found is not None:
+        kind, code = found
+        for language in ("en", "de", "es", "fr", "it", "nl", "pt"):
+            name = _cldr_names(language, kind).get(code)
+            if name:
+                names.append(name)
+    return list(dict.fromkeys(names))
 
 
 @cache

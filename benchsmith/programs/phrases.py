@@ -62,6 +62,11 @@ class Phrases:
     """ "whose" before a masculine and a feminine label (Spanish, Italian, Portuguese)."""
     rows: Noun
     """The noun of a table's rows, for records without a noun ("die Zeile")."""
+    report: tuple[str, str]
+    """After a ranking, what to answer with: ``{value}`` the field asked (with its article),
+    then "of" the record ranked first, said with the second element: a word before the noun
+    ("betreffenden": "des betreffenden Landes") or, after "|", a phrase after it ("|en
+    cuestión": "del país en cuestión")."""
 
 
 PHRASES: dict[str, Phrases] = {
@@ -105,6 +110,7 @@ PHRASES: dict[str, Phrases] = {
         },  # fmt: skip
         relative=("dessen", "deren"),
         rows=Noun("Zeile", "f", "Zeilen"),
+        report=("Gesucht ist {value}.", "betreffenden"),
     ),
     "es": Phrases(
         preamble="Responda usando esta tabla.",
@@ -142,6 +148,7 @@ PHRASES: dict[str, Phrases] = {
         },  # fmt: skip
         relative=("cuyo", "cuya"),
         rows=Noun("fila", "f", "filas"),
+        report=("Responda con {value}.", "|en cuestión"),
     ),
     "it": Phrases(
         preamble="Rispondi usando questa tabella.",
@@ -179,6 +186,7 @@ PHRASES: dict[str, Phrases] = {
         },  # fmt: skip
         relative=("il cui", "la cui"),
         rows=Noun("riga", "f", "righe"),
+        report=("Rispondi con {value}.", "|in questione"),
     ),
     "nl": Phrases(
         preamble="Beantwoord de vraag met behulp van deze tabel.",
@@ -218,6 +226,7 @@ PHRASES: dict[str, Phrases] = {
         },  # fmt: skip
         relative=("waarvan", "waarvan"),
         rows=Noun("rij", "c", "rijen"),
+        report=("Antwoord met {value}.", "betreffende"),
     ),
     "pt": Phrases(
         preamble="Responda usando esta tabela.",
@@ -255,6 +264,7 @@ PHRASES: dict[str, Phrases] = {
         },  # fmt: skip
         relative=("cujo", "cuja"),
         rows=Noun("linha", "f", "linhas"),
+        report=("Responda com {value}.", "|em questão"),
     ),
 }
 """The phrases of each language worded by template (English and French have their own code)."""

@@ -38,6 +38,7 @@ from benchsmith.programs.wording import (
     listed_records,
     lookup_question,
     rank_question,
+    report_question,
     via_noun,
 )
 from benchsmith.spec import Condition, ProgramSpec
@@ -657,6 +658,127 @@ def follow(
     return path
 
 
+def ranked_first(table: Table, rows: Sequence[int], field: str, direction: str) -> int | None:
+    """The row that ranks first by ``field`` (None: a value is missing or the top is tied)."""
+    values = [table.order_value(r, field) for r in rows]
+    if any(v is None for v in values):
+        return None
+    pick = max if direction == "max" else min
+    top = pick(values)  # type: ignore[type-var]
+    if values.count(top) != 1:
+        return None
+    return rows[values.index(top)]
+
+
+def _reported(
+    spec: ProgramSpec, tables: Mapping[str, Table], row: int, language: str
+) -> tuple[list[tuple[Table, int]], str] | None:
+    """The records from ``row`` along the joins, and the answer field's value at the end."""
+    path = follow(spec, tables, row)
+    if path is None:
+        return None
+    last, end = path[-1]
+    answer = shown_value(last, end, spec.answer_field or "", language)
+    return (path, answer) if answer else None
+
+
+def _rank_report(
+    spec: ProgramSpec,
+    tables: Mapping[str, Table],
+    words: Words,
+    row: int,
+    pool: list[int],
+    rng: random.Random,
+) -> Instance | None:
+    """Which of k records ranks first by a field, then a field of that record (two steps).
+
+    "Which of these countries has the largest area: A, B or C? Answer with the capital of
+    that country." The answer is the winner's ``answer_field`` (or that of the record its
+    joins lead to); the other records' values come first among the wrong choices, so a
+    wrong ranking picks a wrong choice. A sample where two records share the answer, or
+    the top is tied, is drawn again.
+    """
+    assert spec.field and spec.answer_field
+    table = tables[spec.table]
+    k = max(2, min(spec.k, len(pool)))
+    others = [r for r in pool if r != row]
+    if len(others) < k - 1:
+        return None
+    picked = [row, *rng.sample(others, k - 1)]
+    rng.shuffle(picked)
+    direction = spec.direction or "max"
+    winner = ranked_first(table, picked, spec.field, direction)
+    if winner is None:
+        return None
+    reached = {r: _reported(spec, tables, r, words.language) for r in picked}
+    if reached[winner] is None:
+        return None
+    path, answer = reached[winner]  # type: ignore[misc]
+    names = [_key_text(table, r, spec, words.language) for r in picked]
+    theirs = [v[1] for r, v in reached.items() if r != winner and v is not None]
+    said = {n.casefold() for n in names}
+    if len(said) != len(names) or answer.casefold() in said:
+        return None  # namesakes, or an answer that is a record's name
+    if answer.casefold() in {t.casefold() for t in theirs}:
+        return None  # a wrong ranking would still give the answer
+    last, _end = path[-1]
+    pooled = _values_pool(
+        last,
+        rng.sample(list(last.rows()), min(len(last.records), 60)),
+        spec.answer_field,
+        words.language,
+    )
+    distractors = list(
+        dict.fromkeys(theirs + [v for v in pooled if v.casefold() != answer.casefold()])
+    )
+    vias = [
+        via_noun(Words(t, words.language), h.via)
+        for (t, _r), h in zip(path, spec.hops, strict=False)
+    ]
+    answer_label = Words(last, words.language).label(spec.answer_field)
+    open_book = spec.book == "open"
+    question = report_question(
+        words, spec.field, direction, names, vias, answer_label, open_book=open_book
+    )
+    key_field = spec.key_field or table.key
+    assert key_field  # generate() refused a program whose records have no name
+    fields: list[str] = []
+    text = ""
+    if open_book:
+        # Each record's name, the value ranked and the value reported (or the join's key).
+        out = spec.hops[0].via if spec.hops else spec.answer_field
+        fields = list(dict.fromkeys([key_field, spec.field, out]))
+        text = render_table(table, words, picked, fields)
+    hops = []
+    for index, (t, r) in enumerate(path):
+        out_field = spec.hops[index].via if index < len(spec.hops) else spec.answer_field
+        hop_key = key_field if index == 0 else spec.hops[index - 1].key_field
+        hops.append(
+            {
+                "table": t.id,
+                "key_field": hop_key,
+                "key": t.text(r, hop_key),
+                "field": out_field,
+                "row": r,
+            }
+        )
+    values = sorted(v for v in (table.order_value(r, spec.field) for r in picked) if v is not None)
+    spread = max(abs(values[-1]), abs(values[0]), 1e-9)
+    gap = (values[-1] - values[-2] if direction == "max" else values[1] - values[0]) / spread
+    return Instance(
+        question=question,
+        answer=answer,
+        distractors=distractors,
+        rows=picked,
+        records=[table.text(r, key_field) for r in picked],
+        shown_fields=fields,
+        table_text=text,
+        hops=hops,
+        named=names,
+        difficulty=_difficulty(spec, answer, distractors, k=k, gap=round(gap, 4)),
+    )
+
+
 def _multihop(
     spec: ProgramSpec,
     tables: Mapping[str, Table],
@@ -665,6 +787,8 @@ def _multihop(
     pool: list[int],
     rng: random.Random,
 ) -> Instance | None:
+    if spec.field:
+        return _rank_report(spec, tables, words, row, pool, rng)
     assert spec.hops and spec.answer_field
     table = tables[spec.table]
     path = follow(spec, tables, row)
@@ -821,6 +945,18 @@ def generate(
             raise ProgramError(f"{table.id} has no usable field {path!r}")
     if spec.media_field:
         _check_media(spec, table)
+    elif spec.kind == "multihop" and not (spec.hops or spec.field):
+        raise ProgramError(
+            "a multihop follows joins (hops) or ranks the records first (field=FIELD, "
+            "direction=max|min), then reports a field: give one or both"
+        )
+    elif spec.kind == "multihop" and not spec.answer_field:
+        raise ProgramError("a multihop reports a field at its end: give it (answer=FIELD)")
+    elif spec.kind == "multihop" and spec.field and not (spec.key_field or table.key):
+        raise ProgramError(
+            f"a ranking names the records it compares, and no field of {table.id} names a "
+            "record: give the field that does (key=FIELD)"
+        )
     elif spec.kind == "aggregate" and spec.book == "closed":
         raise ProgramError("an aggregate is over the rows shown: it is open-book")
     elif spec.kind in ("lookup", "filtered_lookup") and not spec.answer_field:
@@ -936,11 +1072,19 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
     if spec.kind == "classify":
         return shown_value(table, rows[0], spec.answer_field or "", language) or ""
     if spec.kind == "multihop":
-        path = follow(spec, tables, _anchor(meta, table, spec, rows, language))
+        if spec.field:  # ranked first among the rows, then reported
+            start = ranked_first(table, rows, spec.field, spec.direction or "max")
+            if start is None:
+                raise ProgramError("a compared record has no value, or the top is tied")
+        else:
+            start = _anchor(meta, table, spec, rows, language)
+        path = follow(spec, tables, start)
         if path is None:
             raise ProgramError("a link of the multi-hop path names no single record")
         last, end = path[-1]
-        return last.text(end, spec.answer_field or "")
+        return shown_value(last, end, spec.answer_field or "", language) or last.text(
+            end, spec.answer_field or ""
+        )
     raise ProgramError(f"unknown program kind {spec.kind!r}")
 
 

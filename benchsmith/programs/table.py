@@ -223,6 +223,8 @@ class Column:
     ambiguous: frozenset[str] = frozenset()
     """Of a unique column, the case-folded values two records share ("" when some record has
     none): a record with one of them is never the record a question names."""
+    listed: bool = False
+    """A field of lists read as the one value each holds (:func:`single_values`)."""
 
     def names_row(self, text: str) -> bool:
         """Whether a record with this value can be named by it (not shared, not empty)."""
@@ -306,14 +308,21 @@ class Table:
         )
 
     def value(self, row: int, path: str) -> Any:
-        """The raw value of a column in a row."""
-        return get_path(self.records[row], path)
+        """The raw value of a column in a row (of a list column, its one value or None)."""
+        raw = get_path(self.records[row], path)
+        column = self.columns.get(path)
+        if column is not None and column.listed:
+            return raw[0] if isinstance(raw, list) and len(raw) == 1 else None
+        return raw
 
     def text(self, row: int, path: str, language: str = "en") -> str:
         """A value as shown to a test-taker (in ``language`` where the data translates it)."""
         column = self.columns.get(path)
         if column is not None and language in column.translations:
-            translated = value_text(get_path(self.records[row], column.translations[language]))
+            raw = get_path(self.records[row], column.translations[language])
+            if column.listed:  # the one value of the list, as the column's own
+                raw = raw[0] if isinstance(raw, list) and len(raw) == 1 else None
+            translated = value_text(raw)
             if translated:
                 return translated
         return value_text(self.value(row, path))
@@ -410,12 +419,20 @@ def build_table(
         if info.modality in ("image", "audio"):
             media[info.path] = info.modality
             continue
-        if info.modality in ("json", "other"):
-            continue
         values = [get_path(r, info.path) for r in records]
-        if any(isinstance(v, dict | list) for v in values):
+        listed = single_values(values)
+        if listed is not None:
+            values = listed  # ["Euro"]: the one value most records' lists hold
+        elif info.modality in ("json", "other") or any(isinstance(v, dict | list) for v in values):
             continue
         kind = _kind(values, info.modality)
+        label_words = english_label(info.path).split()
+        if (
+            kind == "number"
+            and label_words[-1:] in (["code"], ["codes"])
+            and all(isinstance(v, str) for v in values if v not in (None, ""))
+        ):
+            kind = "text"  # calling codes "376", "44": written as text, never ranked
         texts = [value_text(v) for v in values]
         present = [t for t in texts if t]
         # A column names records when nearly every record has a value of its own (a
@@ -455,6 +472,7 @@ def build_table(
             ambiguous=(shared | ({""} if len(present) < len(records) else set()))
             if unique
             else frozenset(),
+            listed=listed is not None,
         )
     key = _pick_key(columns)
     return Table(
@@ -465,6 +483,29 @@ def build_table(
         entity=entity_nouns(dataset_id, key, card_entity or {}, intent),
         media=media,
     )
+
+
+SINGLE_SHARE = 0.8
+"""Share of a list column's filled records that hold one value, for it to be a column."""
+
+
+def single_values(values: Sequence[Any]) -> list[Any] | None:
+    """A list column read as the one value each record's list holds, or None (not one).
+
+    A record's currencies ``["EUR"]`` or calling codes ``["33"]``: most records hold one
+    value, and the column is a column of those values; a record whose list holds several
+    (or none) has no value in it, so no question asks about it. Lists of objects, or lists
+    that hold several values in many records (a country's borders), are not columns.
+    """
+    lists = [v for v in values if isinstance(v, list)]
+    if not lists or len(lists) + sum(v is None for v in values) < len(values):
+        return None
+    filled = [v for v in lists if v]
+    if any(isinstance(x, dict | list) for v in filled for x in v):
+        return None
+    if not filled or sum(len(v) == 1 for v in filled) < SINGLE_SHARE * len(filled):
+        return None
+    return [v[0] if isinstance(v, list) and len(v) == 1 else None for v in values]
 
 
 NAMES_SHARE = 0.6

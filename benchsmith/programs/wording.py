@@ -618,6 +618,55 @@ def hop_question(
     return f"{asks} is the {answer_label} of the {chain} of the {noun.text} {key}?"
 
 
+def report_question(
+    words: Words,
+    field: str,
+    direction: str,
+    names: Sequence[str],
+    vias: Sequence[Noun],
+    answer: Noun,
+    *,
+    open_book: bool,
+) -> str:
+    """A ranking, then what to answer with: a field of the record ranked first.
+
+    "Which of these countries has the largest area: Thailand, Vietnam or Indonesia? Answer
+    with the capital of that country." ("Gesucht ist die Hauptstadt des betreffenden
+    Landes.", "Responda con la capital del país en cuestión."). ``vias`` are the nouns of
+    the joins followed from that record, first to last ("the name of the currency of that
+    country").
+    """
+    ranked = rank_question(words, field, direction, names, open_book=open_book)
+    said = list(vias)
+    language = words.language
+    if language in PHRASES:
+        phrases = PHRASES[language]
+        grammar = GRAMMARS[language]
+        if said and said[-1].text in answer.text:  # "el código de la moneda" says the currency
+            said = said[:-1]
+        noun = words.noun_or(None) or words.rows()
+        before, _, after = phrases.report[1].partition("|")
+        record = grammar.of_the(noun, before) + (f" {after}" if after else "")
+        chain = "".join(f" {grammar.of_the(v)}" for v in reversed(said))
+        value = f"{grammar.the(answer)}{chain} {record}"
+        return f"{ranked} {phrases.report[0].format(value=value)}"
+    if language == "fr":
+        if said and said[-1].text in answer.text:
+            said = said[:-1]
+        noun = words.noun_or(None) or ROWS_FR
+        vowel = noun.text[:1].lower() in "aeiouéèêàâîôûh"
+        this = "cette" if noun.gender == "f" else ("cet" if vowel else "ce")
+        chain = "".join(f" {_fr_of_the(v)}" for v in reversed(said))
+        return f"{ranked} Répondez par {_fr_the(answer)}{chain} de {this} {noun.text}."
+    phrases_en = [v.text for v in said]
+    label = answer.text
+    label_words = label.split()
+    if phrases_en and len(label_words) > 1 and label_words[0] == phrases_en[-1].split()[0]:
+        label = " ".join(label_words[1:])  # "currency name" of "the currency": "the name"
+    chain = "".join(f" of the {p}" for p in reversed(phrases_en))
+    return f"{ranked} Answer with the {label}{chain} of that {words.noun().text}."
+
+
 # ----------------------------------------------------------- German, Spanish, Italian, Dutch,
 # Portuguese: the templates of :mod:`~benchsmith.programs.phrases`, nouns put in place by
 # :mod:`~benchsmith.programs.grammar`.

@@ -22,6 +22,15 @@ from benchsmith.spec import Condition
 from benchsmith.verify.structural import Verdict
 
 PROGRAM = "program"
+KINDS_WITH_ONE_RIGHT_CHOICE = (
+    "compare",
+    "superlative",
+    "classify",
+    "lookup",
+    "filtered_lookup",
+    "multihop",
+)
+"""Kinds whose choices are values: exactly one may equal the recomputed answer."""
 
 
 def _fail(reason: str) -> Verdict:
@@ -93,7 +102,15 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
         for field, value in (meta.get("features") or {}).items():
             if table.text(rows[0], field) != value or value not in prompt:
                 return _fail(f"the feature {field}={value!r} is not stated as the record has it")
-    if item.choices and kind in ("compare", "superlative", "classify", "lookup", "filtered_lookup"):
+    if kind == "multihop" and meta.get("field") and meta.get("book") == "closed":
+        # A ranking then a report names every record it ranks.
+        for row in rows:
+            key = meta.get("key_field") or table.key or ""
+            name = shown_value(table, row, key, language) if key else None
+            if not name or name not in prompt:
+                return _fail(f"the prompt does not name row {row} ({name!r}) it ranks")
+    ranked = kind in ("compare", "superlative") or (kind == "multihop" and meta.get("field"))
+    if item.choices and kind in KINDS_WITH_ONE_RIGHT_CHOICE:
         correct = [c for c in item.choices if _same(c, recomputed)]
         if len(correct) != 1:
             return _fail(f"{len(correct)} choices equal the recomputed answer {recomputed!r}")
@@ -105,7 +122,7 @@ def check_program(item: Item, tables: Mapping[str, Table]) -> Verdict:
         shown = next((list(e.get("inputs") or []) for e in trace if e.get("inputs")), [])
         if shown != wanted:
             return _fail(f"the item shows {shown}, not the records' {media_field} {wanted}")
-    if kind in ("compare", "superlative"):
+    if ranked:
         field = meta.get("field") or ""
         values = [table.order_value(r, field) for r in rows]
         if len(set(values)) != len(values):

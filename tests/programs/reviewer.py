@@ -22,6 +22,12 @@ The item contract assumed beyond the brief:
 * For a multihop, ``key_field`` is the first hop's key column and ``answer_field`` the last hop's
   ``field``. A condition on a column that only a hop's table has (``language == "pl"`` of
   ``country-names-multilingual``) selects that hop's record.
+* A multihop with ``direction`` (and ``field``) set ranks first, then reports: ``rows`` are the
+  ``k`` compared records of ``program.table``, the winner is recomputed from the data (a tie for
+  the top, or a compared record without the value, is a problem), the first of its one or more
+  hops starts from the winner, and each compared record is named in a closed-book question or
+  has its line, with its ranked value, in an open-book table. A multihop without ``direction``
+  needs at least two hops.
 
 Starter tables. An intent over benchsmith's starter catalog (no ``--dataset``) names tables
 such as ``world-countries`` or ``vega-cars``; :mod:`starter_data` (a sibling module that does
@@ -1497,6 +1503,17 @@ class _Review:
                 self.add(
                     f"intent: {name} {self.program.get(name)!r} but the intent asks for {wanted!r}"
                 )
+        if (
+            self.ranks()
+            and "direction" in expect
+            and expect.get("direction") is None
+            and expect.get("field") is None
+        ):
+            self.add(
+                f"intent: the item ranks by {self.program.get('field')!r} "
+                f"({self.program.get('direction')}) before it reports, but the intent's "
+                "multihop ranks nothing"
+            )
         wanted_aggregate = expect.get("aggregate")
         aggregate = self.program.get("aggregate") or ("count" if self.kind == "count" else None)
         if wanted_aggregate is not None and aggregate != wanted_aggregate:
@@ -1980,9 +1997,109 @@ class _Review:
             if word not in question:
                 self.add(f"compare: the question does not ask for the {word} {field}")
 
+    def ranks(self) -> bool:
+        """A multihop that ranks first: ``direction`` (and ``field``) set, "rank then report"."""
+        return self.kind == "multihop" and self.program.get("direction") not in (None, "")
+
+    def _rank_winner(self, hops: Sequence[Any]) -> int | None:
+        """A rank-then-report's winner among ``program.rows``, recomputed from the data, or
+        None (with the problem) when the ranking has no single answer or the first hop does
+        not start from the winner."""
+        assert self.table is not None
+        key = self.column(self.key_field(), "key_field")
+        field = self.column(self.program.get("field"), "field")
+        direction = self.program.get("direction")
+        rows = self.valid_rows()
+        if direction not in DIRECTIONS:
+            self.add(f"winner: direction {direction!r} is not max or min")
+            return None
+        count = self.program.get("k")
+        if count is not None and (isinstance(count, bool) or count != len(rows)):
+            self.add(f"rows: k is {count!r} but program.rows lists {len(rows)} compared records")
+        if key is None or field is None:
+            return None
+        if len(rows) < 2:
+            self.add(f"winner: a rank-then-report compares at least two records, has {len(rows)}")
+            return None
+        keyed: list[tuple[tuple[int, float | str], int]] = []
+        for index in rows:
+            order = order_key(self.row(index)[field])
+            if order is None:
+                self.add(
+                    f"winner: {self.label(index)} has no comparable {field} "
+                    f"({self.row(index)[field]!r})"
+                )
+                return None
+            keyed.append((order, index))
+        if len({order[0] for order, _ in keyed}) > 1:
+            self.add(f"winner: {field} mixes numbers and dates among the compared records")
+            return None
+        best = max(k for k, _ in keyed) if direction == "max" else min(k for k, _ in keyed)
+        winners = [i for k, i in keyed if k == best]
+        if len(winners) > 1:
+            self.add(
+                f"winner: tie on {field} ({self.row(winners[0])[field]!r}) between "
+                f"{[self.row(i)[key] for i in winners]}"
+            )
+            return None
+        winner = winners[0]
+        self.subject = winner
+        first = hops[0] if isinstance(hops[0], Mapping) else {}
+        table = find_table(self.corpus, first.get("table"))
+        if table is not None and table.id != self.table.id:
+            self.add(
+                f"hop: the first hop reads {table.id!r}, not the ranked table {self.table.id!r}"
+            )
+        first_key = _cell_text(first.get("key"))
+        winner_key = self.row(winner)[key]
+        extreme = "largest" if direction == "max" else "smallest"
+        if not values_equal(first_key, winner_key):
+            self.add(
+                f"winner: the first hop starts from {first_key!r}, but {winner_key!r} has the "
+                f"{extreme} {field} ({self.row(winner)[field]}) of the compared records"
+            )
+            return None
+        row = first.get("row")
+        if row is not None and row != winner:
+            self.add(f"winner: the first hop's row {row!r} is not the winner's row {winner}")
+        joins = self.program.get("joins")
+        if isinstance(joins, list) and len(joins) != len(hops) - 1:
+            self.add(
+                f"hop: program.joins lists {len(joins)} join steps but the hops after the "
+                f"winner are {len(hops) - 1}"
+            )
+        return winner
+
+    def _rank_named(self, field: str) -> None:
+        """Every compared record of a rank-then-report is before the test-taker: named in a
+        closed-book question, or on its line of an open-book table with its ranked value."""
+        assert self.table is not None
+        key = self.key_field()
+        if key is None or key not in self.table.columns:
+            return
+        rows = self.valid_rows()
+        if self.book == "open":
+            self.require_line_values(rows, [field])  # a missing line: check_book
+            self.require_shown_fields([key, field])
+            return
+        for index in rows:
+            if not self.named(self.row(index)[key], self.prompt.question):
+                self.add(f"shown: {self.label(index)} is not named in the question")
+
     def check_multihop(self) -> None:
         hops = self.program.get("hops")
-        if not isinstance(hops, list) or len(hops) < 2:
+        ranked = self.ranks()
+        if ranked:
+            if not isinstance(hops, list) or not hops:
+                self.add("hop: a rank-then-report multihop needs a hop from the winner")
+                return
+            winner = self._rank_winner(hops)
+            ranked_field = self.program.get("field")
+            if self.table is not None and ranked_field in self.table.columns:
+                self._rank_named(str(ranked_field))
+            if winner is None:
+                return  # no single winner, or the hops do not start from it: reported
+        elif not isinstance(hops, list) or len(hops) < 2:
             self.add("hop: a multihop item needs at least two hops")
             return
         value: str | None = None
@@ -2044,14 +2161,20 @@ class _Review:
                 f"hop: key_field {key_field!r} is not the first hop's key field "
                 f"{first.get('key_field')!r}"
             )
+        first_key = _cell_text(first.get("key"))
         if self.english_label(value):
             self.add(f"language: the answer {self.answer!r} is left in English")
         elif not self.answer_states(value):
-            self.add(
-                f"hop: the answer {self.answer!r} is wrong; following the hops gives {value!r}"
-            )
-        first_key = _cell_text(first.get("key"))
-        if not self.named(first_key, self.prompt.question):
+            if ranked and self.names_record(self.answer, first_key):
+                self.add(
+                    f"hop: the answer {self.answer!r} names the winner; the question asks "
+                    f"for its {answer_field or last_field}, {value!r}"
+                )
+            else:
+                self.add(
+                    f"hop: the answer {self.answer!r} is wrong; following the hops gives {value!r}"
+                )
+        if not ranked and not self.named(first_key, self.prompt.question):
             self.add(f"hop: the question does not name the starting record {first_key!r}")
         table, index = first_record
         if self.table is not None and table.id == self.table.id and index not in self.rows:
@@ -2079,6 +2202,8 @@ class _Review:
                     )
                 if line is None:
                     self.add(f"shown: hop {number}'s record is not in the prompt table")
+                elif ranked and number == 1 and field not in self.shown_fields():
+                    continue  # the winner's line: its key and ranked value (checked) suffice
                 elif not any(self.cell_shows(c, record[field]) for c in line):
                     self.add(f"shown: the prompt table does not show hop {number}'s {field}")
 

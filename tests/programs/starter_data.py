@@ -428,6 +428,8 @@ def build_world_countries() -> list[dict[str, Any]]:
     }
     facts = _facts(pycountry)
 
+    _, local_currency = _cldr_names()
+
     def currency_name(code: str) -> str | None:
         found = _get(pycountry.currencies, alpha_3=code)
         return str(found.name) if found is not None else None
@@ -465,6 +467,13 @@ def build_world_countries() -> list[dict[str, Any]]:
                 ],
                 "currencies": currencies,
                 "currency_names": [n for n in map(currency_name, currencies) if n],
+                # CLDR's names of the currencies (a code CLDR does not name stays a code).
+                "currency_names_in": {
+                    lang: [local_currency.get((c, lang), c) for c in currencies]
+                    for lang in NAME_LANGUAGES
+                }
+                if local_currency
+                else {},
                 "population": info.get("population") or None,
                 "area_km2": info.get("area") or None,
                 "calling_codes": texts(info.get("callingCodes")),

@@ -653,6 +653,403 @@ def test_reviewer_rejects_mutated_items(name: str) -> None:
     assert any(p.startswith(tag) for p in problems), problems
 
 
+# ----------------------------------------------------------------------------------------------
+# Rank then report: a multihop that ranks the records shown or named, then reports another
+# field of the winner (one hop when the field is the winner's own, one more per join).
+
+STARTER_INTENTS = {
+    i["id"]: i for i in json.loads((CORPUS / "intents_starter5.json").read_text("utf-8"))
+}
+
+
+def rank_intent(
+    tables: list[str],
+    book: str,
+    key_field: str,
+    answer_field: str,
+    field: str,
+    direction: str,
+    *,
+    language: str = "en",
+    conditions: tuple[dict[str, Any], ...] = (),
+) -> dict[str, Any]:
+    expect = {
+        "kinds": ["multihop"], "book": book, "answer_field": answer_field,
+        "key_field": key_field, "field": field, "direction": direction, "aggregate": None,
+        "conditions": list(conditions), "language": language, "answer_format": None,
+    }  # fmt: skip
+    return {"id": "rank", "tables": tables, "intent": "rank, then report", "expect": expect,
+            "held_out": False, "servable": True}  # fmt: skip
+
+
+ASIA = {"field": "continent", "op": "==", "value": "Asia"}
+CURRENCY_JOIN = {"field": "currency_code", "table": "currencies", "key": "currency_code"}
+# Of three Asian countries, the name of the currency of the most populous (a join to currencies).
+RANK_CURRENCY = rank_intent(
+    ["countries", "currencies"], "closed", "country", "currency_name", "population_millions",
+    "max", conditions=(ASIA,),
+)  # fmt: skip
+# In Italian: of three countries, the continent of the most populous (the winner's own field).
+RANK_CONTINENT_IT = rank_intent(
+    ["countries"], "closed", "country", "continent", "population_millions", "max", language="it"
+)
+# A table of mountains: the year of the first ascent of the highest (or the easternmost).
+RANK_ASCENT = rank_intent(["mountains"], "open", "name", "first_ascent_year", "height_m", "max")
+RANK_ASCENT_EAST = rank_intent(
+    ["mountains"], "open", "name", "first_ascent_year", "longitude", "max"
+)
+
+
+def rank_program(
+    book: str,
+    table: str,
+    found: list[tuple[int, dict[str, str]]],
+    key_field: str,
+    field: str,
+    direction: str,
+    hops: list[dict[str, Any]],
+    answer_field: str,
+    **fields: Any,
+) -> dict[str, Any]:
+    return make_program(
+        "multihop", book, [i for i, _ in found], table=table, key_field=key_field,
+        answer_field=answer_field, field=field, direction=direction, k=len(found),
+        records=[r[key_field] for _, r in found], hops=hops, **{"joins": [], **fields},
+    )  # fmt: skip
+
+
+def rank_currency(
+    countries: tuple[str, ...] = ("Japan", "India", "Indonesia"),
+    winner: str = "India",
+    question: str = "Of Japan, India and Indonesia, what is the name of the currency used in "
+    "the most populous of the three?",
+    answer: str = "Indian rupee",
+    choices: tuple[str, ...] | None = ("Japanese yen", "Indian rupee", "Indonesian rupiah",
+                                       "Thai baht"),
+) -> dict[str, Any]:  # fmt: skip
+    """Closed book, two hops: India (1430 million) wins, INR is the Indian rupee."""
+    found = [row_of("countries_small.csv", "country", c) for c in countries]
+    assert max(found, key=lambda f: float(f[1]["population_millions"]))[1]["country"] == "India"
+    index, row = row_of("countries_small.csv", "country", winner)
+    code = row["currency_code"]
+    assert row_of("currencies.csv", "currency_code", "INR")[1]["currency_name"] == "Indian rupee"
+    hops = [
+        {"table": "countries", "key_field": "country", "key": winner, "field": "currency_code",
+         "row": index},
+        {"table": "currencies", "key_field": "currency_code", "key": code,
+         "field": "currency_name"},
+    ]  # fmt: skip
+    program = rank_program(
+        "closed", "countries", found, "country", "population_millions", "max", hops,
+        "currency_name", conditions=[ASIA], joins=[CURRENCY_JOIN],
+    )  # fmt: skip
+    text = question + "".join(f"\n{'ABCD'[i]}. {c}" for i, c in enumerate(choices or ()))
+    target = "ABCD"[choices.index(answer)] if choices and answer in choices else None
+    return make_item(
+        text, answer, program, choices=list(choices) if choices else None, target=target
+    )
+
+
+def rank_continent_it(
+    choices: tuple[str, ...] = ("Nord America", "Asia", "America del Sud", "Europa"),
+    answer: str = "America del Sud",
+) -> dict[str, Any]:
+    """Closed book in Italian, one hop: Brazil (216 million) is on South America."""
+    found = [row_of("countries_small.csv", "country", c) for c in ("Mexico", "Japan", "Brazil")]
+    index, row = found[2]
+    assert row["continent"] == "South America"
+    assert [float(r["population_millions"]) for _, r in found] == [129, 123, 216]
+    hops = [{"table": "countries", "key_field": "country", "key": "Brazil", "field": "continent",
+             "row": index}]  # fmt: skip
+    program = rank_program(
+        "closed", "countries", found, "country", "population_millions", "max", hops, "continent"
+    )
+    text = "Tra Messico, Giappone e Brasile, in quale continente si trova il paese più popoloso?"
+    text += "".join(f"\n{'ABCD'[i]}. {c}" for i, c in enumerate(choices))
+    return make_item(
+        text, answer, program, choices=list(choices), target="ABCD"[choices.index(answer)],
+        language="it",
+    )  # fmt: skip
+
+
+PEAKS = ("K2", "Lhotse", "Makalu", "Cho Oyu", "Nanga Parbat")
+
+
+def rank_ascent_open(
+    peaks: tuple[str, ...] = PEAKS,
+    winner: str = "K2",
+    field: str = "height_m",
+    question: str = "According to the table, in which year was the highest of these mountains "
+    "first climbed?",
+) -> dict[str, Any]:  # fmt: skip
+    """Open book, one hop: K2 (8611 m) is the highest shown, first climbed in 1954."""
+    found = [row_of("mountains.csv", "name", p) for p in peaks]
+    index, row = row_of("mountains.csv", "name", winner)
+    columns = ["name", "height_m", "longitude", "first_ascent_year"]
+    lines = [[r[c] for c in columns] for _, r in found]
+    text = (
+        md_table(["Mountain", "Height (m)", "Longitude", "First ascent"], lines) + "\n\n" + question
+    )
+    hops = [{"table": "mountains", "key_field": "name", "key": winner,
+             "field": "first_ascent_year", "row": index}]  # fmt: skip
+    program = rank_program(
+        "open", "mountains", found, "name", field, "max", hops, "first_ascent_year",
+        shown_fields=columns,
+    )  # fmt: skip
+    return make_item(text, row["first_ascent_year"], program)
+
+
+def starter_row(table_id: str, column: str, value: str) -> tuple[int, dict[str, str]]:
+    """The one row of a starter table whose ``column`` is ``value`` (skip without its data)."""
+    from starter_data import StarterUnavailable, starter_table
+
+    try:
+        table = starter_table(table_id)
+    except StarterUnavailable as exc:
+        pytest.skip(str(exc))
+    found = [(i, r) for i, r in enumerate(table.rows) if r[column] == value]
+    assert len(found) == 1, (table_id, column, value, len(found))
+    return found[0]
+
+
+def capital_of_largest_de(
+    countries: tuple[str, ...] = ("Indonesia", "Thailand", "Vietnam"),
+    winner: str = "Indonesia",
+    answer: str = "Jakarta",
+    question: str = "Von den drei Ländern Indonesien, Thailand und Vietnam: Wie heißt die "
+    "Hauptstadt des flächenmäßig größten Landes?",
+    choices: tuple[str, ...] | None = ("Bangkok", "Hanoi", "Jakarta", "Manila"),
+) -> dict[str, Any]:  # fmt: skip
+    """g17 (world-countries, German, closed book): Indonesia is the largest, capital Jakarta."""
+    found = [starter_row("world-countries", "name", c) for c in countries]
+    assert all(r["subregion"] == "South-eastern Asia" for _, r in found) or "Japan" in countries
+    areas = {r["name"]: float(r["area_km2"]) for _, r in found}
+    index, row = starter_row("world-countries", "name", winner)
+    assert max(areas, key=areas.__getitem__) == "Indonesia"
+    hops = [{"table": "world-countries", "key_field": "name", "key": winner, "field": "capital",
+             "row": index}]  # fmt: skip
+    program = rank_program(
+        "closed", "world-countries", found, "name", "area_km2", "max", hops, "capital",
+        conditions=[{"field": "subregion", "op": "==", "value": "South-eastern Asia"}],
+    )  # fmt: skip
+    text = question + "".join(f"\n{'ABCD'[i]}. {c}" for i, c in enumerate(choices or ()))
+    return make_item(
+        text, answer, program, choices=list(choices) if choices else None,
+        target="ABCD"[choices.index(answer)] if choices else None, language="de",
+    )  # fmt: skip
+
+
+CARS = (
+    "mazda rx2 coupe",
+    "datsun 610",
+    "ford mustang ii",
+    "mercury monarch ghia",
+    "toyota corona liftback",
+)
+
+
+def year_of_most_powerful_es(cars: tuple[str, ...] = CARS) -> dict[str, Any]:
+    """g18 (vega-cars, Spanish, open book): the mercury monarch ghia (139 hp) is of 1978."""
+    found = [starter_row("vega-cars", "Name", c) for c in cars]
+    index, row = starter_row("vega-cars", "Name", "mercury monarch ghia")
+    assert (row["Horsepower"], row["Year"]) == ("139", "1978")
+    columns = ["Name", "Horsepower", "Year"]
+    text = (
+        md_table(["Modelo", "Caballos", "Año"], [[r[c] for c in columns] for _, r in found])
+        + "\n\nSegún la tabla, ¿de qué año es el modelo con más caballos de potencia?"
+    )
+    hops = [{"table": "vega-cars", "key_field": "Name", "key": "mercury monarch ghia",
+             "field": "Year", "row": index}]  # fmt: skip
+    program = rank_program(
+        "open", "vega-cars", found, "Name", "Horsepower", "max", hops, "Year",
+        shown_fields=columns,
+    )  # fmt: skip
+    return make_item(text, "1978", program, language="es")
+
+
+RANK_GOOD: dict[str, tuple[dict[str, Any], Callable[[], dict[str, Any]]]] = {
+    "closed, through a join": (RANK_CURRENCY, rank_currency),
+    "closed, in Italian": (RANK_CONTINENT_IT, rank_continent_it),
+    "open": (RANK_ASCENT, rank_ascent_open),
+}
+STARTER_RANK_GOOD: dict[str, tuple[str, Callable[[], dict[str, Any]]]] = {
+    "closed over world-countries, in German": ("g17", capital_of_largest_de),
+    "open over vega-cars, in Spanish": ("g18", year_of_most_powerful_es),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANK_GOOD))
+def test_reviewer_accepts_rank_then_report(name: str) -> None:
+    intent, build = RANK_GOOD[name]
+    item = build()
+    assert item["metadata"]["program"]["field"] and item["metadata"]["program"]["direction"]
+    assert review_item(item, intent, CORPUS) == []
+
+
+@pytest.mark.parametrize("name", sorted(STARTER_RANK_GOOD))
+def test_reviewer_accepts_rank_then_report_over_starter_tables(name: str) -> None:
+    intent_id, build = STARTER_RANK_GOOD[name]
+    assert review_item(build(), STARTER_INTENTS[intent_id], CORPUS) == []
+
+
+def wrong_winner() -> dict[str, Any]:
+    """The first hop starts from Japan (123 million), not India; its currency is the answer."""
+    return rank_currency(winner="Japan", answer="Japanese yen")
+
+
+def peak_tie() -> dict[str, Any]:
+    """Everest and Lhotse both lie at 86.93° E: no single easternmost mountain."""
+    everest, lhotse = (row_of("mountains.csv", "name", n)[1] for n in ("Mount Everest", "Lhotse"))
+    assert everest["longitude"] == lhotse["longitude"]
+    return rank_ascent_open(
+        ("K2", "Mount Everest", "Lhotse"), "Mount Everest", "longitude",
+        "According to the table, in which year was the easternmost of these mountains first "
+        "climbed?",
+    )  # fmt: skip
+
+
+RANK_MUTATIONS: dict[str, tuple[dict[str, Any], Callable[[], dict[str, Any]], str]] = {
+    # name: (intent, bad item, tag of the expected problem)
+    "first hop is not the winner": (RANK_CURRENCY, wrong_winner, "winner:"),
+    "answer is the winner's name, not its field": (
+        RANK_CURRENCY,
+        lambda: rank_currency(answer="India", choices=None),
+        "hop:",
+    ),
+    "answer is not the winner's field": (
+        RANK_CURRENCY,
+        lambda: rank_currency(answer="Indonesian rupiah"),
+        "hop:",
+    ),
+    "compared record not named in the question": (
+        RANK_CURRENCY,
+        lambda: rank_currency(
+            question="Of Japan and India, what is the name of the currency used in the more "
+            "populous of the two?"
+        ),
+        "shown:",
+    ),
+    "compared record breaks the condition": (
+        RANK_CURRENCY,
+        lambda: rank_currency(
+            countries=("Japan", "India", "Brazil"),
+            question="Of Japan, India and Brazil, what is the name of the currency used in the "
+            "most populous of the three?",
+        ),
+        "condition:",
+    ),
+    "tie for the top": (RANK_ASCENT_EAST, peak_tie, "winner:"),
+    "another choice is also correct": (
+        RANK_CONTINENT_IT,
+        lambda: rank_continent_it(("Nord America", "Asia", "America del Sud", "Sudamerica")),
+        "choices:",
+    ),
+    "answer left in English": (
+        RANK_CONTINENT_IT,
+        lambda: rank_continent_it(
+            ("North America", "Asia", "South America", "Europe"), "South America"
+        ),
+        "language:",
+    ),
+    "compared record missing from the open table": (
+        RANK_ASCENT,
+        lambda: without_line(rank_ascent_open(), "| Makalu"),
+        "shown:",
+    ),
+    "ranked field not shown on a line": (
+        RANK_ASCENT,
+        lambda: with_program(
+            with_input(rank_ascent_open(), "| Makalu | 8485 |", "| Makalu | 8,4 km |"),
+            shown_fields=["name", "longitude", "first_ascent_year"],
+        ),
+        "shown:",
+    ),
+    "no hop from the winner": (
+        RANK_CURRENCY,
+        lambda: with_program(rank_currency(), hops=[]),
+        "hop:",
+    ),
+    "joins and hops disagree": (
+        RANK_CURRENCY,
+        lambda: with_program(rank_currency(), joins=[]),
+        "hop:",
+    ),
+    "k is not the number of compared records": (
+        RANK_CURRENCY,
+        lambda: with_program(rank_currency(), k=4),
+        "rows:",
+    ),
+    "ranked the other way than the intent": (
+        RANK_CURRENCY,
+        lambda: with_program(rank_currency(), direction="min"),
+        "intent:",
+    ),
+    "ranked by another field than the intent": (
+        RANK_ASCENT,
+        lambda: with_program(rank_ascent_open(), field="longitude"),
+        "intent:",
+    ),
+    "a ranking item for a plain multihop intent": (INTENTS["i23"], rank_currency, "intent:"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RANK_MUTATIONS))
+def test_reviewer_rejects_bad_rank_then_report(name: str) -> None:
+    intent, build, tag = RANK_MUTATIONS[name]
+    problems = review_item(build(), intent, CORPUS)
+    assert any(p.startswith(tag) for p in problems), problems
+
+
+STARTER_RANK_MUTATIONS: dict[str, tuple[str, Callable[[], dict[str, Any]], str]] = {
+    "first hop is not the largest": (
+        "g17",
+        lambda: capital_of_largest_de(winner="Thailand", answer="Bangkok"),
+        "winner:",
+    ),
+    "answer is the largest country's name": (
+        "g17",
+        lambda: capital_of_largest_de(answer="Indonesien", choices=None),
+        "hop:",
+    ),
+    "compared country not named": (
+        "g17",
+        lambda: capital_of_largest_de(
+            question="Von den Ländern Indonesien und Thailand: Wie heißt die Hauptstadt des "
+            "flächenmäßig größeren Landes?"
+        ),
+        "shown:",
+    ),
+    "compared country outside South-eastern Asia": (
+        "g17",
+        lambda: capital_of_largest_de(
+            countries=("Indonesia", "Thailand", "Japan"),
+            question="Von den drei Ländern Indonesien, Thailand und Japan: Wie heißt die "
+            "Hauptstadt des flächenmäßig größten Landes?",
+        ),
+        "condition:",
+    ),
+    "compared car without horsepower": (
+        "g18",
+        lambda: year_of_most_powerful_es((*CARS[:4], "renault 18i")),
+        "winner:",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STARTER_RANK_MUTATIONS))
+def test_reviewer_rejects_bad_rank_then_report_over_starter_tables(name: str) -> None:
+    intent_id, build, tag = STARTER_RANK_MUTATIONS[name]
+    problems = review_item(build(), STARTER_INTENTS[intent_id], CORPUS)
+    assert any(p.startswith(tag) for p in problems), problems
+
+
+def test_a_multihop_that_does_not_rank_still_needs_two_hops() -> None:
+    item = multihop_closed()
+    one_hop = with_program(item, hops=item["metadata"]["program"]["hops"][:1])
+    problems = review("i23", one_hop)
+    assert "hop: a multihop item needs at least two hops" in problems, problems
+
+
 def test_tables_may_be_named_by_file() -> None:
     item = multihop_closed()
     hops = item["metadata"]["program"]["hops"]

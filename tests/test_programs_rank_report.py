@@ -1,0 +1,327 @@
+"""Two-step questions: rank the records, then report another field of the one ranked first.
+
+"Which of these countries has the largest area: A, B or C? Answer with the capital of that
+country." A ``multihop`` program with a ``field`` (and no joins, or joins after the
+ranking): its executor, its wording in seven languages, its re-execution by the verifier,
+the reading of such intents, and the list fields (a country's one currency) and CLDR
+region names the starter intents needed.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from benchsmith.programs import Refusal, build_table, generate, plan
+from benchsmith.programs.handwritten import parse_program
+from benchsmith.programs.items import to_item
+from benchsmith.programs.run import ProgramError, execute
+from benchsmith.programs.table import single_values
+from benchsmith.spec import Condition, ProgramSpec
+from benchsmith.verify.programs import check_program
+
+COUNTRIES = [
+    # name, capital, region, subregion, area, population, currencies
+    ("Thailand", "Bangkok", "Asia", "South-eastern Asia", 513120, 69, ["THB"]),
+    ("Vietnam", "Hanoi", "Asia", "South-eastern Asia", 331212, 97, ["VND"]),
+    ("Indonesia", "Jakarta", "Asia", "South-eastern Asia", 1904569, 273, ["IDR"]),
+    ("Laos", "Vientiane", "Asia", "South-eastern Asia", 236800, 7, ["LAK"]),
+    ("Cambodia", "Phnom Penh", "Asia", "South-eastern Asia", 181035, 16, ["KHR"]),
+    ("Malaysia", "Kuala Lumpur", "Asia", "South-eastern Asia", 330803, 32, ["MYR"]),
+    ("Philippines", "Manila", "Asia", "South-eastern Asia", 300000, 109, ["PHP"]),
+    ("France", "Paris", "Europe", "Western Europe", 551695, 67, ["EUR"]),
+    ("Germany", "Berlin", "Europe", "Western Europe", 357022, 83, ["EUR"]),
+    ("Belgium", "Brussels", "Europe", "Western Europe", 30528, 11, ["EUR"]),
+    ("Switzerland", "Bern", "Europe", "Western Europe", 41285, 8, ["CHF"]),
+    (
+        "Panama",
+        "Panama City",
+        "Americas",
+        "Latin America and the Caribbean",
+        75417,
+        4,
+        ["PAB", "USD"],
+    ),
+    ("Nigeria", "Abuja", "Africa", "Sub-Saharan Africa", 923768, 206, ["NGN"]),
+    ("Kenya", "Nairobi", "Africa", "Sub-Saharan Africa", 580367, 53, ["KES"]),
+    ("Ghana", "Accra", "Africa", "Sub-Saharan Africa", 238533, 31, ["GHS"]),
+    ("Egypt", "Cairo", "Africa", "Northern Africa", 1002450, 102, ["EGP"]),
+]
+KINDS = {
+    "name": "text",
+    "capital": "text",
+    "region": "category",
+    "subregion": "category",
+    "area_km2": "number",
+    "population": "number",
+    "currencies": "json",
+}
+
+
+def countries(rows: list[tuple] = COUNTRIES):
+    records = [dict(zip(KINDS, row, strict=True)) for row in rows]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in KINDS.items()
+    ]
+    table = build_table("countries", records, fields)
+    table.columns["area_km2"].labels["en"] = "area"
+    return table
+
+
+def spec(**given) -> ProgramSpec:
+    values = {
+        "kind": "multihop",
+        "table": "countries",
+        "key_field": "name",
+        "answer_field": "capital",
+        "field": "area_km2",
+        "direction": "max",
+        "k": 3,
+    }
+    return ProgramSpec(**{**values, **given})
+
+
+def test_the_answer_is_the_reported_field_of_the_record_ranked_first():
+    table = countries()
+    made = generate(spec(), {"countries": table}, n=6, seed=1)
+    assert len(made) == 6
+    for instance in made:
+        areas = [table.order_value(r, "area_km2") for r in instance.rows]
+        winner = instance.rows[areas.index(max(areas))]
+        assert instance.answer == table.text(winner, "capital")
+        # The other records' capitals come first among the wrong choices: a wrong ranking
+        # picks a wrong choice, never the answer.
+        others = [table.text(r, "capital") for r in instance.rows if r != winner]
+        assert instance.distractors[: len(others)] == others
+        # Closed book: every record compared is named, the question says what to answer.
+        for row in instance.rows:
+            assert table.text(row, "name") in instance.question
+        assert instance.question.endswith("Answer with the capital of that country.")
+        assert instance.hops[0]["key"] == table.text(winner, "name")
+        meta = instance.metadata(spec())
+        meta["question"] = instance.question
+        assert execute(meta, {"countries": table}) == instance.answer
+
+
+def test_a_sample_whose_records_share_the_answer_or_tie_at_the_top_is_drawn_again():
+    rows = [
+        ("A", "Same", "X", "Y", 10, 1, ["EUR"]),
+        ("B", "Same", "X", "Y", 5, 2, ["EUR"]),
+        ("C", "Other", "X", "Y", 10, 3, ["EUR"]),
+        ("D", "Fourth", "X", "Y", 1, 4, ["EUR"]),
+    ]
+    table = countries(rows)
+    made = generate(spec(k=2), {"countries": table}, n=10, seed=0)
+    for instance in made:
+        capitals = {table.text(r, "capital") for r in instance.rows}
+        areas = [table.order_value(r, "area_km2") for r in instance.rows]
+        assert len(capitals) == 2, "two compared records share the answer"
+        assert len(set(areas)) == 2, "the top is tied"
+    assert made, "the samples that can be asked are asked"
+
+
+def test_open_book_shows_the_name_the_ranked_value_and_the_reported_field():
+    table = countries()
+    (instance,) = generate(spec(book="open", k=4), {"countries": table}, n=1, seed=2)
+    assert instance.shown_fields == ["name", "area_km2", "capital"]
+    for row in instance.rows:
+        assert f"| {table.text(row, 'name')} |" in instance.table_text
+    assert instance.question.startswith("According to the table, which country")
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("fr", "Répondez par la capitale de ce pays."),
+        ("de", "Gesucht ist die Hauptstadt des betreffenden Landes."),
+        ("es", "Responda con la capital del país en cuestión."),
+        ("it", "Rispondi con la capitale del paese in questione."),
+        ("nl", "Antwoord met de hoofdstad van het betreffende land."),
+        ("pt", "Responda com a capital do país em questão."),
+    ],
+)
+def test_the_second_step_is_worded_in_every_language(language, said):
+    table = countries()
+    (instance,) = generate(spec(), {"countries": table}, n=1, seed=3, language=language)
+    assert instance.question.endswith(said), instance.question
+
+
+def test_the_verifier_re_executes_the_ranking_and_the_report():
+    table = countries()
+    program = spec(answer_format="short_answer")
+    (instance,) = generate(program, {"countries": table}, n=1, seed=4)
+    subtask = SimpleNamespace(id="s", name="s", skills=[], difficulty="medium")
+    item = to_item(instance, program, item_id="x", language="en", seed=1, subtask=subtask)
+    tables = {"countries": table}
+    assert check_program(item, tables).ok, check_program(item, tables).reason
+    # The answer of another compared record: re-executed, the program says which is right.
+    other = next(r for r in instance.rows if table.text(r, "capital") != instance.answer)
+    wrong = item.model_copy(update={"target": table.text(other, "capital")})
+    verdict = check_program(wrong, tables)
+    assert not verdict.ok and "re-executed" in verdict.reason
+    # A compared record the closed-book question does not name.
+    missing = table.text(instance.rows[0], "name")
+    assert isinstance(item.input, str)
+    unnamed = item.model_copy(update={"input": item.input.replace(missing, "somewhere")})
+    verdict = check_program(unnamed, tables)
+    assert not verdict.ok and "does not name row" in verdict.reason
+
+
+def test_a_choice_that_is_also_right_is_refused():
+    table = countries()
+    program = spec()
+    (instance,) = generate(program, {"countries": table}, n=1, seed=5)
+    subtask = SimpleNamespace(id="s", name="s", skills=[], difficulty="medium")
+    item = to_item(instance, program, item_id="x", language="en", seed=1, subtask=subtask)
+    assert item.choices and check_program(item, {"countries": table}).ok
+    doubled = [instance.answer if c != instance.answer else c for c in item.choices]
+    verdict = check_program(item.model_copy(update={"choices": doubled}), {"countries": table})
+    assert not verdict.ok and "choices equal" in verdict.reason
+
+
+def test_a_multihop_without_joins_or_a_ranking_is_refused_with_what_to_give():
+    table = countries()
+    with pytest.raises(ProgramError, match="give one or both"):
+        generate(spec(field=None), {"countries": table}, n=1, seed=0)
+    with pytest.raises(ProgramError, match="answer=FIELD"):
+        generate(spec(answer_field=None), {"countries": table}, n=1, seed=0)
+
+
+def test_a_program_written_by_hand_ranks_then_reports():
+    tables = {"countries": countries()}
+    written = parse_program(
+        "multihop table=countries key=name answer=capital field=population direction=min k=3",
+        tables,
+    )
+    assert (written.kind, written.field, written.direction) == ("multihop", "population", "min")
+    assert written.reading() == (
+        "multihop, closed book: 3 records of countries: the capital of the one with the "
+        "smallest population"
+    )
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        "Name three countries and ask for the capital of the one with the largest area.",
+        "Show a few countries with their area; the model first has to find the largest, "
+        "then report its capital.",
+        "Two-step questions: what is the capital of the biggest of these countries by area?",
+    ],
+)
+def test_an_intent_that_ranks_then_asks_another_field_is_read_as_two_steps(intent):
+    table = countries()
+    found = plan(intent, {"countries": table}, "countries")
+    assert not isinstance(found, Refusal), found
+    lead = found[0].spec
+    assert (lead.kind, lead.field, lead.answer_field) == ("multihop", "area_km2", "capital")
+    assert lead.direction == "max"
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        "Which of these countries has the largest area?",
+        "Which of two countries is larger by area? Name both countries.",
+        "Show countries with their capital and area and ask which has the largest area.",
+    ],
+)
+def test_a_plain_ranking_stays_a_ranking(intent):
+    table = countries()
+    found = plan(intent, {"countries": table}, "countries")
+    assert not isinstance(found, Refusal), found
+    assert found[0].spec.kind in ("compare", "superlative"), found[0].spec.describe()
+
+
+def test_a_list_field_whose_records_mostly_hold_one_value_is_a_column_of_that_value():
+    table = countries()
+    column = table.columns["currencies"]
+    assert column.listed and column.kind == "category"
+    france = next(r for r in table.rows() if table.text(r, "name") == "France")
+    panama = next(r for r in table.rows() if table.text(r, "name") == "Panama")
+    assert table.value(france, "currencies") == "EUR"
+    assert table.value(panama, "currencies") is None  # two currencies: never asked about
+    assert single_values([["a", "b"], ["c", "d"], ["e"]]) is None  # mostly several
+    assert single_values([[{"x": 1}], [{"y": 2}]]) is None  # objects
+    assert single_values(["a", "b"]) is None  # not lists
+
+
+def test_a_code_written_as_text_is_never_ranked():
+    rows = [{"name": f"C{i}", "calling_codes": [str(30 + i)]} for i in range(8)]
+    fields = [
+        SimpleNamespace(path="name", modality="text", translations={}, labels={}),
+        SimpleNamespace(path="calling_codes", modality="json", translations={}, labels={}),
+    ]
+    table = build_table("places", rows, fields)
+    assert table.columns["calling_codes"].kind == "text"
+    assert not table.columns["calling_codes"].orderable
+
+
+@pytest.mark.parametrize(
+    ("intent", "value"),
+    [
+        ("Ask for the capital of a country of Southeast Asia.", "South-eastern Asia"),
+        ("Take a few Southeast Asian countries and ask for a capital.", "South-eastern Asia"),
+        ("Nenne Länder aus Südostasien und frag nach der Hauptstadt.", "South-eastern Asia"),
+        ("Countries of sub-Saharan Africa: ask for the capital.", "Sub-Saharan Africa"),
+        ("Countries from Latin America: ask for the capital.", "Latin America and the Caribbean"),
+    ],
+)
+def test_a_region_is_named_as_cldr_names_it_in_any_language(intent, value):
+    table = countries()
+    found = plan(intent, {"countries": table}, "countries")
+    assert not isinstance(found, Refusal), found
+    conditions = found[0].spec.conditions
+    assert conditions == [Condition(field="subregion", op="==", value=value)]
+
+
+def test_the_sample_is_reproducible():
+    table = countries()
+    first = generate(spec(), {"countries": table}, n=3, seed=9)
+    again = generate(spec(), {"countries": table}, n=3, seed=9)
+    assert [i.question for i in first] == [i.question for i in again]
+
+
+def test_a_number_before_a_field_s_noun_is_a_value_of_that_field_but_not_a_count():
+    rows = [(f"car {i}", 4 if i % 2 else 6, 20 + i, 60 + i, 1970 + i % 5) for i in range(12)]
+    columns = {"Name": "text", "Cylinders": "number", "mpg": "number", "age": "number",
+               "Year": "number"}  # fmt: skip
+    records = [dict(zip(columns, row, strict=True)) for row in rows]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
+    ]
+    cars = build_table("cars", records, fields)
+    tables = {"cars": cars}
+    found = plan("Only cars with four cylinders: show six and ask the mean mpg.", tables, "cars")
+    assert not isinstance(found, Refusal)
+    assert found[0].spec.conditions == [Condition(field="Cylinders", op="==", value=4.0)]
+    # A count of records said before their noun filters nothing.
+    found = plan("Show ten cars and ask the mean mpg.", tables, "cars")
+    assert not isinstance(found, Refusal) and found[0].spec.conditions == []
+    # "older than": the age, not the field named nearest.
+    found = plan(
+        "Show cars whose mpg is shown, older than 62, and ask the mean mpg.", tables, "cars"
+    )
+    assert not isinstance(found, Refusal)
+    assert Condition(field="age", op=">", value=62.0) in found[0].spec.conditions
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        "Take two days of the weather log, show their data and ask which had more wind.",
+        "We show a short series of days and ask which had the most wind.",
+        "Show the specifications of two days and ask which had more wind.",
+    ],
+)
+def test_showing_the_records_data_makes_the_question_open_book(intent):
+    days = [(f"2020-01-{d:02d}", d % 7, d % 5) for d in range(1, 20)]
+    columns = {"date": "text", "wind": "number", "rain": "number"}
+    records = [dict(zip(columns, row, strict=True)) for row in days]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
+    ]
+    log = build_table("weather", records, fields)
+    found = plan(intent, {"weather": log}, "weather")
+    assert not isinstance(found, Refusal) and found[0].spec.book == "open"
