@@ -408,6 +408,15 @@ def build_benchmark(
         if "difficulty_mix" not in config.model_fields_set and saved.get("difficulty_mix"):
             # No mix was given: the build goes on with the one it was started with.
             config = config.model_copy(update={"difficulty_mix": saved["difficulty_mix"]})
+        # Nor languages, modalities, formats or judge: `--resume --out DIR` alone goes on
+        # as the build was started.
+        kept = {
+            key: saved[key]
+            for key in ("languages", "modalities", "answer_formats", "judge")
+            if key in saved and key not in config.model_fields_set
+        }
+        if kept:
+            config = config.model_copy(update=kept)
         now = _settings(config, intent or "", size)
         keys = [*now, *(["difficulty_mix"] if "difficulty_mix" not in now else [])]
         changed = [k for k in keys if saved.get(k) != now.get(k)]

@@ -364,8 +364,10 @@ def test_output_folder_rules(tmp_path):
         build_benchmark(out=taken, spec=spec, resume=True)
     router = Router(JudgeVerdict=judge_yes)
     _r, _p, _rt, out = run(tmp_path, spec, router, seed=5)
-    with pytest.raises(BuildError, match="other settings.*seed=5"):
+    with pytest.raises(BuildError, match="other settings.*seed=5") as raised:
         build_benchmark(out=out, config=RunConfig(seed=9), resume=True)
+    # The judge it was started with (not the default) is kept: only the seed differs.
+    assert "judge" not in str(raised.value)
 
 
 def test_multiple_choice_items_take_their_choices_from_the_table(tmp_path):
