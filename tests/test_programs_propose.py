@@ -89,6 +89,20 @@ def test_a_multihop_proposal_follows_a_real_join():
         to_spec(proposal(kind="multihop", via="decided_in", answer_field="team"), tables())
 
 
+def test_a_multihop_proposal_without_a_join_ranks_then_reports():
+    found = proposal(kind="multihop", field="winner_goals", direction="max", answer_field="winner")
+    spec = to_spec(found, tables())
+    assert (spec.kind, spec.field, spec.answer_field, spec.hops) == (
+        "multihop", "winner_goals", "winner", []
+    )  # fmt: skip
+    table = finals_table()
+    for one in generate(spec, tables(), n=3, seed=2):
+        goals = [table.value(r, "winner_goals") for r in one.rows]
+        assert one.answer == table.text(one.rows[goals.index(max(goals))], "winner")
+    with pytest.raises(ProposalError, match="that is a superlative"):
+        to_spec(proposal(kind="multihop", field="winner_goals", answer_field="year"), tables())
+
+
 @pytest.mark.parametrize(
     ("fields", "why"),
     [

@@ -64,7 +64,10 @@ def proposal_schema(tables: Mapping[str, Table]) -> type[BaseModel]:
         direction=(Literal["max", "min"] | None, None),
         aggregate=(Aggregate | None, None),
         conditions=(list[condition], Field(default_factory=list, max_length=3)),  # type: ignore[valid-type]
-        via=(field_name | None, Field(default=None, description="Multi-hop: the linking field.")),
+        via=(
+            field_name | None,
+            Field(default=None, description="Multi-hop: the linking field (none: rank first)."),
+        ),
         answer_format=(Literal["multiple_choice", "short_answer", "numeric"] | None, None),
         k=(int, Field(default=0, ge=0, le=10, description="Records compared or shown; 0: any.")),
     )
@@ -200,7 +203,27 @@ def to_spec(proposal: Any, tables: Mapping[str, Table]) -> ProgramSpec:
             raise ProposalError(f"{table.id} has no number fields to state as features")
         rows = _shown(table, proposal.k, 6) if open_book else 0
         params |= {"answer_field": label.path, "features": features, "rows_shown": rows}
-    else:  # multihop
+    elif proposal.via is None:  # multihop in two steps: rank, then report another field
+        ranked = _column(table, proposal.field, "field ranked")
+        if not ranked.orderable:
+            raise ProposalError(f"{ranked.path!r} is not a number or a date: it cannot be ranked")
+        key = _key(table, proposal.key_field)
+        answer = _column(table, proposal.answer_field, "field asked").path
+        if answer in (key, ranked.path):
+            raise ProposalError(
+                f"the field asked ({answer!r}) is the record's name or the field ranked: "
+                "that is a superlative"
+            )
+        k = max(2, min(proposal.k or 3, 8))
+        params |= {
+            "key_field": key,
+            "answer_field": answer,
+            "field": ranked.path,
+            "direction": proposal.direction or "max",
+            "k": k,
+            "rows_shown": k if open_book else 0,
+        }
+    else:  # multihop along a join
         via = _column(table, proposal.via, "linking field").path
         link = next((j for j in joins(tables) if j[0] == table.id and j[1] == via), None)
         if link is None:
