@@ -443,3 +443,25 @@ def test_which_intents_ask_for_the_rows_drawn(intent, drawn):
     from benchsmith.agents.design import rendered_intent
 
     assert rendered_intent(intent) is drawn
+
+
+def test_an_open_book_two_step_build_keeps_its_items(catalog, tmp_path, fake_server):
+    out = tmp_path / "out"
+    intent = "Show a table of four gadgets and ask for the price of the heaviest one."
+    code = main(["build", intent, "--size", "4", "--out", str(out),
+                 "--model", f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
+    assert code == 0
+    spec = json.loads((out / "spec.json").read_text())
+    (grounding,) = spec["groundings"]
+    program = grounding["program"]
+    assert (program["kind"], program["book"]) == ("multihop", "open")
+    assert (program["field"], program["answer_field"]) == ("weight_g", "price_usd")
+    gadgets = {r[0]: r for r in GADGETS}
+    lines = (out / "data" / "test.jsonl").read_text().splitlines()
+    assert len(lines) == 4  # the records are named in the table, not in the question
+    for line in lines:
+        item = json.loads(line)
+        shown = [gadgets[name] for name in item["metadata"]["program"]["records"]]
+        heaviest = max(shown, key=lambda r: r[2])
+        assert item["metadata"]["answer"] == f"{heaviest[3]:g}"
+        assert all(f"| {r[0]} |" in item["input"] for r in shown)

@@ -325,3 +325,69 @@ def test_showing_the_records_data_makes_the_question_open_book(intent):
     log = build_table("weather", records, fields)
     found = plan(intent, {"weather": log}, "weather")
     assert not isinstance(found, Refusal) and found[0].spec.book == "open"
+
+
+def _cars():
+    rows = [
+        (f"car {i}", 4 if i % 2 else 6, 20 + i, 3000 + 97 * i, 10 + (i * 7) % 9, o)
+        for i, o in enumerate(["usa", "europe", "japan"] * 4)
+    ]
+    columns = {"Name": "text", "Cylinders": "number", "Horsepower": "number",
+               "Weight_in_lbs": "number", "Acceleration": "number",
+               "Origin": "category"}  # fmt: skip
+    records = [dict(zip(columns, row, strict=True)) for row in rows]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
+    ]
+    table = build_table("cars", records, fields)
+    table.columns["Acceleration"].labels["en"] = "acceleration time"
+    return {"cars": table}
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "field", "direction"),
+    [
+        # The rank word's own quantity, wherever the fields are listed.
+        ("Show 5 up to 6 cars as a table (name, weight, horsepower) and ask which is the heaviest.",
+         "superlative", "Weight_in_lbs", "max"),
+        # A time: faster is less of it.
+        ("Show two cars with their acceleration time and ask which accelerates faster.",
+         "compare", "Acceleration", "min"),
+        ("Show two cars with their acceleration time and ask which is slower.",
+         "compare", "Acceleration", "max"),
+    ],
+)  # fmt: skip
+def test_the_rank_word_names_its_quantity_and_its_direction(intent, kind, field, direction):
+    found = plan(intent, _cars(), "cars")
+    assert not isinstance(found, Refusal), found
+    lead = found[0].spec
+    assert (lead.kind, lead.field, lead.direction) == (kind, field, direction)
+    # "5 up to 6 cars" is how many rows, not a bound on a field.
+    assert lead.conditions == []
+
+
+def test_where_a_record_comes_from_is_its_origin():
+    intent = (
+        "Show five cars with weight and origin, find the lightest, then ask where it comes from."
+    )
+    found = plan(intent, _cars(), "cars")
+    assert not isinstance(found, Refusal), found
+    lead = found[0].spec
+    assert (lead.kind, lead.field, lead.answer_field) == ("multihop", "Weight_in_lbs", "Origin")
+    assert lead.direction == "min"
+
+
+def test_a_bound_takes_the_field_named_just_before_it():
+    intent = (
+        "Show cars (weight, horsepower, acceleration) and count how many have horsepower above 25."
+    )
+    found = plan(intent, _cars(), "cars")
+    assert not isinstance(found, Refusal), found
+    assert found[0].spec.conditions == [Condition(field="Horsepower", op=">", value=25.0)]
+
+
+def test_no_context_table_is_closed_book():
+    intent = "Give a car's name and ask its origin. No context table."
+    found = plan(intent, _cars(), "cars")
+    assert not isinstance(found, Refusal), found
+    assert found[0].spec.book == "closed"

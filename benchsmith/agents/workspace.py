@@ -225,8 +225,13 @@ class Workspace:
         names = tuple(program.get("named") or ())
         # A lookup names its record; a comparison names every record it ranks (the answer
         # is one of them by construction); an open-book item shows its rows.
-        entity = names[0] if kind in ("lookup", "filtered_lookup", "multihop") and names else None
-        aliases = names if kind in ("compare", "superlative") else ()
+        ranks = kind in ("compare", "superlative") or (kind == "multihop" and program.get("field"))
+        entity = (
+            names[0]
+            if kind in ("lookup", "filtered_lookup", "multihop") and names and not ranks
+            else None
+        )
+        aliases = names if ranks else ()
         spoken = draft.item.metadata.get("spoken_text")
         # A question that states values (a classification's features, the records a
         # closed-book count names) is longer by a few words per value.

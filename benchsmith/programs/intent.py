@@ -472,6 +472,8 @@ def _bound_matches(low: str) -> list[tuple[Any, str, str]]:
     taken: set[int] = set()
     for pattern, op in BOUNDS:
         for m in re.finditer(rf"\b(?:{pattern})\s+{number}", low):
+            if re.search(rf"\b(?:\d+|{spelled})\s*$", low[: m.start()]):
+                continue  # "5 up to 6 models", "five to six rows": how many, not a bound
             out.append((m, op, ""))
             taken.add(m.start())
     # "no more than two hours" holds "more than two hours": the longer match stands.
@@ -618,13 +620,18 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
                     if x.column.orderable and x.strength >= 0.5
                 ]
         orderable = [x for x in mentions if x.column.orderable and x.table == table.id]
-        prior = [x for x in orderable if x.position < before]
+        # Named before the bound, nearest first ("... blood pressure ... bmi above 30").
+        last_said = {
+            id(x): max((p for p in (x.positions or (x.position,)) if p < before), default=-1)
+            for x in orderable
+        }
+        prior = [x for x in orderable if last_said[id(x)] >= 0]
         if by_unit:
             column = by_unit[0]
         elif by_word:
             column = by_word[0]
         elif prior:
-            column = max(prior, key=lambda x: x.position).column
+            column = max(prior, key=lambda x: last_said[id(x)]).column
         elif orderable:
             column = orderable[0].column
         elif re.fullmatch(r"\d{4}", number) and len(years := _year_columns(table)) == 1:
@@ -707,9 +714,25 @@ def _direction(intent: str, column: Column | None, table: Table | None = None) -
         for w in DATE_MIN:
             if re.search(rf"\b{w}\b", text):
                 return "min"
+    if column is not None and _timed(column):
+        # "accelerates faster": a shorter time (the field holds how long something takes).
+        quick = re.search(r"\b(?:fast|quick|rapid|swift)(?:er|est|ly)?\b", text)
+        slow = re.search(r"\b(?:slow|slug)(?:er|est|ly|gish)?\b", text)
+        if quick and not slow:
+            return "min"
+        if slow and not quick:
+            return "max"
     if found_min and (not found_max or min(found_min) < min(found_max)):
         return "min"
     return "max"
+
+
+def _timed(column: Column) -> bool:
+    """Whether a column holds how long something takes ("acceleration time", "lap (s)")."""
+    label = column.labels.get("en", "").lower()
+    words = {*re.findall(r"[a-z]+", label), *words_of(column.path)}
+    units = _unit_words(column)
+    return bool(words & {"time", "duration", "seconds"} or units & {"s", "sec", "second", "min"})
 
 
 def _k(intent: str, default: int) -> int:
@@ -750,7 +773,8 @@ def _format(intent: str, default: str) -> str:
 
 
 NO_TABLE = re.compile(
-    r"\b(no table|without (?:a |the |any )?(?:table|rows|data)|not (?:from|in) (?:a |the )?table|"
+    r"\b(no (?:(?!text\b)\w+ )?table|without (?:a |the |any )?(?:table|rows|data)|"
+    r"not (?:from|in) (?:a |the )?table|"
     r"no rows|no data|nothing (?:is )?shown|not shown|from memory|general knowledge|"
     r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know|"
     r"nothing (?:else )?(?:is )?(?:in|on) the prompt|no reference|zero[- ]shot|"
@@ -814,6 +838,19 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     if not at:
         return ranked
     where = at[-1]
+    measured = set()
+    for t in (tokens[i] for i in at):
+        for end in ("est", "er"):
+            if t.endswith(end):
+                stem = t[: -len(end)]
+                bases = (stem, stem[:-1], stem[:-1] + "y", stem + "e")
+                measured |= {HOW_ADJECTIVE[b] for b in bases if b in HOW_ADJECTIVE}
+    if measured:
+        # "which is the heaviest": the weight, wherever the fields are listed.
+        said = [m for m in ranked if measured & set(words_of(m.column.path))]
+        if said:
+            ranked = said + [m for m in ranked if m not in said]
+            return said[:1] + sorted(ranked[1:], key=lambda m: m.column.path == table.key)
 
     def distance(m: Mention) -> float:
         spots = m.positions or (m.position,)
@@ -1648,9 +1685,12 @@ NOT_QUANTITIES = frozenset(
 
 
 TWO_STEPS = re.compile(
-    r"\b(?:two|2)[- ](?:steps?|stages?|hops?|parts?)\b|\bboth steps\b|\bin two steps\b"
+    r"\b(?:two|2)[- ](?:steps?|stages?|hops?|parts?|pasos|passos|passaggi|schritte|"
+    r"[ée]tapes|temps|stappen)\b|\bboth steps\b|\bin two (?:steps|times?)\b"
 )
 """Words that say a question takes two steps ("two-step reasoning", "in two steps")."""
+WHERE_FROM = re.compile(r"\bwhere (?:\w+ ){0,3}(?:comes?|came|is|are|was|were) (?:\w+ )?from\b")
+"""Words that ask where a record comes from (its origin)."""
 REPORT_WORDS = frozenset("report say give tell return provide answer ask".split())
 """Verbs before the field a two-step question reports ("then report the city")."""
 
@@ -1684,7 +1724,7 @@ def _reported_column(
     found: list[tuple[Mention, Column]] = []
     for m in mentions:
         column = table.columns[base.get(m.column.path, m.column.path)]
-        if m.strength >= 0.75 and column.path not in skip:
+        if m.strength >= 0.5 and column.path not in skip:
             found.append((m, column))
     if not found:
         return None
@@ -1693,6 +1733,11 @@ def _reported_column(
         for _m, column in found:
             if column.path == wanted:
                 return column  # "what year ...": the field the question word names
+    if WHERE_FROM.search(intent.lower()):
+        # "then ask where it comes from": the record's origin.
+        for _m, column in found:
+            if "origin" in words_of(column.path):
+                return column
     tokens = _tokens(intent)
     ranks = [
         i
@@ -1707,7 +1752,8 @@ def _reported_column(
             if "of" in tokens[at + 1 : at + 3] and any(at < r <= at + 9 for r in ranks):
                 return column
             # "find the northernmost ..., then report the city": a verb just before it.
-            if REPORT_WORDS & set(tokens[max(0, at - 3) : at]) and any(r < at for r in ranks):
+            verb = REPORT_WORDS & set(tokens[max(0, at - 3) : at])
+            if verb and m.strength >= 0.75 and any(r < at for r in ranks):
                 return column
     return None
 
