@@ -149,3 +149,20 @@ def test_who_reads_the_unsure_slots(programs, reader, asks):
     assert (found is not None) is asks
     if asks:
         assert found.spec.text == reader
+
+
+def test_a_direction_on_the_map_is_not_asked_even_in_another_language():
+    rows = [(f"Airport {i}", 30 + i * 1.5, -120 + i * 3.3) for i in range(10)]
+    airports = table_of(
+        "airports", {"name": "text", "latitude": "number", "longitude": "number"}, rows
+    )
+    intent = (
+        "On montre deux aéroports avec leurs coordonnées (latitude, longitude) et on demande "
+        "lequel des deux se trouve le plus à l'ouest."
+    )
+    reader = Scripted(asked="latitude")
+    reading = read(intent, {airports.id: airports}, airports.id, reader)
+    assert reader.asked == []  # "le plus à l'ouest" names the longitude: nothing to ask
+    assert not isinstance(reading.candidates, Refusal)
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.field, spec.direction) == ("compare", "longitude", "min")

@@ -1027,14 +1027,27 @@ latitude and longitude, as every coordinate table writes them)."""
 def compass(intent: str) -> str:
     """A direction said in words ("furthest north", "westernmost") as the coordinate ranked."""
     for point, rank in COMPASS:
-        intent = re.sub(
-            rf"\b(?:(?:the )?(?:furthest|farthest|further|farther|most|more)(?: to the)? {point}"
-            rf"(?:wards?|ern)?|{point}ernmost)\b",
-            rank,
-            intent,
-            flags=re.IGNORECASE,
-        )
+        intent = re.sub(compass_phrase(point), rank, intent, flags=re.IGNORECASE)
     return intent
+
+
+def compass_column(intent: str, table: Table) -> str | None:
+    """The coordinate a direction on the map ranks ("le plus à l'ouest": longitude), if any."""
+    for point, rank in COMPASS:
+        said = compass_phrase(point)
+        if re.search(said, intent, re.IGNORECASE):
+            coordinate = rank.split()[-1]
+            found = [c.path for c in table.columns.values() if coordinate in words_of(c.path)]
+            return found[0] if len(found) == 1 else None
+    return None
+
+
+def compass_phrase(point: str) -> str:
+    """The words that say a direction on the map ("furthest north", "westernmost")."""
+    return (
+        rf"\b(?:(?:the )?(?:furthest|farthest|further|farther|most|more)(?: to the)? {point}"
+        rf"(?:wards?|ern)?|{point}ernmost)\b"
+    )
 
 
 PICTURE_WORDS = re.compile(

@@ -39,7 +39,14 @@ from pydantic import BaseModel, Field, create_model
 from benchsmith.catalog.cards import value_text
 from benchsmith.errors import StructuredOutputError
 from benchsmith.programs.gloss import intent_language, to_english
-from benchsmith.programs.intent import Candidate, Hints, Refusal, _mentions, plan
+from benchsmith.programs.intent import (
+    Candidate,
+    Hints,
+    Refusal,
+    _mentions,
+    compass_column,
+    plan,
+)
 from benchsmith.programs.run import probe
 from benchsmith.programs.table import Table
 from benchsmith.programs.translation import Translation, translate
@@ -129,6 +136,8 @@ def questions(
         return []
     current = _slot_column(lead)
     gloss = (intent if written else to_english(intent, language)).lower()
+    if lead.kind in RANK_KINDS and current and compass_column(gloss, table) == current:
+        return []  # "le plus à l'ouest": the direction names its coordinate
     named = {m.column.path for m in _mentions(gloss, table) if m.strength >= 0.75}
     others = {_slot_column(c.spec) for c in found[1:] if c.spec.kind == lead.kind}
     why = (
