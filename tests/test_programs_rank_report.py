@@ -391,3 +391,60 @@ def test_no_context_table_is_closed_book():
     found = plan(intent, _cars(), "cars")
     assert not isinstance(found, Refusal), found
     assert found[0].spec.book == "closed"
+
+
+def _translations():
+    """A table of translations: a country's name in several languages, one record each."""
+    local = {"cy": "Gwlad", "fi": "Maa", "nl": "Land", "fr": "Pays"}
+    language = {"cy": "Welsh", "fi": "Finnish", "nl": "Dutch", "fr": "French", "en": "English",
+                "en-gb": "British English", "sco": "Scots"}  # fmt: skip
+    # English, British English and Scots write the English names: names repeat.
+    records = [
+        {"name_en": f"Country {i}", "language": code, "language_name": language[code],
+         "name": f"{local[code]} {i}" if code in local else f"Country {i}"}
+        for i in range(60)
+        for code in language
+    ]  # fmt: skip
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels=labels)
+        for p, m, labels in (
+            ("name_en", "text", {"en": "English name", "nl": "de Engelse naam"}),
+            ("language", "category", {"en": "language code", "nl": "de taalcode"}),
+            ("language_name", "category", {"en": "language", "nl": "de taal"}),
+            ("name", "text", {"en": "translated name", "nl": "de vertaalde naam"}),
+        )
+    ]
+    entity = {"en": "country name", "nl": "de landsnaam"}
+    table = build_table("country-names", records, fields, card_entity=entity)
+    return {"country-names": table}
+
+
+@pytest.mark.parametrize(
+    ("intent", "language", "local"),
+    [
+        ("Give the English name of a country and ask what it is called in Welsh.", "cy", "en"),
+        ("Geef de Engelse naam van een land en vraag hoe dat land in het Fins heet. "
+         "De vragen in het Nederlands.", "fi", "nl"),
+    ],
+)  # fmt: skip
+def test_a_name_that_repeats_across_languages_names_one_record_of_one_language(
+    intent, language, local
+):
+    tables = _translations()
+    table = tables["country-names"]
+    assert table.key is None  # "Germany" is the English name of four records
+    found = plan(intent, tables, "country-names")
+    assert not isinstance(found, Refusal), found
+    lead = found[0].spec
+    assert (lead.kind, lead.key_field, lead.answer_field) == ("filtered_lookup", "name_en", "name")
+    # Stated on the code the table gives each language name.
+    assert lead.conditions == [Condition(field="language", op="==", value=language)]
+    for instance in generate(lead, tables, n=4, seed=1, language=local):
+        (row,) = instance.rows
+        assert table.text(row, "language") == language
+        # The English name stays English, the answer is the name as written, and the
+        # question says which language's name it asks for.
+        assert table.text(row, "name_en") in instance.question
+        assert instance.answer == table.text(row, "name")
+        said = "cy (Welsh)" if local == "en" else "fi (Fins)"
+        assert said in instance.question, instance.question

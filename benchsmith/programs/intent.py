@@ -307,6 +307,13 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     ranked_words = set(re.findall(r"\b(?:most|least|more|less) (\w+)", text))
     out: list[Condition] = []
     spans: dict[int, tuple[int, int]] = {}  # a condition's words in the text
+    labels = {" ".join(_tokens(c.labels.get("en", ""))) for c in table.columns.values()}
+    label_spans = [
+        m.span()
+        for label in labels
+        if " " in label
+        for m in re.finditer(rf"\b{re.escape(label)}\b", text)
+    ]
     for column in table.columns.values():
         if column.unique or column.path in exclude:
             continue
@@ -315,6 +322,11 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             if re.search(rf"\b{re.escape(name)}\b", text):
                 out.append(Condition(field=column.path, op="==", value=code))
         if column.kind != "category":
+            continue
+        # A column of codes ("fi", "or", "it") is named by its name column, not by words
+        # that happen to spell a code.
+        codes = all(re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v) for v in column.values)
+        if codes and len(column.values) > 3:
             continue
         for value in column.values:
             words = re.findall(r"[a-z0-9]+", value.lower())
@@ -332,6 +344,8 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             )
             plurals += "".join(f"|{re.escape(a)}" for a in adjectives)
             found = re.search(rf"\b(?:{plurals})\b", text)
+            if found and any(a <= found.start() and found.end() <= b for a, b in label_spans):
+                found = None  # "the English name": a field's label, not the value English
             if found:
                 op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
                 spans[len(out)] = found.span()
@@ -412,7 +426,9 @@ NEGATION = re.compile(
 """Words before a value that make it an exclusion: "not held in Europe" -> ``!= Europe``."""
 LANGUAGE_REQUEST = re.compile(
     r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write)"
-    r"\b[^.;:]{0,30}?\bin [a-z]+\b|\b[a-z]+(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
+    r"\b[^.;:]{0,30}?\bin [a-z]+\b|"
+    r"\b(?!(?:the|a|an|these|those|some|of|and|or|with|for|ask|write)\b)[a-z]+"
+    r"(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
     r"(?:questions?|items?|version|quiz)\b"
 )
 
@@ -1199,6 +1215,7 @@ def plan(
             reading of its slot (the column the questions are about).
     """
     hints = hints or Hints()
+    written = intent
     # An intent in French, German or Spanish is read through its English gloss.
     intent = to_english(intent, intent_language(intent))
     # "pre-1850 works", "post-war" years: a bound said as a prefix.
@@ -1224,7 +1241,22 @@ def plan(
     equal = _equal_conditions(intent, table, bounds)
     values += [c for c in equal if c.field not in {v.field for v in values}]
     bounded |= {c.field for c in equal}  # a field filtered on is not the one ranked
+    values = [_as_code(table, c) for c in values]
     conditions = bounds + values
+    if table.key is None:
+        # Names that repeat across the table (a country's name in every language) may name
+        # one record among those the conditions select (the names in one language).
+        equal = [c for c in conditions if c.op == "=="]
+        rows = [
+            r
+            for r in table.rows()
+            if equal
+            and all(table.text(r, c.field).casefold() == str(c.value).casefold() for c in equal)
+        ]
+        if len(rows) >= 4:
+            view = table.subset(rows)
+            if view.key is not None:
+                return plan(written, {**tables, main: view}, main, hints)
     orderable = [m for m in mentions if m.column.orderable]
     categories = [m for m in mentions if m.column.kind in ("category", "text")]
     cands: list[Candidate] = []
@@ -1271,6 +1303,9 @@ def plan(
             key_field=table.key,
             answer_field=answer,
             hops=hops,
+            # The records the intent selects are where the chain starts ("as written in
+            # Swedish": a name in one language).
+            conditions=conditions,
             answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
         )
 
@@ -1287,7 +1322,10 @@ def plan(
             far = [
                 m
                 for m in other_mentions
-                if m.table == c and m.column.path != key2 and m.strength >= 0.5
+                if m.table == c
+                and m.column.path != key2
+                and m.strength >= 0.75
+                and not _held_by(table, m.column)
             ]
             if far:
                 answer = far[0].column.path
@@ -1314,7 +1352,7 @@ def plan(
             for m in (other_mentions if b != main else mentions)
             if m.table == b
             and m.column.path != key_field
-            and m.strength >= 0.5
+            and m.strength >= (0.5 if b == main else 0.75)
             and (m.column.path != via or len(re.findall(rf"\b{re.escape(via)}", low)) > 1)
         ]
         there = [m for m in other_mentions if m.table == b]
@@ -1323,6 +1361,14 @@ def plan(
             # "in which country the painter was born": the field the question word names.
             wanted.sort(key=lambda m: m.column is not asked_there)
         possessive = re.search(r"'s\b", low) or re.search(r"\bof (?:the|their|its|a)\b", low)
+        wanted = [
+            m
+            for m in wanted
+            if b == main
+            or not (
+                _held_by(table, m.column) or (table.subset_of and _named_alike(table, m.column))
+            )
+        ]
         if wanted and (via_named or b != main) and (b != main or possessive):
             answer = wanted[0].column.path
             spec = multihop(answer, [Hop(via=via, table=b, key_field=key_field)])
@@ -1556,7 +1602,7 @@ def plan(
     # -- lookups
     if table.unique_columns():
         given = re.search(
-            r"\b(?:given|from|by|using|with|show(?: just| only)?) "
+            r"\b(?:given|give|from|by|using|with|show(?: just| only)?) "
             r"(?:(?:a|an|the|its|their|each)\s+)?([a-z0-9' ]+?)"
             r"(?:,|\bwhich\b|\bwhat\b|\bask\b|$)",
             low,
@@ -1578,6 +1624,9 @@ def plan(
             said = re.sub(r"^(?:the )?name of (?:a |an |the |its |their )?", "", given.group(1))
             given_mentions = _mentions(said, table)
             uniq = [g for g in given_mentions if g.column.unique]
+            noun = table.entity.get("en", "")
+            if noun and singular((said.split() or [""])[0]) == noun:
+                uniq = []  # "give the name of an airport": the record's own name
             if uniq:
                 key_col = uniq[0].column
         key_field = key_col.path if key_col else table.key
@@ -1618,6 +1667,11 @@ def plan(
         )
         if asked_number:
             answers = [quantity, *(m for m in answers if m is not quantity)]
+        # A field every record selected shares ("the language", among the Welsh names)
+        # asks nothing.
+        answers = [
+            a for a in answers if len({table.text(r, a.column.path) for r in table.rows()}) > 1
+        ]
         for m in [a for a in answers if a.column.path != key_field][:2]:
             kind = "filtered_lookup" if conditions else "lookup"
             spec = ProgramSpec(
@@ -1706,6 +1760,60 @@ WHERE_FROM = re.compile(r"\bwhere (?:\w+ ){0,3}(?:comes?|came|is|are|was|were) (
 """Words that ask where a record comes from (its origin)."""
 REPORT_WORDS = frozenset("report say give tell return provide answer ask".split())
 """Verbs before the field a two-step question reports ("then report the city")."""
+
+
+def _as_code(table: Table, condition: Condition) -> Condition:
+    """A condition on a name stated on the code the table gives each name, if one does.
+
+    "in Finnish" selects ``language_name == Finnish``; where a column of codes stands for
+    the names one for one (``language == fi``), the code is the condition (the canonical
+    value; the names column may spell a language two ways).
+    """
+    if condition.op != "==":
+        return condition
+    rows = [r for r in table.rows() if table.text(r, condition.field) == str(condition.value)]
+    for column in table.columns.values():
+        if column.kind != "category" or column.path == condition.field:
+            continue
+        if not all(re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v) for v in column.values):
+            continue
+        codes = {table.text(r, column.path) for r in rows}
+        if len(codes) == 1:
+            (code,) = codes
+            named = {
+                table.text(r, condition.field)
+                for r in table.rows()
+                if table.text(r, column.path) == code
+            }
+            if named == {str(condition.value)}:
+                return Condition(field=column.path, op="==", value=code)
+    return condition
+
+
+def _held_by(table: Table, column: Column) -> bool:
+    """Whether the main table holds what another table's column names.
+
+    "name" is in "English name": no join is needed to ask it.
+    """
+    words = set(re.findall(r"[a-z]+", column.labels.get("en", "").lower())) or set(
+        words_of(column.path)
+    )
+    return any(
+        words and words <= set(re.findall(r"[a-z]+", c.labels.get("en", "").lower()))
+        for c in table.columns.values()
+    )
+
+
+def _named_alike(table: Table, column: Column) -> bool:
+    """Whether a column of the table is the same kind of thing as another table's.
+
+    "Dutch name" and "translated name": within the records a condition selects, the table
+    answers it itself.
+    """
+    last = (column.labels.get("en", "").lower().split() or [""])[-1]
+    return any(
+        (c.labels.get("en", "").lower().split() or [""])[-1] == last for c in table.columns.values()
+    )
 
 
 def _blank(match: re.Match[str]) -> str:

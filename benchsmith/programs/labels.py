@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from typing import Any
 
 from benchsmith.files import package_json
 from benchsmith.programs.grammar import GRAMMARS, PREPOSITIONS, Noun, read_noun
@@ -485,3 +486,19 @@ def lexicon_noun(english: str, language: str) -> Noun | None:
         if head and modifier:
             return _compound(head, modifier, language)
     return None
+
+
+def language_name(code: str, language: str) -> str | None:
+    """CLDR's name of a language code ("fi", "pt-br") in ``language`` (None: not known)."""
+    names = _cldr_names(language, "languages")
+    return names.get(code.replace("-", "_")) or names.get(code.split("-")[0])
+
+
+def language_code_column(table: Any, path: str) -> bool:
+    """Whether a category column holds language codes ("fi", "pt-br", "sr-latn")."""
+    column = table.columns[path]
+    codes = [v for v in column.values if re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v)]
+    if len(column.values) < 4 or len(codes) < len(column.values):
+        return False
+    known = _cldr_names("en", "languages")
+    return sum(c.split("-")[0] in known for c in codes) >= 0.9 * len(codes)

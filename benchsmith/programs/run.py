@@ -18,7 +18,7 @@ from typing import Any
 from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
 from benchsmith.injection import is_instruction_like
-from benchsmith.programs.labels import translate_value
+from benchsmith.programs.labels import language_code_column, language_name, translate_value
 from benchsmith.programs.media_words import (
     LETTERS,
     media_classify_question,
@@ -200,6 +200,8 @@ def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
     text = table.text(row, path)
     if column.kind in ("number", "date") or table.neutral(path) or table.written_in(path, language):
         return text
+    if table.language_of(path):
+        return text  # a field written in one language ("English name") is shown as written
     return translate_value(text, language)
 
 
@@ -305,7 +307,12 @@ def _lookup(
     key = _key_text(table, row, spec, words.language)
     if answer.casefold() in key.casefold() and spec.answer_field != key_field:
         return None  # the question would give the answer away (Gibraltar, Gibraltar)
-    question = lookup_question(words, key_field, key, spec.answer_field)
+    # A key that names a record only among the records the conditions select (a
+    # country's English name, among one language's names) is asked with them.
+    stated = (
+        [] if table.columns[key_field].unique else _condition_words(table, spec, words.language)
+    )
+    question = lookup_question(words, key_field, key, spec.answer_field, stated)
     others = [r for r in pool if r != row]
     # Values of the same subset first (closer, harder), then of the whole table.
     near = rng.sample(others, min(len(others), 60))
@@ -393,6 +400,10 @@ def _condition_words(table: Table, spec: ProgramSpec, language: str) -> list[tup
         if column.kind == "number":
             number = as_number(c.value)
             value = number_text(number) if number is not None else value
+        elif column.kind == "category" and language_code_column(table, c.field):
+            # "fi (Finnish)": a language code with the language's name in the item's words.
+            name = language_name(value, language)
+            value = f"{value} ({name})" if name else value
         elif column.kind == "category" and language != "en":
             value = translate_value(value, language) or value
         out.append((c.field, c.op, value))

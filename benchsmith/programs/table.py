@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
+from types import SimpleNamespace
 from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
@@ -261,6 +263,8 @@ class Table:
     key: str | None
     entity: dict[str, str]
     media: dict[str, str] = field(default_factory=dict)
+    subset_of: int = 0
+    """Of a :meth:`subset`, how many records the whole table has (0: the whole table)."""
 
     def media_file(self, row: int, path: str) -> str:
         """The file a record's media field holds ("" when it has none)."""
@@ -274,6 +278,14 @@ class Table:
         words = self.columns[path].labels.get("en", "").lower().split()
         return bool(words) and LANGUAGE_WORDS.get(words[0]) == language
 
+    def language_of(self, path: str) -> str | None:
+        """The language a column is written in by its name ("name_en", "English name")."""
+        match = re.search(r"_([a-z]{2})$", path.lower())
+        if match and match.group(1) in set(LANGUAGE_WORDS.values()):
+            return match.group(1)
+        words = self.columns[path].labels.get("en", "").lower().split()
+        return LANGUAGE_WORDS.get(words[0]) if words else None
+
     def neutral(self, path: str) -> bool:
         """Whether a column's values read the same in every language.
 
@@ -283,6 +295,8 @@ class Table:
         """
         column = self.columns[path]
         words = column.labels.get("en", "").split()
+        if column.kind == "text" and self._translations_table and not self.written_in(path, "en"):
+            return True  # a table of translations: each record's text is in its own language
         values = [self.text(r, path) for r in self.rows()]
         present = [v for v in values if v]
         if words and words[-1] in CODE_WORDS:
@@ -338,6 +352,40 @@ class Table:
     def rows(self) -> range:
         """Every row index."""
         return range(len(self.records))
+
+    def subset(self, rows: Sequence[int]) -> Table:
+        """The table of some of its records, its columns typed and its key chosen anew.
+
+        Names repeat across a table of translations (a country's name in 125 languages),
+        but not among the records of one language: there, a name names its record.
+        """
+        kinds = {"number": "number", "date": "date", "category": "category", "text": "text"}
+        fields = [
+            SimpleNamespace(
+                path=c.path,
+                modality="json" if c.listed else kinds.get(c.kind, "text"),
+                labels=dict(c.labels),
+                translations=dict(c.translations),
+            )
+            for c in self.columns.values()
+        ]
+        records = [self.records[r] for r in rows]
+        view = build_table(self.id, records, fields, card_entity=self.entity)
+        view.subset_of = len(self.records)
+        return view
+
+    @cached_property
+    def _translations_table(self) -> bool:
+        """Whether a category column names each record's language (ISO 639 codes)."""
+        from babel import Locale
+
+        known = Locale("en").languages
+        for column in self.columns.values():
+            codes = [v.replace("-", "_") for v in column.values]
+            if column.kind == "category" and len(codes) > 3:
+                if sum(c.split("_")[0] in known for c in codes) >= 0.9 * len(codes):
+                    return "language" in words_of(column.path)
+        return False
 
     def unique_columns(self) -> list[Column]:
         """The columns that name a record, the key first."""

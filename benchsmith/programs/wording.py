@@ -299,8 +299,22 @@ def counted(table: Table, field: str, label: str) -> bool:
     return whole and words[-1].endswith("s") and not words[-1].endswith(("ss", "us", "is"))
 
 
-def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -> str:
-    """What is the answer field of the record named ``key``."""
+def lookup_question(
+    words: Words,
+    key_field: str,
+    key: str,
+    answer_field: str,
+    conditions: Sequence[tuple[str, str, str]] = (),
+) -> str:
+    """What is the answer field of the record named ``key``.
+
+    ``conditions`` are stated when the key names a record only among the records they
+    select (a country's English name, among the names in one language): "What is the
+    translated name of the country name whose English name is Finland and whose language
+    code is fi?".
+    """
+    if conditions:
+        return _lookup_where(words, key_field, key, answer_field, conditions)
     if words.language in PHRASES:
         return _lookup_in(words, key_field, key, answer_field)
     table = words.table
@@ -338,6 +352,32 @@ def lookup_question(words: Words, key_field: str, key: str, answer_field: str) -
     if answer_field == table.key:
         return f"Which {noun.text} has the {key_label} {key}?"
     return f"{asks} is the {label.text} of the {noun.text} whose {key_label} is {key}?"
+
+
+def _lookup_where(
+    words: Words,
+    key_field: str,
+    key: str,
+    answer_field: str,
+    conditions: Sequence[tuple[str, str, str]],
+) -> str:
+    """A lookup whose record is named by ``key`` together with the ``conditions``."""
+    every = [(key_field, "==", key), *conditions]
+    label = words.label(answer_field)
+    english = words.table.columns[answer_field].labels["en"]
+    if words.language in PHRASES:
+        grammar = GRAMMARS[words.language]
+        noun = words.noun()
+        record = grammar.of_the(noun) + _whose(words, every, noun)
+        return _sentence(_ask(words, english, f"{grammar.the(label)} {record}"))
+    noun = words.noun()
+    if words.language == "fr":
+        return (
+            f"{_fr_which(label)} est {_fr_the(label)} {_fr_of_the(noun)} "
+            f"{condition_phrase(words, every)} ?"
+        )
+    asks = "Who" if _person(label.text) else "What"
+    return f"{asks} is the {label.text} of the {noun.text} {condition_phrase(words, every)}?"
 
 
 def rank_question(
