@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reviewer import review_item
+from reviewer import ocr_skipped, review_item
 
 from benchsmith.testing.inprocess import run_cli
 
@@ -159,6 +159,7 @@ def build(
         "accepted": 0,
         "kinds": [],
         "problems": [],
+        "ocr_skipped": 0,  # drawn items whose picture was not read (no tesseract)
     }
     data = out / "data" / "test.jsonl"
     if not data.is_file():
@@ -169,7 +170,8 @@ def build(
         {(i["metadata"].get("program") or {}).get("kind", OLD_PATH) for i in items}
     )
     for item in items:
-        problems = review_item(item, entry, CORPUS, starter=starter or None)
+        problems = review_item(item, entry, CORPUS, starter=starter or None, bench_dir=out)
+        result["ocr_skipped"] += ocr_skipped(item, out) is not None
         problems += modality_problems(item, entry)
         if problems:
             result["problems"].append(

@@ -42,16 +42,31 @@ then babel's territory names when babel is installed, then the names a starter t
 its values: ``names.de``, ``capital_names.fr``, CLDR currency names), and the question's
 language is read from stopwords and, when ``lingua-language-detector`` is installed, its
 detector, for en, fr, de, es, it, nl and pt.
+
+Drawn questions. A question drawn as a picture carries the lines drawn in
+``metadata.rendered_text``; the row checks read those lines, so they are not taken on trust:
+given the benchmark folder (``review_item(..., bench_dir=...)``) and the ``tesseract`` program
+(Debian ``tesseract-ocr``; Pillow, when importable, only upscales the picture 2x first), the
+reviewer reads the picture and rejects with ``ocr:`` a picture that is missing or unreadable,
+or whose text disagrees with ``rendered_text`` (the rule: :func:`ocr_problems`). Without
+``bench_dir`` or ``tesseract`` the picture is not read and ``rendered_text`` is still taken
+on trust, as before: that is a skipped check, not a passed one, and :func:`ocr_skipped` names
+the reason for a caller to count such items apart.
 """
 
 from __future__ import annotations
 
 import csv
 import dataclasses
+import difflib
 import json
 import math
 import re
+import shutil
+import subprocess
+import tempfile
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -1153,6 +1168,356 @@ def spoken_prompt(item: Mapping[str, Any]) -> tuple[str, bool]:
     return "\n".join(lines), True
 
 
+# --------------------------------------------------------------------------------------------
+# Drawn questions, read back from their pictures
+
+OCR_TIMEOUT = 30.0
+"""Seconds one ``tesseract`` run may take."""
+OCR_PSMS = (6, 11)
+"""tesseract's page segmentation modes, tried in turn until a reading agrees: 6, one uniform
+block of text, the lines of a drawn question (the default, 3, took a drawn table's aligned
+labels for columns and read them apart); then 11, sparse text, which keeps the short
+continuation lines of wrapped rows that 6 sometimes drops. Each is a reading of the same
+picture: a value the picture does not show is not in either."""
+OCR_UPSCALE_BELOW = 2000
+"""An image at most this many pixels a side is upscaled 2x before OCR (when Pillow is there):
+tesseract misread more small text without it (4 of 40 drawn tables against 9)."""
+OCR_MAX_CER = 0.25
+"""The largest character error rate of the OCR text against ``rendered_text`` accepted."""
+TESSERACT_LANGUAGES = {
+    "en": "eng",
+    "fr": "fra",
+    "de": "deu",
+    "es": "spa",
+    "it": "ita",
+    "nl": "nld",
+    "pt": "por",
+}
+"""An item's language and the tesseract data that reads it (``eng`` is always added)."""
+_OCR_LOOKALIKE_DIGITS = str.maketrans({"o": "0", "O": "0", "l": "1", "I": "1", "|": "1",
+                                       "S": "5", "s": "5", "B": "8"})  # fmt: skip
+_OCR_LOOKALIKE_LETTERS = str.maketrans({"0": "o", "1": "l", "i": "l", "5": "s", "8": "b"})
+
+
+def _fold(text: str) -> str:
+    """A name with OCR's look-alikes made one (``0``/``o``, ``1``/``l``/``i``, ``5``/``s``,
+    ``8``/``b``, ``rn``/``m``, ``vv``/``w``)."""
+    return text.translate(_OCR_LOOKALIKE_LETTERS).replace("rn", "m").replace("vv", "w")
+
+
+def name_slips(name: str) -> int:
+    """The OCR slips (edits) a name of this length may have: none below five characters, then
+    one, and one more per twelve characters."""
+    return 0 if len(name) < 5 else 1 + len(name) // 12
+
+
+def drawn_images(item: Mapping[str, Any]) -> list[str]:
+    """The image paths of a drawn item (image parts and ``metadata.rendered_text``), else []."""
+    if not (item.get("metadata") or {}).get("rendered_text"):
+        return []
+    inputs = item.get("input")
+    parts = [
+        p
+        for m in (inputs if isinstance(inputs, list) else [])
+        if isinstance(m, Mapping)
+        for p in m.get("content") or []
+        if isinstance(p, Mapping)
+    ]
+    if any(p.get("type") == "audio" for p in parts):
+        return []  # a spoken item: spoken_prompt reads its spoken_text instead
+    return [str(p.get("image") or "") for p in parts if p.get("type") == "image"]
+
+
+@lru_cache(maxsize=1)
+def _tesseract_languages() -> frozenset[str]:
+    """The language data the installed ``tesseract`` has (empty when it cannot say)."""
+    program = shutil.which("tesseract")
+    if program is None:
+        return frozenset()
+    try:
+        done = subprocess.run(
+            [program, "--list-langs"], capture_output=True, text=True, timeout=OCR_TIMEOUT
+        )
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    lines = (done.stdout + "\n" + done.stderr).splitlines()
+    return frozenset(line.strip() for line in lines if re.fullmatch(r"[a-z_]{3,}", line.strip()))
+
+
+def _ocr_language(item: Mapping[str, Any]) -> str | None:
+    """``-l`` for tesseract, or None when no installed data reads the drawn script."""
+    language = str((item.get("metadata") or {}).get("language") or "en")
+    code = TESSERACT_LANGUAGES.get(language)
+    if code and code != "eng" and code in _tesseract_languages():
+        return f"eng+{code}"
+    rendered = str((item.get("metadata") or {}).get("rendered_text") or "")
+    latin = all(not c.isalpha() or unicodedata.name(c, "").startswith("LATIN") for c in rendered)
+    return "eng" if latin else None
+
+
+def ocr_skipped(item: Mapping[str, Any], bench_dir: Path | None) -> str | None:
+    """Why the OCR check of a drawn item does not run (None: it runs, or the item is not drawn).
+
+    A skipped check is not a pass: the reviewer then reads ``rendered_text`` on trust, as it
+    did before it could read pictures, and a caller that counts checked items must count
+    these apart.
+    """
+    if not drawn_images(item):
+        return None
+    if bench_dir is None:
+        return "no bench_dir: the item's media paths cannot be resolved"
+    if shutil.which("tesseract") is None:
+        return "tesseract is not on PATH"
+    if _ocr_language(item) is None:
+        return "no tesseract language data reads the drawn script"
+    return None
+
+
+def ocr_image(path: Path, language: str = "eng", psm: int = OCR_PSMS[0]) -> str:
+    """The text ``tesseract`` reads in an image, upscaled 2x first when Pillow is importable
+    and the image is not already large (at most :data:`OCR_UPSCALE_BELOW` pixels a side).
+
+    Raises OSError when tesseract fails or times out (the message says why).
+    """
+    program = shutil.which("tesseract")
+    if program is None:
+        raise OSError("tesseract is not on PATH")
+    with tempfile.TemporaryDirectory(prefix="reviewer-ocr-") as scratch:
+        source = path
+        try:
+            from PIL import Image  # optional: only to upscale small text before OCR
+
+            with Image.open(path) as image:
+                if max(image.size) <= OCR_UPSCALE_BELOW:
+                    image.load()
+                    bigger = image.resize((image.width * 2, image.height * 2), Image.LANCZOS)
+                    source = Path(scratch) / "upscaled.png"
+                    bigger.save(source)
+        except Exception:  # no Pillow, or it cannot read the file: tesseract reads it as is
+            source = path
+        try:
+            done = subprocess.run(
+                [program, str(source), "stdout", "-l", language, "--psm", str(psm)],
+                capture_output=True,
+                text=True,
+                timeout=OCR_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired as error:
+            raise OSError(f"tesseract took more than {OCR_TIMEOUT:g} s") from error
+        except (OSError, subprocess.SubprocessError) as error:
+            raise OSError(f"tesseract did not run: {error}") from error
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1]
+        raise OSError(f"tesseract failed ({done.returncode}): {last[:200]}")
+    return done.stdout
+
+
+def ocr_normal(text: str) -> str:
+    """The form OCR text is compared in: no accents or case, punctuation and spacing as one space.
+
+    ``|``, ``:``, ``,``, ``.``, brackets, dashes and symbols (``$``) go; what is left is
+    letters and digits separated by single spaces.
+    """
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    return " ".join(re.sub(r"[^\w]|_", " ", text).split())
+
+
+def levenshtein(a: str, b: str, limit: int | None = None) -> int:
+    """The edit distance of ``a`` and ``b``; past ``limit``, ``limit + 1`` (a banded search)."""
+    if len(a) < len(b):
+        a, b = b, a
+    if limit is None:
+        limit = len(a)
+    over = limit + 1
+    if len(a) - len(b) > limit:
+        return over
+    previous = [j if j <= limit else over for j in range(len(b) + 1)]
+    for i, ca in enumerate(a, 1):
+        current = [over] * (len(b) + 1)
+        current[0] = i if i <= limit else over
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            current[j] = min(
+                previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != b[j - 1]), over
+            )
+        if min(current) > limit:
+            return over
+        previous = current
+    return min(previous[-1], over)
+
+
+def fuzzy_contains(text: str, pattern: str, slips: int) -> bool:
+    """Whether some stretch of ``text`` is within ``slips`` edits of ``pattern``."""
+    if slips <= 0 or not pattern:
+        return pattern in text
+    previous = [0] * (len(text) + 1)  # the stretch may start anywhere
+    for i, cp in enumerate(pattern, 1):
+        current = [i] + [0] * len(text)
+        for j, ct in enumerate(text, 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (cp != ct))
+        previous = current
+    return min(previous) <= slips
+
+
+def _ocr_digits(text: str) -> str:
+    """OCR text with a word that is mostly digits read as digits (``15O`` is ``150``)."""
+    words = []
+    for word in unicodedata.normalize("NFKC", text).split():
+        core = word.strip("()[]:;,.!?'\"")
+        digits = sum(c.isdigit() for c in core)
+        if (
+            digits
+            and re.fullmatch(r"[\d.,oOlI|SsB]+", core)
+            and digits * 2 >= len(re.sub(r"[.,]", "", core))
+        ):
+            word = word.replace(core, core.translate(_OCR_LOOKALIKE_DIGITS))
+        words.append(word)
+    return " ".join(words)
+
+
+_DRAWN_PAIR_SPLIT = re.compile(r",\s+(?=[^,:]+:\s)")
+"""Where a drawn row line (``Label: value, Label: value.``) parts: a comma before the next
+label (a value may hold a comma, ``1,234``)."""
+
+
+def _drawn_tokens(rendered: str, records: Iterable[str]) -> list[tuple[str, str]]:
+    """``rendered_text`` as :func:`ocr_normal` words, each with what it is: ``"number"`` (a
+    word of digits), ``"name"`` (a word of a row's value, or of a record name the lines
+    mention) or ``""`` (a label or question word)."""
+    forms = [f for f in (ocr_normal(str(r)).split() for r in records) if f]
+    out: list[tuple[str, str]] = []
+    for line in rendered.splitlines():
+        stripped = line.strip()
+        pairs = _DRAWN_PAIR_SPLIT.split(stripped[:-1]) if stripped.endswith(".") else []
+        if pairs and all(": " in pair for pair in pairs):
+            for pair in pairs:
+                label, value = pair.split(": ", 1)
+                out += [(t, "number" if t.isdigit() else "") for t in ocr_normal(label).split()]
+                out += [(t, "number" if t.isdigit() else "name") for t in ocr_normal(value).split()]
+            continue
+        words = ocr_normal(line).split()
+        kinds = ["number" if t.isdigit() else "" for t in words]
+        for form in forms:
+            for start in range(len(words) - len(form) + 1):
+                if words[start : start + len(form)] == form:
+                    for k in range(start, start + len(form)):
+                        kinds[k] = kinds[k] or "name"
+        out += list(zip(words, kinds, strict=True))
+    return out
+
+
+def _unread(drawn: Sequence[tuple[str, str]], read: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The numbers and the names of ``drawn`` that ``read`` does not show where they stand."""
+    numbers: list[str] = []
+    names: list[str] = []
+    matcher = difflib.SequenceMatcher(None, [t for t, _ in drawn], list(read), autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("equal", "insert"):
+            continue
+        block, seen = drawn[i1:i2], read[j1:j2]
+        wanted = [t for t, kind in block if kind == "number"]
+        got = [t for t in seen if t.isdigit()]
+        missing = Counter(wanted) - Counter(got)
+        if missing and "".join(wanted) != "".join(got):
+            numbers += sorted(missing.elements())
+        shown = f" {_fold(' '.join(seen))} "
+        runs: list[list[str]] = [[]]
+        for token, kind in block:
+            if kind == "name":
+                runs[-1].append(token)
+            elif runs[-1]:
+                runs.append([])
+        for run in filter(None, runs):
+            name = " ".join(run)
+            if not fuzzy_contains(shown, f" {_fold(name)} ", name_slips(name)):
+                names.append(name)
+    return numbers, names
+
+
+def ocr_problems(rendered: str, ocr: str, records: Iterable[str] = ()) -> list[str]:
+    """Where the text read from a drawn item's picture disagrees with its ``rendered_text``.
+
+    Both are put in :func:`ocr_normal` form (no case or accents; ``|``, ``:``, ``,``, ``.``,
+    brackets, symbols and other punctuation are spaces) and split in words; first, in the OCR
+    text, a word that is mostly digits has its look-alike letters read as digits (``15O`` is
+    ``150``), and a ``|`` is read as ``l`` unless ``rendered_text`` has one (a bar the picture
+    should not show is a misread ``I``). The picture agrees when:
+
+    * the character error rate, the :func:`levenshtein` distance of the two texts over the
+      length of ``rendered_text``'s, is at most :data:`OCR_MAX_CER` (0.25); and
+    * aligned word by word (:class:`difflib.SequenceMatcher`, no junk heuristic), every number
+      and every record name ``rendered_text`` shows is read in its place. The names are the
+      values of its ``Label: value, ...`` row lines that are not digits, and each of
+      ``records`` its lines mention. A word the alignment does not pair exactly is looked for
+      in the stretch of OCR text paired with it. A number must be there digit for digit,
+      since a changed digit is a changed value (a number split or joined at a separator,
+      ``1,234`` read as ``1.234`` or ``1 234``, still counts). A name must be there as whole
+      words, its look-alikes folded together on both sides (:func:`_fold`), with at most
+      :func:`name_slips` edits: none in a name shorter than five characters, one from five,
+      one more per twelve characters. Most records swapped for another differ by more (a
+      record swapped for one a single letter away, ``Marlo`` for ``Marla``, is missed unless
+      its row's numbers differ too).
+
+    Binding each value to its place rejects values moved between rows, not only values
+    changed or records swapped. Words the picture shows beyond ``rendered_text`` count only
+    through the error rate; a value made only of symbols (``$``, ``€``) only through it too.
+    """
+    problems: list[str] = []
+    ocr = _ocr_digits(ocr)
+    if "|" not in rendered:  # a bar the picture should not show is a misread I or l
+        ocr = ocr.replace("|", "l")
+    want, got = ocr_normal(rendered), ocr_normal(ocr)
+    limit = int(OCR_MAX_CER * max(1, len(want)))
+    if levenshtein(want, got, limit) > limit:
+        problems.append(
+            f"ocr: the picture reads {got[:80]!r}, not the rendered_text "
+            f"(character error rate over {OCR_MAX_CER:g})"
+        )
+    numbers, names = _unread(_drawn_tokens(rendered, records), got.split())
+    if numbers:
+        problems.append(f"ocr: the picture does not show the number(s) {numbers} where drawn")
+    if names:
+        problems.append(f"ocr: the picture does not show {names} where drawn")
+    return problems
+
+
+def drawn_problems(item: Mapping[str, Any], bench_dir: Path | None) -> list[str]:
+    """The ``ocr:`` problems of a drawn item, its pictures read with tesseract.
+
+    Empty when the item is not drawn or the check is skipped (see :func:`ocr_skipped`). A
+    picture missing from ``bench_dir``, or one tesseract cannot read, is a problem. The
+    pictures are read once per mode of :data:`OCR_PSMS` until a reading agrees with
+    ``rendered_text`` (:func:`ocr_problems`); when none does, the first reading's problems are
+    reported.
+    """
+    if bench_dir is None or ocr_skipped(item, bench_dir) is not None:
+        return []
+    metadata = item.get("metadata") or {}
+    language = _ocr_language(item) or "eng"
+    paths, problems = [], []
+    for image in drawn_images(item):
+        path = Path(bench_dir) / image
+        if not image or not path.is_file():
+            problems.append(f"ocr: the picture {image!r} is missing from the benchmark")
+        paths.append(path)
+    if problems:
+        return problems
+    program = metadata.get("program")
+    records = program.get("records") if isinstance(program, Mapping) else None
+    names = [str(r) for r in records if isinstance(r, str)] if isinstance(records, list) else []
+    first: list[str] | None = None
+    for psm in OCR_PSMS:
+        try:
+            text = "\n".join(ocr_image(path, language, psm) for path in paths)
+        except OSError as error:
+            return [f"ocr: a picture of the item cannot be read: {error}"]
+        problems = ocr_problems(str(metadata["rendered_text"]), text, names)
+        if not problems:
+            return []
+        first = problems if first is None else first
+    return first or []
+
+
 class _Review:
     """One item under review; the checks append to ``problems``."""
 
@@ -1162,8 +1527,12 @@ class _Review:
         intent: Mapping[str, Any],
         corpus_dir: Path,
         starter: bool | None = None,
+        bench_dir: Path | None = None,
     ):
         self.item = item
+        self.bench_dir = bench_dir
+        # Why a drawn item's picture is not read (None: it is, or the item is not drawn).
+        self.ocr_skipped = ocr_skipped(item, bench_dir)
         self.intent = intent
         self.problems: list[str] = []
         self.expect: Mapping[str, Any] = intent.get("expect") or {}
@@ -1431,6 +1800,8 @@ class _Review:
         if not self.text.strip():
             self.add("generic: input is empty or not a string")
             return self.problems
+        for problem in drawn_problems(self.item, self.bench_dir):
+            self.add(problem)
         if not self.program:
             self.add("program: metadata.program is missing")
             return self.problems
@@ -2359,10 +2730,16 @@ def review_item(
     corpus_dir: Path,
     *,
     starter: bool | None = None,
+    bench_dir: Path | None = None,
 ) -> list[str]:
     """Return the problems a strict reviewer finds in one item (empty: accepted).
 
     ``starter``: read the item's tables from the starter catalog (True), from the corpus only
     (False), or decide from the item (None; see the module docstring).
+    ``bench_dir``: the benchmark folder the item's media paths resolve against; with it (and
+    ``tesseract`` on PATH) a drawn item's picture is read and compared with its
+    ``rendered_text`` (:func:`drawn_problems`). Without it that check is skipped, not passed:
+    :func:`ocr_skipped` says so and why.
     """
-    return _Review(item, intent, Path(corpus_dir), starter).run()
+    bench = Path(bench_dir) if bench_dir is not None else None
+    return _Review(item, intent, Path(corpus_dir), starter, bench).run()

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import copy
 import csv
+import importlib.util
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -1104,6 +1106,13 @@ def test_reviewer_is_independent_of_benchsmith() -> None:
         "starter_data",
         "babel",
         "lingua",
+        # A drawn question's picture, read by the tesseract program (Pillow, when there, only
+        # upscales it) and aligned with the lines it should show.
+        "difflib",
+        "shutil",
+        "subprocess",
+        "tempfile",
+        "PIL",
     }
     starter = ast.parse((HERE / "starter_data.py").read_text("utf-8"))
     assert not any(
@@ -1244,3 +1253,161 @@ def test_a_drawn_question_is_read_from_the_lines_drawn_and_only_with_its_picture
     # Without its picture the drawn lines are not what the test-taker sees.
     item["input"][0]["content"] = content[:1]
     assert spoken_prompt(item) == ("", False)
+
+
+# ----------------------------------------------------------------------------------------------
+# Drawn questions: the picture is read back (OCR) and must agree with metadata.rendered_text
+
+HAS_PIL = importlib.util.find_spec("PIL") is not None
+needs_ocr = pytest.mark.skipif(
+    shutil.which("tesseract") is None or not HAS_PIL,
+    reason="needs the tesseract program (Debian tesseract-ocr) and Pillow to draw the picture",
+)
+FONTS = (
+    Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"),
+    Path("/usr/share/fonts/TTF/DejaVuSans.ttf"),
+)
+
+
+def spoken_lines(text: str) -> list[str]:
+    """An item's Markdown prompt as the lines a drawn question shows (``Label: value, ...``)."""
+    out: list[str] = ["Answer using this table."]
+    header: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if not header:
+                header = cells
+            elif not all(set(c) <= set("-:") for c in cells):
+                out.append(", ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)) + ".")
+        elif line.strip():
+            out.append(line.strip())
+    return out
+
+
+def draw_lines(lines: list[str], path: Path) -> None:
+    """Draw ``lines`` one per line, black on white, large enough for tesseract."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font_file = next((f for f in FONTS if f.is_file()), None)
+    font = ImageFont.truetype(str(font_file), 28) if font_file else ImageFont.load_default(28)
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    width = int(max(measure.textlength(line, font=font) for line in lines)) + 60
+    image = Image.new("RGB", (width, 40 * len(lines) + 60), "white")
+    draw = ImageDraw.Draw(image)
+    for n, line in enumerate(lines):
+        draw.text((30, 30 + 40 * n), line, fill="black", font=font)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path)
+
+
+def drawn_item(item: dict[str, Any], bench: Path) -> dict[str, Any]:
+    """``item`` asked as a drawn question: a picture under ``bench`` of its lines, and those
+    lines in ``metadata.rendered_text``."""
+    lines = spoken_lines(item["input"])
+    draw_lines(lines, bench / "media" / "q.png")
+    drawn = copy.deepcopy(item)
+    drawn["input"] = [
+        {"role": "user", "content": [
+            {"type": "text", "text": "Read the question in the image and answer it."},
+            {"type": "image", "image": "media/q.png"}]}
+    ]  # fmt: skip
+    drawn["metadata"]["rendered_text"] = "\n".join(lines)
+    return drawn
+
+
+def with_rendered(item: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    changed = copy.deepcopy(item)
+    assert old in changed["metadata"]["rendered_text"]
+    changed["metadata"]["rendered_text"] = changed["metadata"]["rendered_text"].replace(old, new)
+    return changed
+
+
+@needs_ocr
+def test_a_drawn_item_whose_picture_shows_its_lines_is_accepted(tmp_path: Path) -> None:
+    from reviewer import ocr_skipped
+
+    intent_id, build = GOOD["count open"]
+    item = drawn_item(build(), tmp_path)
+    assert (
+        "Title: Seven Samurai, Year: 1954, Runtime (min): 207." in item["metadata"]["rendered_text"]
+    )
+    assert ocr_skipped(item, tmp_path) is None
+    assert review_item(item, INTENTS[intent_id], CORPUS, bench_dir=tmp_path) == []
+
+
+@needs_ocr
+def test_a_drawn_item_whose_lines_are_not_its_picture_is_rejected(tmp_path: Path) -> None:
+    intent_id, build = GOOD["count open"]
+    item = drawn_item(build(), tmp_path)
+    rows = item["metadata"]["program"]["rows"]
+    index, jaws = row_of("films.csv", "title", "Jaws")
+    assert int(jaws["runtime_min"]) <= 150  # the count stays 3
+    # Lines that agree with the data, and so with every other check: only the picture tells.
+    swapped = with_program(
+        with_rendered(
+            item,
+            "Title: Roma, Year: 2018, Runtime (min): 135.",
+            f"Title: Jaws, Year: {jaws['year']}, Runtime (min): {jaws['runtime_min']}.",
+        ),
+        rows=[*rows[:3], index, rows[4]],
+        records=["Seven Samurai", "Parasite", "The Godfather", "Jaws", "Titanic"],
+    )
+    assert review_item(swapped, INTENTS[intent_id], CORPUS) == []
+    mutants = {
+        "a row swapped for another record": swapped,
+        "a number changed": with_rendered(item, "Runtime (min): 207.", "Runtime (min): 208."),
+        "two values moved between rows": with_rendered(
+            with_rendered(with_rendered(item, "1954", "YEAR"), "2019", "1954"), "YEAR", "2019"
+        ),
+    }
+    found = {
+        name: review_item(mutant, INTENTS[intent_id], CORPUS, bench_dir=tmp_path)
+        for name, mutant in mutants.items()
+    }
+    for name, problems in found.items():
+        assert any(p.startswith("ocr:") for p in problems), (name, problems)
+    swap = found["a row swapped for another record"]
+    assert all(p.startswith("ocr:") for p in swap) and "jaws" in str(swap)
+
+
+@needs_ocr
+def test_a_drawn_item_whose_picture_is_missing_is_rejected(tmp_path: Path) -> None:
+    intent_id, build = GOOD["count open"]
+    item = drawn_item(build(), tmp_path)
+    (tmp_path / "media" / "q.png").unlink()
+    problems = review_item(item, INTENTS[intent_id], CORPUS, bench_dir=tmp_path)
+    assert any(p.startswith("ocr:") and "missing" in p for p in problems), problems
+
+
+def test_without_the_benchmark_folder_the_picture_check_is_skipped_not_passed() -> None:
+    from reviewer import ocr_skipped
+
+    intent_id, build = GOOD["count open"]
+    item = build()
+    item["input"] = [{"role": "user", "content": [{"type": "image", "image": "media/q.png"}]}]
+    item["metadata"]["rendered_text"] = "\n".join(spoken_lines(build()["input"]))
+    assert review_item(item, INTENTS[intent_id], CORPUS) == []  # rendered_text on trust
+    assert ocr_skipped(item, None) is not None and "bench_dir" in str(ocr_skipped(item, None))
+    assert ocr_skipped(build(), None) is None  # a written item: nothing to read
+
+
+def test_ocr_text_is_compared_with_slips_allowed_only_where_no_value_changes() -> None:
+    from reviewer import levenshtein, ocr_problems
+
+    assert levenshtein("kitten", "sitting") == 3 and levenshtein("kitten", "sitting", 1) == 2
+    drawn = (
+        "Answer using this table.\nName: Ulrex, Weight (g): 1,234.\n"
+        "Name: Dhaulagiri I, Weight (g): 85.\nWhich is heavier?"
+    )
+    # Case, table rules, look-alikes in a number or a name (I read as a bar): OCR slips.
+    read = (
+        "ANSWER USING THIS TABLE\n| Name: Uirex | Weight (g): l.234 |\n"
+        "Name: Dhaulagiri |, Weight (g): 85\nWhich is heavier?"
+    )
+    assert ocr_problems(drawn, read) == []
+    assert any("['234']" in p for p in ocr_problems(drawn, read.replace("l.234", "1.284")))
+    assert any("ulrex" in p for p in ocr_problems(drawn, read.replace("Uirex", "Tarvo")))
+    moved = read.replace("l.234", "X").replace("85", "l.234").replace("X", "85")
+    assert any("does not show the number" in p for p in ocr_problems(drawn, moved))
+    assert any("error rate" in p for p in ocr_problems(drawn, "Answer using this table."))
