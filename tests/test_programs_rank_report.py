@@ -448,3 +448,10 @@ def test_a_name_that_repeats_across_languages_names_one_record_of_one_language(
         assert instance.answer == table.text(row, "name")
         said = "cy (Welsh)" if local == "en" else "fi (Fins)"
         assert said in instance.question, instance.question
+
+
+def test_two_steps_is_not_two_records():
+    intent = "Two-step questions: show five countries and ask the capital of the largest by area."
+    found = plan(intent, {"countries": countries()}, "countries")
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.k) == ("multihop", 5)

@@ -1568,7 +1568,7 @@ def plan(
         )
         for rank, m in enumerate(ranked[:2]):
             kind = "compare" if two else "superlative"
-            k = 2 if two else max(3, min(6, _k(intent, 4)))
+            k = 2 if two else max(3, min(6, _k(TWO_STEPS.sub(_blank, intent.lower()), 4)))
             spec = ProgramSpec(
                 kind=kind,  # type: ignore[arg-type]
                 book=_book(intent, "closed"),
