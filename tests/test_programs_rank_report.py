@@ -455,3 +455,18 @@ def test_two_steps_is_not_two_records():
     found = plan(intent, {"countries": countries()}, "countries")
     assert not isinstance(found, Refusal), found
     assert (found[0].spec.kind, found[0].spec.k) == ("multihop", 5)
+
+
+def test_a_quantity_said_before_its_superlative_that_no_field_holds_is_refused():
+    days = [(f"2020-01-{d:02d}", d % 7, d % 5) for d in range(1, 20)]
+    columns = {"date": "date", "wind": "number", "rain": "number"}
+    records = [dict(zip(columns, row, strict=True)) for row in days]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={})
+        for p, m in columns.items()
+    ]
+    tables = {"weather": build_table("weather", records, fields)}
+    refused = plan("Show a week and ask on which day the humidity was highest.", tables, "weather")
+    assert isinstance(refused, Refusal) and "'humidity'" in refused.missing
+    found = plan("Show a week and ask on which day the wind was highest.", tables, "weather")
+    assert not isinstance(found, Refusal) and found[0].spec.field == "wind"

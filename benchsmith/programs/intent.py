@@ -1745,6 +1745,11 @@ def plan(
 RANKED_BY = re.compile(
     r"\b(?:the )?(?:most|fewest|least|greatest number of) ([a-z]{3,})((?: [a-z]+){0,2})"
 )
+RANKED_AFTER = re.compile(
+    r"\b([a-z]{4,}) (?:was|is|were|are|got|gets) (?:the )?(?:highest|lowest|largest|"
+    r"smallest|greatest|biggest|most|least)\b"
+)
+"""A quantity said before its superlative ("the humidity was highest")."""
 NOT_QUANTITIES = frozenset(
     "common frequent frequently often likely popular important recent recently of one ones "
     "records rows entries items the a an".split()
@@ -1887,6 +1892,18 @@ def _unknown_rank(
     None when the intent names a number field anywhere ("won the most Grands Prix" names
     the wins) or the words after the first name one ("the most medal events").
     """
+    for match in RANKED_AFTER.finditer(low):
+        # "on which day the relative humidity was highest": the quantity is said outright.
+        word = match.group(1)
+        if word in NOT_QUANTITIES or word in (*MAX_WORDS, *MIN_WORDS):
+            continue
+        if any(m.strength >= 0.5 for t in tables.values() for m in _mentions(word, t)):
+            continue
+        if any(m.strength >= 0.5 for m in _mentions(match.group(0), table)):
+            continue
+        if singular(word) in table.entity.get("en", "").split():
+            continue
+        return word
     if any(m.column.orderable and m.strength >= 0.5 for m in mentions):
         return None
     for match in RANKED_BY.finditer(low):
