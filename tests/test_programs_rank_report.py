@@ -462,11 +462,48 @@ def test_a_quantity_said_before_its_superlative_that_no_field_holds_is_refused()
     columns = {"date": "date", "wind": "number", "rain": "number"}
     records = [dict(zip(columns, row, strict=True)) for row in days]
     fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={})
-        for p, m in columns.items()
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
     ]
     tables = {"weather": build_table("weather", records, fields)}
     refused = plan("Show a week and ask on which day the humidity was highest.", tables, "weather")
     assert isinstance(refused, Refusal) and "'humidity'" in refused.missing
     found = plan("Show a week and ask on which day the wind was highest.", tables, "weather")
     assert not isinstance(found, Refusal) and found[0].spec.field == "wind"
+
+
+def _weather():
+    kinds = ("sun", "rain", "fog", "drizzle", "snow")
+    days = [(f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, kinds[d % 5]) for d in range(1, 28)]
+    columns = {"date": "date", "precipitation": "number", "temp_max": "number",
+               "weather": "category"}  # fmt: skip
+    records = [dict(zip(columns, row, strict=True)) for row in days]
+    fields = [
+        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
+    ]
+    table = build_table("weather", records, fields)
+    table.columns["precipitation"].labels["en"] = "precipitation (mm)"
+    table.columns["temp_max"].labels["en"] = "maximum temperature"
+    return {"weather": table}
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "field", "conditions"),
+    [
+        # "pasó de 25": a bound, however it is said.
+        ("Se enseñan unos diez días con su temperatura máxima y se pregunta en cuántos de "
+         "esos días la máxima pasó de 25 °C.", "count", None,
+         [Condition(field="temp_max", op=">", value=25.0)]),
+        # "how many millimetres ... in total": a sum; "the rain" is the quantity.
+        ("Quiero preguntas de suma sobre la lluvia: ¿cuántos milímetros de precipitación se "
+         "acumularon en total entre estos días? Se muestra una serie corta de días.",
+         "aggregate", "precipitation", []),
+        # "rained most": ranked by the precipitation, not a filter on rainy days.
+        ("Show five days with their precipitation and ask on which day it rained most.",
+         "superlative", "precipitation", []),
+    ],
+)  # fmt: skip
+def test_a_quantity_said_as_a_verb_or_a_unit_is_the_quantity(intent, kind, field, conditions):
+    found = plan(intent, _weather(), "weather")
+    assert not isinstance(found, Refusal), found
+    lead = found[0].spec
+    assert (lead.kind, lead.field, lead.conditions) == (kind, field, conditions)

@@ -305,6 +305,15 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     tokens = _tokens(_without_language_request(intent))
     text = " ".join(tokens)
     ranked_words = set(re.findall(r"\b(?:most|least|more|less) (\w+)", text))
+    # "the day it rained most": the verb before the rank names the quantity too.
+    ranked_verbs = set(re.findall(r"\b(\w+ed) (?:the )?(?:most|more|least|less)\b", text))
+    aggregated = bool(re.search(r"\b(?:sum|total|average|mean|accumulated)\b", text))
+    said_numbers = {
+        w
+        for m in _mentions(intent, table)
+        if m.column.kind == "number" and m.strength >= 0.75
+        for w in words_of(m.column.path)
+    }
     out: list[Condition] = []
     spans: dict[int, tuple[int, int]] = {}  # a condition's words in the text
     labels = {" ".join(_tokens(c.labels.get("en", ""))) for c in table.columns.values()}
@@ -335,6 +344,8 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             phrase = " ".join(words)
             if phrase in ranked_words:
                 continue  # "the most rain fell": the quantity ranked, not a filter
+            if aggregated and set(SYNONYMS.get(phrase, ())) & said_numbers:
+                continue  # "sum questions about the rain" over the precipitation: the quantity
             # The value, or its CLDR name in a language ("Southeast Asia", "Südostasien").
             names = [" ".join(_tokens(n)) for n in value_names(value)]
             # ... or its adjective: "Southeast Asian", "sub-Saharan African".
@@ -361,14 +372,20 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             ):
                 out.append(Condition(field=column.path, op="==", value=value))
                 continue
-            if len(words) == 1 and any(words[0] in variants(t) for t in tokens):
+            if len(words) == 1 and any(
+                words[0] in variants(t) for t in tokens if t not in ranked_verbs
+            ):
                 # "rainy days", "sunny days": weather == rain, sun
                 out.append(Condition(field=column.path, op="==", value=value))
                 continue
             if len(words) == 1 and len(words[0]) >= 4:
                 # An adjective or plural of the value: Europe -> European, Asia -> Asian.
                 stem = words[0]
-                said = [t for t in tokens if t.startswith(stem) and 0 < len(t) - len(stem) <= 4]
+                said = [
+                    t
+                    for t in tokens
+                    if t.startswith(stem) and 0 < len(t) - len(stem) <= 4 and t not in ranked_verbs
+                ]
                 if said:
                     where = re.search(rf"\b{re.escape(said[0])}\b", text)
                     if where:
