@@ -1490,9 +1490,11 @@ def drawn_problems(item: Mapping[str, Any], bench_dir: Path | None) -> list[str]
     ``rendered_text`` (:func:`ocr_problems`); when none does, the first reading's problems are
     reported.
     """
+    metadata = item.get("metadata") or {}
+    if not metadata.get("rendered_text"):
+        return []  # the record's own picture (a digit), not lines drawn: nothing to read back
     if bench_dir is None or ocr_skipped(item, bench_dir) is not None:
         return []
-    metadata = item.get("metadata") or {}
     language = _ocr_language(item) or "eng"
     paths, problems = [], []
     for image in drawn_images(item):

@@ -1411,3 +1411,19 @@ def test_ocr_text_is_compared_with_slips_allowed_only_where_no_value_changes() -
     moved = read.replace("l.234", "X").replace("85", "l.234").replace("X", "85")
     assert any("does not show the number" in p for p in ocr_problems(drawn, moved))
     assert any("error rate" in p for p in ocr_problems(drawn, "Answer using this table."))
+
+
+def test_a_records_own_picture_is_not_read_back_as_drawn_lines(tmp_path: Path) -> None:
+    """A digit's image (no ``rendered_text``) is the record's picture: no OCR check runs."""
+    from reviewer import drawn_problems
+
+    item = {
+        "input": [{"role": "user", "content": [
+            {"type": "image", "image": "media/digit.png"},
+            {"type": "text", "text": "Which digit does the image show?"},
+        ]}],
+        "metadata": {"program": {"kind": "classify", "records": []}},
+    }  # fmt: skip
+    assert drawn_problems(item, tmp_path) == []
+    drawn = {**item, "metadata": {**item["metadata"], "rendered_text": "1 | 2\nWhich?"}}
+    assert any(p.startswith("ocr:") for p in drawn_problems(drawn, tmp_path))  # no picture
