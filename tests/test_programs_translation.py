@@ -16,7 +16,7 @@ from benchsmith.programs.slots import read
 from benchsmith.programs.translation import check, translate
 
 SPANISH = (
-    "Muestra siete coches y pregunta en cuántos de ellos la potencia pasó de 150 caballos. "
+    "Muestra siete coches y pregunta en cuántos de ellos la potencia rebasó los 150 caballos. "
     "En español."
 )
 ENGLISH = "Show seven cars and ask how many of them have more than 150 horsepower. In Spanish."
@@ -62,7 +62,7 @@ def test_a_checked_translation_is_what_the_rules_read():
 
 
 def test_without_a_translation_the_gloss_reads_the_intent():
-    # The gloss cannot read "pasó de 150": the bound is lost, and the rules read a lookup.
+    # The gloss cannot read "rebasó los 150": the bound is lost, and the rules read a lookup.
     reading = read_cars(SPANISH, Scripted(None))
     assert reading.english is None
     assert reading.candidates[0].spec.kind != "count"

@@ -1914,6 +1914,8 @@ def _unknown_rank(
         word = match.group(1)
         if word in NOT_QUANTITIES or word in (*MAX_WORDS, *MIN_WORDS):
             continue
+        if word in FUNCTION_WORDS["en"] or word in ("which", "what", "who", "them", "those"):
+            continue  # "which of them is the most populous": the record, not a quantity
         if any(m.strength >= 0.5 for t in tables.values() for m in _mentions(word, t)):
             continue
         if any(m.strength >= 0.5 for m in _mentions(match.group(0), table)):
