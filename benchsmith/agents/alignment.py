@@ -113,6 +113,10 @@ _NATIVE = (
 )
 
 
+NAMED_IN = frozenset("called named said spelled spelt written known name names".split())
+"""Words before "in <language>" that name a thing in that language, not the items' language."""
+
+
 def languages_from_intent(intent: str) -> tuple[str, ...]:
     """Languages an intent asks its items in ("... in German and Spanish" -> de, es).
 
@@ -129,6 +133,9 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
     pattern = rf"\bin\s+({name}(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:and\s+|or\s+)?{name})*)\b"
     found: list[str] = []
     for match in re.finditer(pattern, intent.lower()):
+        before = intent.lower()[: match.start()].split()[-1:]
+        if before and before[0] in NAMED_IN:
+            continue  # "what it is called in Welsh": the answer's language, not the items'
         for word in re.findall(name, match.group(1)):
             code = names[word]
             if code not in found:
@@ -138,7 +145,8 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
         rf"\b({name})(?:[- ]language)?\s+(?:(?:multiple[- ]choice|short[- ]answer|trivia|quiz)"
         r"\s+)?(?:items?|questions?|prompts?|version|quiz(?:zes)?|benchmark|wording)\b"
         # "French please.", "French-language multiple choice", "Spanish only"
-        rf"|\b({name})(?:[- ]language\b|\s+(?:please|only)\b)"
+        rf"|\b({name})(?:[- ]language\s+(?:multiple|short|items?|questions?|version|quiz|"
+        r"prompts?|wording)\b|\s+(?:please|only)\b)"
     )
     for match in re.finditer(before_noun, intent.lower()):
         code = names[match.group(1) or match.group(2)]

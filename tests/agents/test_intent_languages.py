@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from langgraph.runtime import Runtime
 
 from benchsmith.agents.alignment import languages_from_intent
@@ -54,3 +55,16 @@ def test_a_subtask_no_language_can_word_says_each_languages_reason_not_the_readi
     )
     # No language's reason among the notes: all of them, so nothing is hidden.
     assert unworded("records-x", notes[:1]).endswith(notes[0])
+
+
+@pytest.mark.parametrize(
+    ("intent", "languages"),
+    [
+        ("Welsh-language week at school. Give the English name of a country and ask what it "
+         "is called in Welsh.", ()),
+        ("Ask in French what each country is called in Welsh.", ("fr",)),
+        ("A French-language multiple choice quiz on capitals.", ("fr",)),
+    ],
+)  # fmt: skip
+def test_a_language_a_thing_is_called_in_is_not_the_items_language(intent, languages):
+    assert languages_from_intent(intent) == languages
