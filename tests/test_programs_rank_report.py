@@ -12,6 +12,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
+from test_programs_phrasings import table_of
 
 from benchsmith.programs import Refusal, build_table, generate, plan
 from benchsmith.programs.handwritten import parse_program
@@ -60,11 +61,7 @@ KINDS = {
 
 
 def countries(rows: list[tuple] = COUNTRIES):
-    records = [dict(zip(KINDS, row, strict=True)) for row in rows]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in KINDS.items()
-    ]
-    table = build_table("countries", records, fields)
+    table = table_of("countries", KINDS, rows)
     table.columns["area_km2"].labels["en"] = "area"
     return table
 
@@ -248,12 +245,8 @@ def test_a_list_field_whose_records_mostly_hold_one_value_is_a_column_of_that_va
 
 
 def test_a_code_written_as_text_is_never_ranked():
-    rows = [{"name": f"C{i}", "calling_codes": [str(30 + i)]} for i in range(8)]
-    fields = [
-        SimpleNamespace(path="name", modality="text", translations={}, labels={}),
-        SimpleNamespace(path="calling_codes", modality="json", translations={}, labels={}),
-    ]
-    table = build_table("places", rows, fields)
+    rows = [(f"C{i}", [str(30 + i)]) for i in range(8)]
+    table = table_of("places", {"name": "text", "calling_codes": "json"}, rows)
     assert table.columns["calling_codes"].kind == "text"
     assert not table.columns["calling_codes"].orderable
 
@@ -287,11 +280,7 @@ def test_a_number_before_a_field_s_noun_is_a_value_of_that_field_but_not_a_count
     rows = [(f"car {i}", 4 if i % 2 else 6, 20 + i, 60 + i, 1970 + i % 5) for i in range(12)]
     columns = {"Name": "text", "Cylinders": "number", "mpg": "number", "age": "number",
                "Year": "number"}  # fmt: skip
-    records = [dict(zip(columns, row, strict=True)) for row in rows]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
-    ]
-    cars = build_table("cars", records, fields)
+    cars = table_of("cars", columns, rows)
     tables = {"cars": cars}
     found = plan("Only cars with four cylinders: show six and ask the mean mpg.", tables, "cars")
     assert not isinstance(found, Refusal)
@@ -318,11 +307,7 @@ def test_a_number_before_a_field_s_noun_is_a_value_of_that_field_but_not_a_count
 def test_showing_the_records_data_makes_the_question_open_book(intent):
     days = [(f"2020-01-{d:02d}", d % 7, d % 5) for d in range(1, 20)]
     columns = {"date": "text", "wind": "number", "rain": "number"}
-    records = [dict(zip(columns, row, strict=True)) for row in days]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
-    ]
-    log = build_table("weather", records, fields)
+    log = table_of("weather", columns, days)
     found = plan(intent, {"weather": log}, "weather")
     assert not isinstance(found, Refusal) and found[0].spec.book == "open"
 
@@ -335,11 +320,7 @@ def _cars():
     columns = {"Name": "text", "Cylinders": "number", "Horsepower": "number",
                "Weight_in_lbs": "number", "Acceleration": "number",
                "Origin": "category"}  # fmt: skip
-    records = [dict(zip(columns, row, strict=True)) for row in rows]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
-    ]
-    table = build_table("cars", records, fields)
+    table = table_of("cars", columns, rows)
     table.columns["Acceleration"].labels["en"] = "acceleration time"
     return {"cars": table}
 
@@ -460,11 +441,7 @@ def test_two_steps_is_not_two_records():
 def test_a_quantity_said_before_its_superlative_that_no_field_holds_is_refused():
     days = [(f"2020-01-{d:02d}", d % 7, d % 5) for d in range(1, 20)]
     columns = {"date": "date", "wind": "number", "rain": "number"}
-    records = [dict(zip(columns, row, strict=True)) for row in days]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
-    ]
-    tables = {"weather": build_table("weather", records, fields)}
+    tables = {"weather": table_of("weather", columns, days)}
     refused = plan("Show a week and ask on which day the humidity was highest.", tables, "weather")
     assert isinstance(refused, Refusal) and "'humidity'" in refused.missing
     found = plan("Show a week and ask on which day the wind was highest.", tables, "weather")
@@ -476,11 +453,7 @@ def _weather():
     days = [(f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, kinds[d % 5]) for d in range(1, 28)]
     columns = {"date": "date", "precipitation": "number", "temp_max": "number",
                "weather": "category"}  # fmt: skip
-    records = [dict(zip(columns, row, strict=True)) for row in days]
-    fields = [
-        SimpleNamespace(path=p, modality=m, translations={}, labels={}) for p, m in columns.items()
-    ]
-    table = build_table("weather", records, fields)
+    table = table_of("weather", columns, days)
     table.columns["precipitation"].labels["en"] = "precipitation (mm)"
     table.columns["temp_max"].labels["en"] = "maximum temperature"
     return {"weather": table}

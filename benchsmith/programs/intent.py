@@ -20,7 +20,7 @@ from typing import Any
 
 from benchsmith.files import package_json
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
-from benchsmith.programs.labels import demonym_of, is_place, singular, value_names
+from benchsmith.programs.labels import CODE_VALUE, demonym_of, is_place, singular, value_names
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
     MAX_CATEGORIES,
@@ -300,7 +300,9 @@ def _mention(
     return Mention(column, table.id, hits[0], round(strength, 3), every)
 
 
-def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Condition]:
+def _value_conditions(
+    intent: str, table: Table, exclude: set[str], mentions: Sequence[Mention]
+) -> list[Condition]:
     """Category values the intent names ("European" names ``Europe``)."""
     tokens = _tokens(_without_language_request(intent))
     text = " ".join(tokens)
@@ -310,7 +312,7 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
     aggregated = bool(re.search(r"\b(?:sum|total|average|mean|accumulated)\b", text))
     said_numbers = {
         w
-        for m in _mentions(intent, table)
+        for m in mentions
         if m.column.kind == "number" and m.strength >= 0.75
         for w in words_of(m.column.path)
     }
@@ -334,7 +336,7 @@ def _value_conditions(intent: str, table: Table, exclude: set[str]) -> list[Cond
             continue
         # A column of codes ("fi", "or", "it") is named by its name column, not by words
         # that happen to spell a code.
-        codes = all(re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v) for v in column.values)
+        codes = all(CODE_VALUE.fullmatch(v) for v in column.values)
         if codes and len(column.values) > 3:
             continue
         for value in column.values:
@@ -638,11 +640,7 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
             c for c in orderable_columns if set(SYNONYMS.get(word, ())) & set(words_of(c.path))
         ]
         # "older than 60": the quantity the adjective measures (old -> age, heavy -> weight).
-        measured = {
-            HOW_ADJECTIVE[base]
-            for base in (word[:-2], word[:-3], word[:-3] + "y")
-            if word and word.endswith("er") and base in HOW_ADJECTIVE
-        }
+        measured = _measured(word)
         by_word = by_word or [c for c in orderable_columns if measured & set(words_of(c.path))]
         # "at least six cylinders", "under 5 million residents": the word after the number.
         for said in (unit1, unit2):
@@ -760,6 +758,16 @@ def _direction(intent: str, column: Column | None, table: Table | None = None) -
     return "max"
 
 
+def _measured(word: str) -> set[str]:
+    """The quantity a comparative or superlative measures: older -> age, heaviest -> weight."""
+    for end in ("est", "er"):
+        if word.endswith(end):
+            stem = word[: -len(end)]
+            bases = (stem, stem[:-1], stem[:-1] + "y", stem + "e")
+            return {HOW_ADJECTIVE[b] for b in bases if b in HOW_ADJECTIVE}
+    return set()
+
+
 def _timed(column: Column) -> bool:
     """Whether a column holds how long something takes ("acceleration time", "lap (s)")."""
     label = column.labels.get("en", "").lower()
@@ -871,13 +879,7 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     if not at:
         return ranked
     where = at[-1]
-    measured = set()
-    for t in (tokens[i] for i in at):
-        for end in ("est", "er"):
-            if t.endswith(end):
-                stem = t[: -len(end)]
-                bases = (stem, stem[:-1], stem[:-1] + "y", stem + "e")
-                measured |= {HOW_ADJECTIVE[b] for b in bases if b in HOW_ADJECTIVE}
+    measured = {word for i in at for word in _measured(tokens[i])}
     if measured:
         # "which is the heaviest": the weight, wherever the fields are listed.
         said = [m for m in ranked if measured & set(words_of(m.column.path))]
@@ -1254,7 +1256,7 @@ def plan(
     other_mentions = [m for t in tables.values() if t.id != main for m in _mentions(intent, t)]
     bounds = _bound_conditions(intent, table, mentions)
     bounded = {c.field for c in bounds}
-    values = _value_conditions(intent, table, exclude=bounded)
+    values = _value_conditions(intent, table, bounded, mentions)
     equal = _equal_conditions(intent, table, bounds)
     values += [c for c in equal if c.field not in {v.field for v in values}]
     bounded |= {c.field for c in equal}  # a field filtered on is not the one ranked
@@ -1797,7 +1799,7 @@ def _as_code(table: Table, condition: Condition) -> Condition:
     for column in table.columns.values():
         if column.kind != "category" or column.path == condition.field:
             continue
-        if not all(re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v) for v in column.values):
+        if not all(CODE_VALUE.fullmatch(v) for v in column.values):
             continue
         codes = {table.text(r, column.path) for r in rows}
         if len(codes) == 1:

@@ -494,10 +494,14 @@ def language_name(code: str, language: str) -> str | None:
     return names.get(code.replace("-", "_")) or names.get(code.split("-")[0])
 
 
+CODE_VALUE = re.compile(r"[a-z]{2,3}(?:-[a-z]{2,4})?")
+"""A lower-case code value ("fi", "pt-br", "sr-latn")."""
+
+
 def language_code_column(table: Any, path: str) -> bool:
     """Whether a category column holds language codes ("fi", "pt-br", "sr-latn")."""
     column = table.columns[path]
-    codes = [v for v in column.values if re.fullmatch(r"[a-z]{2,3}(?:-[a-z]{2,4})?", v)]
+    codes = [v for v in column.values if CODE_VALUE.fullmatch(v)]
     if len(column.values) < 4 or len(codes) < len(column.values):
         return False
     known = _cldr_names("en", "languages")

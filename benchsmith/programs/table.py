@@ -22,7 +22,13 @@ from typing import Any
 
 from benchsmith.catalog.cards import get_path, value_text
 from benchsmith.files import package_json
-from benchsmith.programs.labels import cldr_kind, is_place, singular, translate_value
+from benchsmith.programs.labels import (
+    cldr_kind,
+    is_place,
+    language_code_column,
+    singular,
+    translate_value,
+)
 
 DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 UNITS = {
@@ -376,16 +382,12 @@ class Table:
 
     @cached_property
     def _translations_table(self) -> bool:
-        """Whether a category column names each record's language (ISO 639 codes)."""
-        from babel import Locale
-
-        known = Locale("en").languages
-        for column in self.columns.values():
-            codes = [v.replace("-", "_") for v in column.values]
-            if column.kind == "category" and len(codes) > 3:
-                if sum(c.split("_")[0] in known for c in codes) >= 0.9 * len(codes):
-                    return "language" in words_of(column.path)
-        return False
+        """Whether a "language" column gives each record's language (ISO 639 codes)."""
+        return any(
+            "language" in words_of(c.path) and language_code_column(self, c.path)
+            for c in self.columns.values()
+            if c.kind == "category"
+        )
 
     def unique_columns(self) -> list[Column]:
         """The columns that name a record, the key first."""
