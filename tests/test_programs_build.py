@@ -104,7 +104,7 @@ def test_a_table_that_cannot_serve_the_intent_is_refused_naming_its_fields(
                  f"fake-model@{fake_server.base_url}", "--quiet"])  # fmt: skip
     err = capsys.readouterr().err
     assert code != 0
-    assert "no number or date field of gadgets" in err and "price_usd (number)" in err
+    assert "'screen', which no field of gadgets holds" in err and "price_usd (number)" in err
     assert "add datasets" not in err
 
 

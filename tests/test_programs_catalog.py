@@ -110,7 +110,7 @@ def test_a_catalog_table_that_cannot_serve_the_intent_is_refused(
     err = capsys.readouterr().err
     assert code != 0
     assert "no question program over the catalog's tables" in err
-    assert "no number or date field of gadgets" in err
+    assert "'screen', which no field of gadgets holds" in err
     assert not (out / "data" / "test.jsonl").exists()
 
 
@@ -465,3 +465,18 @@ def test_an_open_book_two_step_build_keeps_its_items(catalog, tmp_path, fake_ser
         heaviest = max(shown, key=lambda r: r[2])
         assert item["metadata"]["answer"] == f"{heaviest[3]:g}"
         assert all(f"| {r[0]} |" in item["input"] for r in shown)
+
+
+def test_a_program_that_joins_the_table_the_intent_is_most_about_ranks_with_it():
+    from benchsmith.agents.programs import _joined_rank
+    from benchsmith.spec import Hop, ProgramSpec
+
+    ranks = {"countries": 8, "country-names": 7}
+    chain = ProgramSpec(kind="multihop", table="country-names", key_field="name",
+                        answer_field="capital", hops=[Hop(via="alpha_2", table="countries",
+                                                          key_field="alpha_2")])  # fmt: skip
+    lookup = ProgramSpec(kind="lookup", table="country-names", key_field="name",
+                         answer_field="language")  # fmt: skip
+    assert _joined_rank(ranks, "country-names", chain) == 8  # "a Swedish name, then its capital"
+    assert _joined_rank(ranks, "country-names", lookup) == 7
+    assert _joined_rank(ranks, "countries", lookup) == 8

@@ -135,7 +135,8 @@ def test_values_and_bounds_in_the_intent_become_conditions():
 def test_a_quantity_the_table_lacks_is_refused_naming_what_is_missing():
     found = plan("Which gadget has the largest screen size?", {"gadgets": gadgets()}, "gadgets")
     assert isinstance(found, Refusal)
-    assert "no number or date field of gadgets" in found.missing
+    # The quantity is named: the refusal says which one no field holds.
+    assert "ranks the records by 'screen', which no field of gadgets holds" in found.missing
 
 
 def test_compare_items_recompute_the_winner_and_list_both_records():

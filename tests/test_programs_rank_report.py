@@ -480,3 +480,84 @@ def test_a_quantity_said_as_a_verb_or_a_unit_is_the_quantity(intent, kind, field
     assert not isinstance(found, Refusal), found
     lead = found[0].spec
     assert (lead.kind, lead.field, lead.conditions) == (kind, field, conditions)
+
+
+def _days():
+    days = [(f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, d % 7 - 2) for d in range(1, 28)]
+    columns = {"date": "date", "precipitation": "number", "temp_max": "number",
+               "temp_min": "number"}  # fmt: skip
+    table = table_of("weather", columns, days)
+    table.columns["temp_max"].labels["en"] = "maximum temperature"
+    table.columns["temp_min"].labels["en"] = "minimum temperature"
+    return {"weather": table}
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "field"),
+    [
+        # One given day's value: "at most" is an adverb, "warm" names the temperature.
+        ("Show a few days and ask how warm it got at most on a given date.", "lookup",
+         "temp_max"),
+        ("Eine Tabelle mit ein paar Tagen zeigen und fragen, wie warm es an einem bestimmten "
+         "Datum höchstens wurde.", "lookup", "temp_max"),
+        ("Show a few days and ask how high the temperature was on a given day.", "lookup",
+         "temp_max"),
+        ("Show a few days and ask how cold it got at least on a particular date.", "lookup",
+         "temp_min"),
+        # Without a given day the rank word ranks the days.
+        ("Show a few days and ask which day had the highest temperature.", "superlative",
+         "temp_max"),
+        ("Show a few days and ask on which day it was warmest.", "superlative", "temp_max"),
+    ],
+)  # fmt: skip
+def test_one_given_days_value_is_a_lookup_and_a_rank_without_one_ranks(intent, kind, field):
+    found = plan(intent, _days(), "weather")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    got = spec.answer_field if kind == "lookup" else spec.field
+    assert (spec.kind, got) == (kind, field)
+    if kind == "lookup":
+        assert spec.key_field == "date"
+
+
+@pytest.mark.parametrize(
+    ("intent", "cylinders"),
+    [
+        ("Vergelijkingsvragen over viercilinders: laat twee modellen zien met hun gegevens (o.a. "
+         "acceleratie in seconden) en vraag welke van de twee sneller optrekt.", 4),
+        ("Nur Achtzylinder: zeig zwei Autos mit ihren Daten (Beschleunigung in Sekunden) und "
+         "frag, welches schneller beschleunigt.", 8),
+    ],
+)  # fmt: skip
+def test_a_compound_of_a_number_and_cylinders_is_a_filter(intent, cylinders):
+    rows = [(f"car {i}", (4, 6, 8)[i % 3], 12 + i % 7 + i / 10, 70 + 9 * i) for i in range(18)]
+    columns = {"Name": "text", "Cylinders": "number", "Acceleration": "number",
+               "Horsepower": "number"}  # fmt: skip
+    table = table_of("cars", columns, rows)
+    table.columns["Acceleration"].labels["en"] = "acceleration time (s)"
+    found = plan(intent, {table.id: table}, table.id)
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert spec.kind == "compare" and spec.field == "Acceleration" and spec.direction == "min"
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("Cylinders", "==", cylinders)]
+
+
+@pytest.mark.parametrize(
+    "intent",
+    [
+        "Give the English name of a country and ask its translated name. In French.",
+        "Geef de Engelse naam van een land en vraag de vertaalde naam. In het Frans.",
+    ],
+)
+def test_a_sentence_that_only_names_the_items_language_selects_no_records(intent):
+    found = plan(intent, _translations(), "country-names")
+    assert all(
+        c.field != "language" and c.field != "language_name"
+        for cand in ([] if isinstance(found, Refusal) else found)
+        for c in cand.spec.conditions
+    ), found
+    plain = intent.replace("In French.", "").replace("In het Frans.", "")
+    named = plan(plain + " Ask what it is called in Welsh.", _translations(), "country-names")
+    assert not isinstance(named, Refusal)
+    welsh = Condition(field="language", op="==", value="cy")
+    assert welsh in named[0].spec.conditions

@@ -166,3 +166,39 @@ def test_a_direction_on_the_map_is_not_asked_even_in_another_language():
     assert not isinstance(reading.candidates, Refusal)
     spec = reading.candidates[0].spec
     assert (spec.kind, spec.field, spec.direction) == ("compare", "longitude", "min")
+
+
+def test_a_column_of_codes_is_taken_only_when_the_intent_asks_for_a_code():
+    rows = [(f"Land {i}", ("EUR", "USD", "JPY")[i % 3], ("euro", "dollar", "yen")[i % 3])
+            for i in range(9)]  # fmt: skip
+    table = table_of(
+        "lands", {"name": "text", "currency_code": "category", "currency": "category"}, rows
+    )
+    lookup = ProgramSpec(kind="lookup", table="lands", key_field="name", answer_field="currency")
+    asked = "A country is read aloud and the question is which currency one pays with there."
+    assert "asks for no code" in check("currency_code", table, lookup, asked)
+    assert check("currency", table, lookup, asked) is None
+    assert check("currency_code", table, lookup, "Ask for the ISO currency code.") is None
+    intent = (
+        "Es wird ein Land vorgelesen, und gefragt wird, mit welcher Währung man dort bezahlt. "
+        "Keine Tabelle."
+    )
+    reader = Scripted(asked="currency_code")
+    reading = read(intent, {table.id: table}, table.id, reader)
+    assert [slot for slot, _, _ in reader.asked] == ["asked"]
+    assert "asked" not in reading.taken  # the reader's code column is set aside
+    assert any("asks for no code" in n for n in reading.notes)
+
+
+def test_a_column_the_ranked_word_does_not_name_does_not_replace_a_refusal():
+    rows = [(f"Airport {i}", 30 + i * 1.5, -120 + i * 3.3) for i in range(10)]
+    airports = table_of(
+        "airports", {"name": "text", "latitude": "number", "longitude": "number"}, rows
+    )
+    intent = "Given two airports, ask which of the two has the longest runway."
+    reader = Scripted(asked="latitude")
+    reading = read(intent, {airports.id: airports}, airports.id, reader)
+    assert [slot for slot, _, _ in reader.asked] == ["asked"]
+    assert isinstance(reading.candidates, Refusal)
+    assert reading.taken == {}
+    assert any("not what 'runway' names" in n for n in reading.notes)

@@ -357,10 +357,20 @@ def candidates_for(
             details = f" ({'; '.join(found.details)})" if found.details else ""
             refusals.append(f"{table_id}: {found.missing}{details}")
             continue
-        key = (ranks.get(table_id, 0), found[0].score)
-        if not best[1] or key > (ranks.get(best[0] or "", 0), best[1][0].score):
+        key = (_joined_rank(ranks, table_id, found[0].spec), found[0].score)
+        if not best[1] or key > (_joined_rank(ranks, best[0] or "", best[1][0].spec),
+                                 best[1][0].score):  # fmt: skip
             best = (table_id, found)
     return best[0], best[1], refusals
+
+
+def _joined_rank(ranks: dict[str, int], table_id: str, spec: ProgramSpec) -> int:
+    """How much the intent is about a program's tables: the best of its own and its hops'.
+
+    "A country's Swedish name, then its capital" is about the countries as much as about
+    the names.
+    """
+    return max(ranks.get(t, 0) for t in (table_id, *(h.table for h in spec.hops or [])))
 
 
 def subtask_id(table_id: str) -> str:

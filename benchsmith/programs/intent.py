@@ -448,7 +448,10 @@ LANGUAGE_REQUEST = re.compile(
     r"\b[^.;:]{0,30}?\bin [a-z]+\b|"
     r"\b(?!(?:the|a|an|these|those|some|of|and|or|with|for|ask|write)\b)[a-z]+"
     r"(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
-    r"(?:questions?|items?|version|quiz)\b"
+    r"(?:questions?|items?|version|quiz)\b|"
+    # "... habitantes. En español.": a sentence of its own that names a language.
+    r"(?:^|(?<=[.;:!?\n]))\s*(?:(?:all|everything|please|and|answers?|questions?|language)\s*:?\s+)*"
+    r"in (?:the )?[a-z]+(?:,? please)?\s*(?=[.;!?\n]|$)"
 )
 
 
@@ -930,7 +933,8 @@ NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess|ask for) th
 """A field asked without a question word ("have the model name the species")."""
 HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "distance",
                  "deep": "depth", "fast": "speed", "big": "size", "wide": "width",
-                 "high": "height"}  # fmt: skip
+                 "high": "height", "warm": "temperature", "hot": "temperature",
+                 "cold": "temperature"}  # fmt: skip
 """"how old was he" asks an age: the field that holds it, or none."""
 NOT_ASKED = frozenset(
     "one ones is are was were do does did has have had the a an it its they he she his her "
@@ -991,8 +995,21 @@ def _asked_column(
     low = intent.lower()
     asked = [*QUESTION_WORD.finditer(low), *WHO_WORD.finditer(low), *NAMED_WORD.finditer(low)]
     for how in re.finditer(r"\bhow (" + "|".join(HOW_ADJECTIVE) + r")\b", low):
+        # "how high was the temperature": the quantity named after it is asked.
+        after = re.match(
+            r"\s+(?:(?:is|was|were|are|did|does|do|it|got|gets|get|the|its|their)\s+){1,3}"
+            r"([a-z]+(?: [a-z]+)?)",
+            low[how.end() :],
+        )
+        named = [
+            m
+            for m in (_mentions(after.group(1), table) if after else [])
+            if m.strength >= 0.5 and m.column.orderable
+        ]
+        if named:
+            return _extreme(named, low)[0].column, None
         quantity = HOW_ADJECTIVE[how.group(1)]
-        found = [m for m in _mentions(quantity, table) if m.strength >= 0.5]
+        found = _extreme([m for m in _mentions(quantity, table) if m.strength >= 0.5], low)
         synonyms = [m for m in _mentions(how.group(1) + "est", table) if m.strength >= 0.5]
         if found or synonyms:
             return (found or synonyms)[0].column, None
@@ -1042,6 +1059,66 @@ def _asked_column(
         if agents and not agents[0].orderable and unknown is None:
             return agents[0], None
     return None, unknown
+
+
+GIVEN_RECORD = re.compile(
+    r"\b(?:on|for|of|in|at) (?:a|an|one) (?:given|particular|specific|certain|chosen|single) "
+    r"([a-z]+)"
+)
+"""A lookup's record, named by the intent's own noun ("on a given date", "for a particular car")."""
+
+
+def _one_record_asked(low: str, table: Table, asked: Column | None) -> bool:
+    """Whether the intent asks one given record's value.
+
+    "On a given date" names the records' own noun (or the date of a table keyed by dates),
+    and a field is asked of it (by a question word, or a rank word right before the field's
+    name: "the highest temperature").
+    """
+    given = GIVEN_RECORD.search(low)
+    if given is None or table.key is None:
+        return False
+    word = singular(given.group(1))
+    key = table.columns[table.key]
+    own = {table.entity.get("en", ""), *words_of(key.path)}
+    if key.kind == "date":
+        own |= {"date", "day"}
+    if word not in own:
+        return False
+    if asked is not None and asked.orderable and asked.path != table.key:
+        return True
+    ranks = "|".join(map(re.escape, (*MAX_WORDS, *MIN_WORDS)))
+    for match in re.finditer(rf"\b(?:{ranks})\s+([a-z]+(?: [a-z]+)?)", low[: given.start()]):
+        if any(
+            m.strength >= 0.5 and m.column.orderable and m.column.path != table.key
+            for m in _mentions(match.group(1), table)
+        ):
+            return True
+    return False
+
+
+def _extreme(found: list[Mention], low: str) -> list[Mention]:
+    """Columns a quantity names alike, the one the intent's rank words pick first.
+
+    Maximum and minimum temperature: "at most" or "highest" picks the maximum.
+    """
+    if len(found) < 2:
+        return found
+    said = set(re.findall(r"[a-z]+", low))
+    wants_max = bool(said & {"most", "highest", "maximum", "max", "warmest", "hottest", "top",
+                             "warmer", "hotter"})  # fmt: skip
+    wants_min = bool(said & {"least", "lowest", "minimum", "min", "coldest", "coolest",
+                             "colder", "cooler"})  # fmt: skip
+    if wants_max == wants_min:
+        return found
+
+    def rank(m: Mention) -> int:
+        words = {*words_of(m.column.path), *re.findall(r"[a-z]+", m.column.labels.get("en", ""))}
+        high = bool(words & {"max", "maximum", "high", "highest"})
+        low_ = bool(words & {"min", "minimum", "low", "lowest"})
+        return 0 if (high if wants_max else low_) else 1
+
+    return sorted(found, key=rank)
 
 
 def _said_noun(intent: str, table: Table) -> bool:
@@ -1306,6 +1383,17 @@ def plan(
     if not ranked and temporal and len(years := _year_columns(table)) == 1:
         # "which record was set most recently": the table's one year or date field.
         ranked = [Mention(years[0], main, len(_tokens(intent)), 0.75)]
+    if not ranked:
+        # "on which day it was warmest": the quantity the rank word measures (temperature),
+        # and of its columns the one the word's direction picks (the maximum temperature).
+        quantities = {q for t in _tokens(low) for q in _measured(t)}
+        measured = [
+            m
+            for q in sorted(quantities)
+            for m in _mentions(q, table)
+            if m.strength >= 0.5 and m.column.orderable and m.column.path != table.key
+        ]
+        ranked = _extreme(list({m.column.path: m for m in measured}.values()), low)[:2]
 
     def add(spec: ProgramSpec, score: float, why: str) -> None:
         cands.append(Candidate(spec, round(score, 3), why))
@@ -1565,6 +1653,13 @@ def plan(
     )
     steps = TWO_STEPS.search(low)
     low = TWO_STEPS.sub(_blank, low)
+    # "how warm it got at most": an adverb without a number, not a rank nor a bound.
+    low = re.sub(r"\bat (?:most|least)\b(?![^.;,]{0,12}\d)", _blank, low)
+    if _one_record_asked(low, table, asked):
+        # "how warm it was on a given date", "the highest temperature on a particular day":
+        # one record's value is asked; the rank word belongs to the field's name.
+        low = re.sub(rf"\b(?:{'|'.join(map(re.escape, (*MAX_WORDS, *MIN_WORDS)))})\b", _blank, low)
+        low = SUPERLATIVE_CUES.sub(_blank, low)
     superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]
     compare = bool(COMPARE_CUES.search(low))
     rank_words = (
@@ -1769,6 +1864,12 @@ RANKED_AFTER = re.compile(
     r"smallest|greatest|biggest|most|least)\b"
 )
 """A quantity said before its superlative ("the humidity was highest")."""
+RANKED_ADJECTIVE = re.compile(
+    r"\b(?:the|a|more|less) (?:longest|shortest|largest|biggest|highest|lowest|greatest|"
+    r"smallest|busiest|longer|shorter|larger|bigger|higher|lower|busier) ([a-z]{4,})"
+    r"((?: [a-z]+){0,2})"
+)
+"""A quantity named after its rank adjective ("the longest runway")."""
 NOT_QUANTITIES = frozenset(
     "common frequent frequently often likely popular important recent recently of one ones "
     "records rows entries items the a an".split()
@@ -1927,7 +2028,7 @@ def _unknown_rank(
         return word
     if any(m.column.orderable and m.strength >= 0.5 for m in mentions):
         return None
-    for match in RANKED_BY.finditer(low):
+    for match in [*RANKED_BY.finditer(low), *RANKED_ADJECTIVE.finditer(low)]:
         word = match.group(1)
         after = match.group(2).split()
         if any(m.strength >= 0.5 for w in after for m in _mentions(w, table)):

@@ -30,6 +30,7 @@ against 24 of 31 right for the column. The rules' cue words read those slots bet
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -43,12 +44,13 @@ from benchsmith.programs.intent import (
     Candidate,
     Hints,
     Refusal,
+    _measured,
     _mentions,
     compass_column,
     plan,
 )
 from benchsmith.programs.run import probe
-from benchsmith.programs.table import Table
+from benchsmith.programs.table import Table, words_of
 from benchsmith.programs.translation import Translation, translate
 from benchsmith.spec import ProgramSpec
 
@@ -167,11 +169,25 @@ def questions(
     return [Question(text, columns, current, why)]
 
 
-def check(answer: str, table: Table, lead: ProgramSpec | None) -> str | None:
-    """Why the code does not take the reader's column (None: it does)."""
+CODE_WORDS = frozenset(
+    "code codes iso abbreviation abbreviations abbreviated symbol symbols".split()
+)
+"""Words of an intent that ask for a code, not a name."""
+
+
+def check(answer: str, table: Table, lead: ProgramSpec | None, intent: str = "") -> str | None:
+    """Why the code does not take the reader's column (None: it does).
+
+    ``intent`` is the (English) text the rules read: a column whose label says it holds codes
+    ("currency code") is taken only when the intent asks for a code.
+    """
     col = table.columns.get(answer)
     if col is None:
         return f"no column {answer!r}"
+    label = col.labels.get("en", "") or answer
+    said = set(re.findall(r"[a-z]+", intent.lower()))
+    if intent and CODE_WORDS & set(words_of(label)) and not CODE_WORDS & said:
+        return f"{answer} holds codes ({label}), and the intent asks for no code"
     kind = lead.kind if lead is not None else None
     if kind in ("compare", "superlative", "aggregate") and not col.orderable:
         return f"{answer} holds neither numbers nor dates, and a {kind} ranks one"
@@ -183,6 +199,27 @@ def check(answer: str, table: Table, lead: ProgramSpec | None) -> str | None:
     if filled * 2 < len(table.records):
         return f"{answer} is empty in most records"
     return None
+
+
+def _unranked(found: list[Candidate] | Refusal, answer: str, table: Table) -> str | None:
+    """Why the reader's column cannot stand for the quantity the rules found no field for.
+
+    "Which of the two has the longest runway", over airports without runways: the rules
+    refuse a ranking by a quantity the intent names and no field holds; a column that word
+    does not name is the reader's guess, not what was asked.
+    """
+    said = (
+        re.match(r"the intent ranks the records by '([^']+)'", found.missing)
+        if isinstance(found, Refusal)
+        else None
+    )
+    if said is None:
+        return None  # "welches stärker ist": the reader may know what "stronger" measures
+    words = said.group(1)
+    words += " " + " ".join(q for t in re.findall(r"[a-z]+", words.lower()) for q in _measured(t))
+    if any(m.column.path == answer and m.strength >= 0.5 for m in _mentions(words, table)):
+        return None
+    return f"{answer} is not what {said.group(1)!r} names, the quantity the intent ranks by"
 
 
 def read(
@@ -207,7 +244,7 @@ def read(
         prompt = render_question(question, describe_table(table), intent)
         answer = str(ask(question.schema(), prompt).answer)
         reading.answers[question.slot] = answer
-        why = check(answer, table, lead)
+        why = check(answer, table, lead, text) or _unranked(found, answer, table)
         if why:
             reading.notes.append(f"column: the reader said {answer!r}, set aside: {why}")
             continue

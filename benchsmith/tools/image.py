@@ -13,6 +13,7 @@ seed writes byte-identical files.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from PIL import Image, ImageFont
 
 ImageFormat = Literal["png", "jpeg", "webp"]
-MAX_TEXT_CHARS = 500
+MAX_TEXT_CHARS = 4000
 MAX_LABEL_CHARS = 100
 # A written pixel may differ from the intended one by this much (0-255 units) in a lossy file.
 _LOSSY_TOLERANCE = 12
@@ -184,11 +185,29 @@ def _check_pixels(ctx: ToolContext, name: str, width: int, height: int) -> None:
         )
 
 
+@functools.lru_cache(maxsize=1)
+def _font_file() -> str | None:
+    """DejaVu Sans as matplotlib ships it (Latin with every accent, Greek, Cyrillic), or None.
+
+    Pillow's own scalable font (Aileron) has no accented letters: "è" and "ü" come out as
+    boxes, which an item in French, German or Italian cannot afford.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return None
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    return str(path) if path.is_file() else None
+
+
 def _font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's built-in scalable font at ``size`` pixels (no font file needed)."""
+    """DejaVu Sans at ``size`` pixels (Pillow's built-in font where it is missing)."""
     from PIL import ImageFont
 
     try:
+        found = _font_file()
+        if found is not None:
+            return ImageFont.truetype(found, size=size)
         return ImageFont.load_default(size=size)  # type: ignore[return-value]
     except (ImportError, OSError) as exc:
         raise ToolUnavailableError(
@@ -792,6 +811,11 @@ class TextParams(ImageOutParams):
         default="white",
         description="Canvas colour; used only when no input image is given.",
     )
+    grow: bool = Field(
+        default=True,
+        description="If true and no input image is given, the canvas grows taller than "
+        "'height' (up to 4096 px) until the whole text fits.",
+    )
 
     @model_validator(mode="after")
     def _text_has_ink(self) -> TextParams:
@@ -843,7 +867,21 @@ def image_text(ctx: ToolContext, params: TextParams, inputs: list[Path]) -> Tool
                 f"tool image_text: text colour {params.color!r} equals the background "
                 f"{params.background!r}, so nothing would be visible; choose another colour"
             )
-        base = Image.new("RGB", (params.width, params.height), params.background)
+        height = params.height
+        if params.grow:  # a blank canvas as tall as its text needs (a drawn table's rows)
+            font = _font(params.font_size)
+            margin = round(0.03 * min(params.width, params.height))
+            lines = (
+                _wrap(params.text, font, params.width - 2 * margin)
+                if params.wrap
+                else (params.text.split("\n"))
+            )
+            probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+            top, bottom = probe.multiline_textbbox(
+                (0, 0), "\n".join(lines), font=font, spacing=max(1, params.font_size // 4)
+            )[1::2]
+            height = min(4096, max(height, math.ceil(bottom - top) + 2 * margin))
+        base = Image.new("RGB", (params.width, height), params.background)
     w, h = base.size
     font = _font(params.font_size)
     margin = round(0.03 * min(w, h))

@@ -20,7 +20,8 @@ code, once the picture programs were in, and run once before any change), and
 ``starter-blind-4`` (``intents_starter4.json``, the same way, before the reader model) and
 ``starter-blind-5`` (``intents_starter5.json``, the same way, before the reader translated
 intents) and ``starter-blind-6`` (``intents_starter6.json``, the same way, while two-step
-rankings were built).
+rankings were built) and ``starter-blind-7`` (``intents_starter7.json``, the same way, after
+the sixth set's failures were fixed).
 """
 
 from __future__ import annotations
@@ -63,9 +64,12 @@ had read no code, before the reader model translated intents): ``starter-blind-5
 STARTER6 = "intents_starter6.json"
 """A sixth blind set over the starter catalog (24 intents, 7 languages, written by someone who
 had read no code, before a ranking could report another field): ``starter-blind-6``."""
+STARTER7 = "intents_starter7.json"
+"""A seventh blind set over the starter catalog (24 intents, 7 languages, written by someone who
+had read no code, once the sixth set's failures were fixed): ``starter-blind-7``."""
 STARTER_SETS = (
     "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4",
-    "starter-blind-5", "starter-blind-6",
+    "starter-blind-5", "starter-blind-6", "starter-blind-7",
 )  # fmt: skip
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
@@ -107,6 +111,8 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
         out += [{**e, "set": STARTER_SETS[5]} for e in _load(STARTER5)]
     if (CORPUS / STARTER6).is_file():
         out += [{**e, "set": STARTER_SETS[6]} for e in _load(STARTER6)]
+    if (CORPUS / STARTER7).is_file():
+        out += [{**e, "set": STARTER_SETS[7]} for e in _load(STARTER7)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:

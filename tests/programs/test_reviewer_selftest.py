@@ -1106,6 +1106,8 @@ def test_reviewer_is_independent_of_benchsmith() -> None:
         "starter_data",
         "babel",
         "lingua",
+        # ISO alpha-3 country codes ("USA") to the territory CLDR names.
+        "pycountry",
         # A drawn question's picture, read by the tesseract program (Pillow, when there, only
         # upscales it) and aligned with the lines it should show.
         "difflib",
@@ -1427,3 +1429,38 @@ def test_a_records_own_picture_is_not_read_back_as_drawn_lines(tmp_path: Path) -
     assert drawn_problems(item, tmp_path) == []
     drawn = {**item, "metadata": {**item["metadata"], "rendered_text": "1 | 2\nWhich?"}}
     assert any(p.startswith("ocr:") for p in drawn_problems(drawn, tmp_path))  # no picture
+
+
+def test_a_pictured_classify_is_not_held_to_the_keys_word_for_its_book() -> None:
+    """One digit picture and no reference rows: a key may call it open or closed."""
+    expect = {"kinds": ["classify"], "book": "open", "answer_field": "label", "key_field": None,
+              "field": None, "direction": None, "aggregate": None, "conditions": [],
+              "language": "en", "answer_format": None}  # fmt: skip
+    intent = {"id": "digit", "tables": ["digits"], "intent": "which digit", "expect": expect,
+              "held_out": False, "servable": True}  # fmt: skip
+    program = {"kind": "classify", "book": "closed", "table": "digits", "rows": [0],
+               "answer_field": "label", "media_field": "image"}  # fmt: skip
+    item = {
+        "input": [{"role": "user", "content": [
+            {"type": "text", "text": "Which digit does the image show?"},
+            {"type": "image", "image": "media/x.png"}]}],
+        "target": "0",
+        "metadata": {"program": program, "answer": "0", "language": "en"},
+    }  # fmt: skip
+    books = [p for p in review_item(item, intent, CORPUS) if p.startswith("intent: book")]
+    assert books == []
+    text = {**item, "input": "Which digit has these pixel values: 0, 0, 5, 13?"}
+    text["metadata"] = {**item["metadata"], "program": {**program, "media_field": None}}
+    books = [p for p in review_item(text, intent, CORPUS) if p.startswith("intent: book")]
+    assert books  # a classify from stated values is held to the key's book
+
+
+def test_an_alpha3_country_code_is_accepted_by_its_cldr_name() -> None:
+    """vega-cars' origin "USA" is "Estados Unidos" in Portuguese, "Vereinigte Staaten" in German."""
+    from reviewer import accepted_forms
+
+    pytest.importorskip("pycountry")
+    pytest.importorskip("babel")
+    assert "Estados Unidos" in accepted_forms("USA", "pt")
+    assert "Vereinigte Staaten" in accepted_forms("USA", "de")
+    assert "Estados Unidos" not in accepted_forms("JPN", "pt")

@@ -400,13 +400,40 @@ def test_text_on_a_photo_in_a_corner(tool_ctx, photo):
 
 
 def test_text_limits_and_invisible_text(tool_ctx):
-    with pytest.raises(ToolParamError, match="at most 500 characters"):
-        run_tool("image_text", {"text": "x" * 501}, [], tool_ctx)
+    with pytest.raises(ToolParamError, match="at most 4000 characters"):
+        run_tool("image_text", {"text": "x" * 4001}, [], tool_ctx)
     with pytest.raises(ToolParamError, match="only whitespace"):
         run_tool("image_text", {"text": "  \n "}, [], tool_ctx)
     with pytest.raises(ToolParamError, match="equals the background"):
         run_tool("image_text", {"text": "hi", "color": "white"}, [], tool_ctx)
     assert media_files(tool_ctx) == []
+
+
+def test_a_blank_canvas_grows_until_a_drawn_table_fits(tool_ctx):
+    rows = "\n".join(f"| chevrolet impala {i} | {150 + i} | {4300 + 7 * i} |" for i in range(12))
+    text = f"| Model | Horsepower | Weight |\n| --- | --- | --- |\n{rows}\n\nWhat is the mean?"
+    assert len(text) > 500
+    result, img = run_checked("image_text", {"text": text, "font_size": 24}, [], tool_ctx)
+    m = result.provenance.measured
+    assert img.size[0] == 512 and img.size[1] > 256  # taller than the default height
+    assert m["text_fits"] and m["lines"] >= 15
+    fixed, small = run_checked(
+        "image_text", {"text": text, "font_size": 24, "grow": False}, [], tool_ctx
+    )
+    assert small.size == (512, 256) and not fixed.provenance.measured["text_fits"]
+
+
+def test_accented_letters_are_drawn_not_boxed(tool_ctx):
+    """ "qual è", "Größe", "déjà": each letter its own glyph, not the font's missing-glyph box."""
+
+    def drawn(text: str) -> np.ndarray:
+        params = {"text": text, "width": 200, "height": 80, "font_size": 40}
+        return np.asarray(run_checked("image_text", params, [], tool_ctx)[1])
+
+    missing = drawn("\u0378")  # an unassigned code point: the missing-glyph box
+    for letter in "èéüößçãñ":
+        assert not np.array_equal(drawn(letter), missing), letter
+    assert not np.array_equal(drawn("è"), drawn("e"))
 
 
 def test_text_long_word_is_split_to_fit(tool_ctx):
