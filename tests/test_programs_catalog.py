@@ -13,6 +13,7 @@ import json
 import re
 import wave
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from test_programs_library import COLUMNS, GADGETS, write_gadgets
@@ -360,9 +361,11 @@ def test_quoted_example_values_name_the_key_and_which_us_state_asks_the_state():
     )
     best = plan(intent, tables, "airfields")[0].spec
     assert (best.kind, best.key_field, best.answer_field) == ("lookup", "code", "state")
-    # One example is not enough to tell a column.
+    # One example tells the column only when the intent also names it ("a code").
     single = f"we print a code (like {codes[0]}) and ask which US state the airfield is in"
-    assert plan(single, tables, "airfields")[0].spec.key_field == "name"
+    assert plan(single, tables, "airfields")[0].spec.key_field == "code"
+    unnamed = f"we print one (like {codes[0]}) and ask which US state the airfield is in"
+    assert plan(unnamed, tables, "airfields")[0].spec.key_field == "name"
 
 
 @pytest.mark.parametrize(
@@ -469,14 +472,26 @@ def test_an_open_book_two_step_build_keeps_its_items(catalog, tmp_path, fake_ser
 
 def test_a_program_that_joins_the_table_the_intent_is_most_about_ranks_with_it():
     from benchsmith.agents.programs import _joined_rank
-    from benchsmith.spec import Hop, ProgramSpec
+    from benchsmith.programs import build_table
+    from benchsmith.spec import Condition, Hop, ProgramSpec
 
     ranks = {"countries": 8, "country-names": 7}
     chain = ProgramSpec(kind="multihop", table="country-names", key_field="name",
                         answer_field="capital", hops=[Hop(via="alpha_2", table="countries",
-                                                          key_field="alpha_2")])  # fmt: skip
+                                                          key_field="alpha_2")],
+                        conditions=[Condition(field="language", op="==", value="sv")])  # fmt: skip
     lookup = ProgramSpec(kind="lookup", table="country-names", key_field="name",
                          answer_field="language")  # fmt: skip
-    assert _joined_rank(ranks, "country-names", chain) == 8  # "a Swedish name, then its capital"
-    assert _joined_rank(ranks, "country-names", lookup) == 7
-    assert _joined_rank(ranks, "countries", lookup) == 8
+    assert _joined_rank(ranks, "country-names", chain) == (8, 0)  # "a Swedish name, then ..."
+    assert _joined_rank(ranks, "country-names", lookup) == (7, 0)
+    assert _joined_rank(ranks, "countries", lookup) == (8, 0)
+    # Countries that hold their own French names make a join for French names needless.
+    records = [{"alpha_2": f"C{i}", "name": f"Land {i}", "names.fr": f"Pays {i}",
+                "capital": f"Town {i}"} for i in range(8)]  # fmt: skip
+    fields = [SimpleNamespace(path=p, modality="text", translations={}, labels={})
+              for p in records[0]]  # fmt: skip
+    tables = {"countries": build_table("countries", records, fields)}
+    french = chain.model_copy(update={"conditions": [Condition(field="language", op="==",
+                                                               value="fr")]})  # fmt: skip
+    assert _joined_rank(ranks, "country-names", french, tables) == (8, -1)
+    assert _joined_rank(ranks, "country-names", chain, tables) == (8, 0)

@@ -561,3 +561,124 @@ def test_a_sentence_that_only_names_the_items_language_selects_no_records(intent
     assert not isinstance(named, Refusal)
     welsh = Condition(field="language", op="==", value="cy")
     assert welsh in named[0].spec.conditions
+
+
+def _places():
+    """Countries with their own names in French and Portuguese, a region and a capital."""
+    regions = ("Africa", "Europe", "Asia")
+    records = [
+        {"name": f"Land {i}", "names.fr": f"Pays {i}", "names.pt": f"País {i}",
+         "capital": f"Town {i}", "region": regions[i % 3], "area_km2": 1000 + 37 * i,
+         "iata": f"X{i:02d}"}
+        for i in range(30)
+    ]  # fmt: skip
+    labels = {"names.fr": "French name", "names.pt": "Portuguese name", "area_km2": "area",
+              "iata": "country code"}  # fmt: skip
+    fields = [
+        SimpleNamespace(path=p, modality="number" if p == "area_km2" else
+                        "category" if p == "region" else "text",
+                        translations={}, labels={"en": labels.get(p, p)})
+        for p in records[0]
+    ]  # fmt: skip
+    entity = {"en": "country", "fr": "le pays", "pt": "o país"}
+    return {"places": build_table("places", records, fields, card_entity=entity)}
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "key", "answer"),
+    [
+        # The column the records are named by, said in the intent.
+        ("Questions de géographie sur les pays d'Afrique : « Quelle est la capitale de <pays> "
+         "? », le pays étant désigné par son nom français. Pas de tableau.", "filtered_lookup",
+         "names.fr", "capital"),
+        ("Uma voz lê «Qual destes dois países tem a maior área?». Os países devem ser chamados "
+         "pelos nomes em português. Sem tabela, é de memória.", "compare", "names.pt", None),
+        # One quoted example of a column the intent names ("the code, e.g. X07").
+        ("Closed book: given only the country code (e.g. X07), ask for the capital.", "lookup",
+         "iata", "capital"),
+        # "Answer: the code": the ranked records are named by it.
+        ("Show six countries and ask which is the largest by area. Answer: the country code.",
+         "superlative", "iata", None),
+    ],
+)  # fmt: skip
+def test_the_column_the_records_are_named_by(intent, kind, key, answer):
+    found = plan(intent, _places(), "places")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.key_field) == (kind, key)
+    if answer:
+        assert spec.answer_field == answer
+
+
+def test_a_filter_every_record_passes_is_no_filter():
+    tables = _places()
+    found = plan("Show five European countries and ask which is the largest.", tables, "places")
+    assert not isinstance(found, Refusal)
+    assert found[0].spec.conditions == [Condition(field="region", op="==", value="Europe")]
+    table = tables["places"]
+    for record in table.records:
+        record["region"] = "Africa"
+    same = build_table("places", table.records, [
+        SimpleNamespace(path=c.path, modality=c.kind if c.kind != "category" else "category",
+                        translations={}, labels=c.labels)
+        for c in table.columns.values()], card_entity=table.entity)  # fmt: skip
+    found = plan("Show five African countries and ask which is the largest.", {"places": same},
+                 "places")  # fmt: skip
+    assert not isinstance(found, Refusal)
+    assert found[0].spec.conditions == []
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "field", "aggregate"),
+    [
+        ("show 6 patient rows and ask for the avergae body mass index of those patients",
+         "aggregate", "bmi", "mean"),  # a typo of a cue word
+        ("Zeig fünf Patienten als Tabelle und frag nach dem kleinsten Prolin-Wert unter "
+         "diesen Patienten (gesucht ist der Wert selbst).", "aggregate", "proline", "min"),
+    ],
+)  # fmt: skip
+def test_an_aggregate_is_read_through_a_typo_and_as_the_value_itself(
+    intent, kind, field, aggregate
+):
+    rows = [(30 + i, 20 + i % 9, 80 + 3 * i) for i in range(20)]
+    columns = {"age": "number", "bmi": "number", "proline": "number"}
+    table = table_of("patients", columns, rows)
+    table.columns["bmi"].labels["en"] = "body mass index"
+    found = plan(intent, {"patients": table}, "patients")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.field, spec.aggregate) == (kind, field, aggregate)
+
+
+def test_dates_are_never_added_up_and_a_span_of_years_is_no_year():
+    tables = _days()
+    found = plan("Show a week of days with date and precipitation and ask for the total "
+                 "precipitation (sum, in mm).", tables, "weather")  # fmt: skip
+    assert not isinstance(found, Refusal)
+    assert all(c.spec.field != "date" for c in found if c.spec.kind == "aggregate")
+    assert found[0].spec.field == "precipitation"
+    rows = [(f"car {i}", 1970 + i % 13, 60 + 5 * i) for i in range(26)]
+    cars = table_of("cars", {"Name": "text", "Year": "number", "Horsepower": "number"}, rows)
+    found = plan("Spoken questions about the cars of 1970-1982. Example: how many horsepower "
+                 "does the car 5 have? Closed book.", {"cars": cars}, "cars")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.answer_field, spec.conditions) == ("lookup", "Horsepower", [])
+
+
+def test_a_compound_that_starts_with_a_fields_word_is_split():
+    rows = [(12 + i % 3, 100 + i, ("class_0", "class_1", "class_2")[i % 3]) for i in range(18)]
+    columns = {"alcohol": "number", "magnesium": "number", "cultivar": "category"}
+    table = table_of("wine", columns, rows)
+    intent = ("Geef de kenmerken van één wijn (alcohol, magnesium) en vraag tot welke "
+              "cultivarklasse hij behoort. Geen voorbeeldtabel.")  # fmt: skip
+    found = plan(intent, {"wine": table}, "wine")
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.answer_field) == ("classify", "cultivar")
+
+
+def test_cldr_language_names_are_glossed():
+    from benchsmith.programs.gloss import to_english
+
+    assert "japanese" in to_english("il nome di un paese in giapponese", "it")
+    assert "swedish" in to_english("de naam in het Zweeds", "nl")

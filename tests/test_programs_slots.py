@@ -202,3 +202,12 @@ def test_a_column_the_ranked_word_does_not_name_does_not_replace_a_refusal():
     assert isinstance(reading.candidates, Refusal)
     assert reading.taken == {}
     assert any("not what 'runway' names" in n for n in reading.notes)
+
+
+def test_a_column_the_asked_quantity_does_not_name_does_not_replace_a_refusal():
+    rows = [(f"Airport {i}", f"A{i:02d}", 30 + i * 1.5) for i in range(10)]
+    airports = table_of("airports", {"name": "text", "iata": "text", "latitude": "number"}, rows)
+    intent = "For each airport, named by its code, ask how high it sits above sea level."
+    reading = read(intent, {airports.id: airports}, airports.id, Scripted(asked="latitude"))
+    assert isinstance(reading.candidates, Refusal) and "'height'" in reading.candidates.missing
+    assert reading.taken == {}

@@ -54,7 +54,7 @@ from benchsmith.programs import (
 )
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.handwritten import parse_program
-from benchsmith.programs.intent import PICTURE_WORDS, variants
+from benchsmith.programs.intent import PICTURE_WORDS, _without_language_request, variants
 from benchsmith.programs.propose import (
     NotServable,
     ProposalError,
@@ -178,8 +178,10 @@ def relevance(intent: str, card: Any, table: Table | None = None) -> int:
     score = TITLE_WEIGHT * len(titled) + 2 * len(named) + len(described)
     if table is None:
         return score
-    low = f" {intent.casefold()} "
-    # A value named as it is, or a word that stands for it ("sunny" -> sun).
+    # A value named as it is, or a word that stands for it ("sunny" -> sun), in the intent's
+    # words or its gloss ("giapponese" -> Japanese).
+    glossed = _without_language_request(english) if english != intent else ""
+    low = f" {intent.casefold()} {glossed.casefold()} "
     words = {w for t in re.findall(r"\w+", low) for w in (t, *variants(t))}
     for column in table.columns.values():
         if column.kind != "category":
@@ -357,20 +359,39 @@ def candidates_for(
             details = f" ({'; '.join(found.details)})" if found.details else ""
             refusals.append(f"{table_id}: {found.missing}{details}")
             continue
-        key = (_joined_rank(ranks, table_id, found[0].spec), found[0].score)
-        if not best[1] or key > (_joined_rank(ranks, best[0] or "", best[1][0].spec),
-                                 best[1][0].score):  # fmt: skip
+        key = (*_joined_rank(ranks, table_id, found[0].spec, tables), found[0].score)
+        if not best[1] or key > (
+            *_joined_rank(ranks, best[0] or "", best[1][0].spec, tables),
+            best[1][0].score,
+        ):
             best = (table_id, found)
     return best[0], best[1], refusals
 
 
-def _joined_rank(ranks: dict[str, int], table_id: str, spec: ProgramSpec) -> int:
-    """How much the intent is about a program's tables: the best of its own and its hops'.
+def _joined_rank(
+    ranks: dict[str, int], table_id: str, spec: ProgramSpec, tables: dict[str, Table] | None = None
+) -> tuple[int, int]:
+    """How much the intent is about a program's tables, and whether its join is needless.
 
     "A country's Swedish name, then its capital" is about the countries as much as about
-    the names.
+    the names: the best rank of its own table and its hops' counts. A join is needless when
+    the joined table holds what the join selects itself: the countries' own French names
+    ("names.fr") serve "the country designated by its French name" without the table of
+    translations; such a reading comes after one over the joined table alone.
     """
-    return max(ranks.get(t, 0) for t in (table_id, *(h.table for h in spec.hops or [])))
+    codes = {str(c.value) for c in spec.conditions if c.op == "=="}
+    needless = [
+        h.table
+        for h in spec.hops or []
+        if tables is not None
+        and h.table in tables
+        and any(
+            col.unique and "." in col.path and col.path.rsplit(".", 1)[-1] in codes
+            for col in tables[h.table].columns.values()
+        )
+    ]
+    rank = max(ranks.get(t, 0) for t in (table_id, *(h.table for h in spec.hops or [])))
+    return rank, -len(needless)
 
 
 def subtask_id(table_id: str) -> str:

@@ -102,7 +102,24 @@ def _phrases(language: str) -> tuple[tuple[str, str], ...]:
     for english, noun in LEXICON.get(language, {}).items():
         if "(" not in english:
             table.setdefault(noun.text.lower(), english)
+    # Languages by their CLDR names: "giapponese" -> "japanese", "Zweeds" -> "swedish".
+    for local, english in _language_names(language).items():
+        table.setdefault(local, english)
     return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
+
+
+def _language_names(language: str) -> dict[str, str]:
+    """CLDR's names of the languages in ``language``, each to its English name (lower case)."""
+    try:
+        from babel import Locale
+    except ImportError:  # pragma: no cover - babel is a dependency
+        return {}
+    english = Locale.parse("en").languages
+    names: dict[str, str] = {}
+    for code, local in Locale.parse(language).languages.items():
+        if code in english and "_" not in code and " " not in local.strip() and len(local) >= 5:
+            names.setdefault(local.lower(), english[code].lower())
+    return names
 
 
 @cache

@@ -12,6 +12,7 @@ a model only ever chooses among the candidates (see :mod:`benchsmith.agents.prog
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,21 @@ AGG_CUES = (
         re.compile(
             r"\b(?:what(?: is| was)?|ask for) the (?:minimum|lowest|smallest|lightest|shortest|"
             r"least|earliest)\b|\bminimum value\b"
+        ),
+        "min",
+    ),
+    # "the smallest proline value among these wines": the value, not the record that has it.
+    (
+        re.compile(
+            r"\bthe (?:maximum|highest|largest|biggest|greatest) (?:[a-z]+[ -]+){1,3}?"
+            r"(?:value|reading|figure|amount)\b"
+        ),
+        "max",
+    ),
+    (
+        re.compile(
+            r"\bthe (?:minimum|lowest|smallest|least) (?:[a-z]+[ -]+){1,3}?"
+            r"(?:value|reading|figure|amount)\b"
         ),
         "min",
     ),
@@ -210,7 +226,14 @@ def variants(token: str) -> set[str]:
 
 
 def _stem_list(words: Sequence[str]) -> list[str]:
-    return stems(" ".join(w.removesuffix("'s") for w in words))
+    """One stem per word, so that positions stay the words'.
+
+    The stemmer drops numbers ("510", "1970-1982"), which shifted every later position.
+    """
+    out = stems(" ".join(w.removesuffix("'s") for w in words))
+    if len(out) == len(words):
+        return out
+    return [(stems(w.removesuffix("'s")) or [w])[0] for w in words]
 
 
 NAME_VERB_OBJECTS = frozenset("a an the two three four five six some one each any several".split())
@@ -509,7 +532,8 @@ def _bound_matches(low: str) -> list[tuple[Any, str, str]]:
     out: list[tuple[Any, str, str]] = []
     taken: set[int] = set()
     for pattern, op in BOUNDS:
-        for m in re.finditer(rf"\b(?:{pattern})\s+{number}", low):
+        # "superó los 25 °C" glosses "exceeded the 25 °c": an article before the number.
+        for m in re.finditer(rf"\b(?:{pattern})\s+(?:the\s+)?{number}", low):
             if re.search(rf"\b(?:\d+|{spelled})\s*$", low[: m.start()]):
                 continue  # "5 up to 6 models", "five to six rows": how many, not a bound
             out.append((m, op, ""))
@@ -693,7 +717,7 @@ NUMBER_ADJECTIVE = re.compile(
 )
 """A number before a noun: "8-cylinder cars", "four-door models", "cars with six cylinders"
 (a value of that field, when a record has it)."""
-YEAR_WORD = re.compile(r"(?<![\d.,])\b(1[89]\d\d|20\d\d)\b(?![\d.,])")
+YEAR_WORD = re.compile(r"(?<![\d.,])\b(1[89]\d\d|20\d\d)\b(?!\d|[.,]\d)")
 
 
 def _equal_conditions(intent: str, table: Table, bounds: list[Condition]) -> list[Condition]:
@@ -720,7 +744,9 @@ def _equal_conditions(intent: str, table: Table, bounds: list[Condition]) -> lis
                 out.append(Condition(field=column.path, op="==", value=value))
     years = _year_columns(table)
     if len(years) == 1 and years[0].kind == "number" and years[0].path not in bounded:
-        found = {float(y) for y in YEAR_WORD.findall(low)}
+        # "cars 1970-1982": a span of years (the data's own), not one year.
+        spanless = re.sub(r"\b\d{4}\s*(?:-|–|to|through|until)\s*\d{4}\b", " ", low)
+        found = {float(y) for y in YEAR_WORD.findall(spanless)}
         known = {table.order_value(r, years[0].path) for r in table.rows()}
         if len(found) == 1 and found <= known:
             out.append(Condition(field=years[0].path, op="==", value=found.pop()))
@@ -971,14 +997,16 @@ def _example_column(intent: str, table: Table) -> Column | None:
     "e.g." or "such as"; the column with most of them (None: fewer than two).
     """
     spans = re.findall(r"\(([^()]{2,80})\)|\b(?:like|e\.g\.|such as)\s+([^.;:()]{2,60})", intent)
-    words = {w for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
-    if len(words) < 2:
+    words = {w.casefold() for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
+    if not words:
         return None
-    best: tuple[int, Column | None] = (1, None)
+    named = {m.column.path for m in _mentions(intent, table) if m.strength >= 0.5}
+    best: tuple[int, Column | None] = (0, None)
     for column in table.unique_columns():
-        texts = {table.text(r, column.path) for r in table.rows()}
+        texts = {table.text(r, column.path).casefold() for r in table.rows()}
         hits = len(words & texts)
-        if hits > best[0]:
+        # One example counts when the intent also names its column ("the code, e.g. LAX").
+        if hits > best[0] and (hits >= 2 or column.path in named):
             best = (hits, column)
     return best[1]
 
@@ -1058,14 +1086,37 @@ def _asked_column(
         agents = [c for c in table.columns.values() if agent & set(words_of(c.path))]
         if agents and not agents[0].orderable and unknown is None:
             return agents[0], None
+    if unknown is None:
+        # "what was the maximum temperature": the field named in full after "what was the".
+        for said in re.finditer(r"\bwhat (?:is|was|were|are) the ((?:[a-z]+ ){0,2}[a-z]+)", low):
+            full = [m for m in _mentions(said.group(1), table) if m.strength >= 1.0]
+            if len(full) == 1:
+                return full[0].column, None
     return None, unknown
 
 
 GIVEN_RECORD = re.compile(
-    r"\b(?:on|for|of|in|at) (?:a|an|one) (?:given|particular|specific|certain|chosen|single) "
-    r"([a-z]+)"
+    r"\b(?:on|for|of|in|at) (?:a|an|one)(?: of the)?"
+    r"(?: (?:given|particular|specific|certain|chosen|single|shown))? ([a-z]+)"
 )
 """A lookup's record, named by the intent's own noun ("on a given date", "for a particular car")."""
+
+
+def _given_record(low: str, table: Table) -> re.Match[str] | None:
+    """Where the intent names one of its records by their own noun, or None.
+
+    "On a given date", "in one of the days shown".
+    """
+    if table.key is None:
+        return None
+    key = table.columns[table.key]
+    own = {table.entity.get("en", ""), *words_of(key.path)}
+    if key.kind == "date":
+        own |= {"date", "day"}
+    for given in GIVEN_RECORD.finditer(low):
+        if singular(given.group(1)) in own:
+            return given
+    return None
 
 
 def _one_record_asked(low: str, table: Table, asked: Column | None) -> bool:
@@ -1075,15 +1126,8 @@ def _one_record_asked(low: str, table: Table, asked: Column | None) -> bool:
     and a field is asked of it (by a question word, or a rank word right before the field's
     name: "the highest temperature").
     """
-    given = GIVEN_RECORD.search(low)
-    if given is None or table.key is None:
-        return False
-    word = singular(given.group(1))
-    key = table.columns[table.key]
-    own = {table.entity.get("en", ""), *words_of(key.path)}
-    if key.kind == "date":
-        own |= {"date", "day"}
-    if word not in own:
+    given = _given_record(low, table)
+    if given is None:
         return False
     if asked is not None and asked.orderable and asked.path != table.key:
         return True
@@ -1095,6 +1139,82 @@ def _one_record_asked(low: str, table: Table, asked: Column | None) -> bool:
         ):
             return True
     return False
+
+
+CUE_SPELLINGS = (
+    "average", "maximum", "minimum", "highest", "lowest", "largest", "smallest", "compare",
+    "biggest", "greatest", "heaviest", "lightest", "longest", "shortest",
+)  # fmt: skip
+"""Cue words a typo must not hide ("avergae", "maximun", "comapre")."""
+
+
+def _split_compounds(intent: str, table: Table) -> str:
+    """German and Dutch compounds that start with a field's word, split.
+
+    "cultivarklasse" -> "cultivar klasse"; a word the field's own words hold stays whole.
+    """
+    words = sorted(
+        {
+            w
+            for c in table.columns.values()
+            for w in (*words_of(c.path), *re.findall(r"[a-z]+", c.labels.get("en", "").lower()))
+            if len(w) >= 5
+        },
+        key=len,
+        reverse=True,
+    )
+
+    def split(match: re.Match[str]) -> str:
+        token = match.group(0)
+        low = token.lower()
+        for w in words:
+            if low.startswith(w) and len(low) - len(w) >= 4 and low not in words:
+                return f"{token[: len(w)]} {token[len(w) :]}"
+        return token
+
+    return re.sub(r"\b[^\W\d_]{9,}\b", split, intent) if words else intent
+
+
+def _share(table: Table, condition: Condition) -> float:
+    """The share of the table's records an equality condition selects."""
+    rows = list(table.rows())
+    value = str(condition.value).casefold()
+    held = sum(1 for r in rows if table.text(r, condition.field).casefold() == value)
+    return held / len(rows) if rows else 0.0
+
+
+def _cue_typos(intent: str) -> str:
+    """The intent with misspelt cue words spelt right ("the avergae bmi" -> "average").
+
+    Only a word of six letters or more that is no cue word itself and lies close to one
+    (difflib ratio 0.85: a swapped or missing letter) is replaced.
+    """
+    known = {*CUE_SPELLINGS, *MAX_WORDS, *MIN_WORDS}
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.lower() in known:
+            return word
+        close = difflib.get_close_matches(word.lower(), CUE_SPELLINGS, n=1, cutoff=0.85)
+        return close[0] if close else word
+
+    return re.sub(r"\b[A-Za-z]{6,}\b", fix, intent)
+
+
+def _named_key(intent: str, table: Table) -> tuple[Column | None, str]:
+    """The column the intent says names its records, and the intent without that phrase.
+
+    "The country designated by its French name" -> ``names.fr``; of "name" and "French
+    name", both named in full, the longer label says more.
+    """
+    said = KEY_NAMED_BY.search(intent.lower())
+    if said is None:
+        return None, intent
+    by = [g for g in _mentions(said.group(1), table) if g.column.unique and g.strength >= 0.75]
+    by.sort(key=lambda g: (-g.strength, -len(words_of(g.column.labels.get("en", "")))))
+    if not by:
+        return None, intent
+    return by[0].column, intent[: said.start()] + " " + intent[said.end() :]
 
 
 def _extreme(found: list[Mention], low: str) -> list[Mention]:
@@ -1318,7 +1438,13 @@ def plan(
     intent = re.sub(r"\bpre-(\d{3,4})s?\b", r"before \1", intent, flags=re.IGNORECASE)
     intent = re.sub(r"\bpost-(\d{3,4})s?\b", r"after \1", intent, flags=re.IGNORECASE)
     intent = compass(intent)
+    intent = _cue_typos(intent)
     table = tables[main]
+    if intent_language(written) in ("de", "nl"):
+        intent = _split_compounds(intent, table)
+    # "the countries called by their Portuguese names": the column that names the records,
+    # said once; the rest of the intent is read without it.
+    named_key, intent = _named_key(intent, table)
     low = intent.lower()
     mentions = _mentions(intent, table)
     hinted = table.columns.get(hints.asked) if hints.asked else None
@@ -1338,6 +1464,9 @@ def plan(
     values += [c for c in equal if c.field not in {v.field for v in values}]
     bounded |= {c.field for c in equal}  # a field filtered on is not the one ranked
     values = [_as_code(table, c) for c in values]
+    # "American airports" over a table of US airports selects (nearly) all: no filter.
+    if not table.subset_of:  # a subset view holds the records its conditions select
+        values = [c for c in values if c.op != "==" or _share(table, c) < 0.99]
     conditions = bounds + values
     if table.key is None:
         # Names that repeat across the table (a country's name in every language) may name
@@ -1595,7 +1724,10 @@ def plan(
             cue_low = re.sub(rf"\b{re.escape(label)}\b", " quantity ", cue_low)
     for pattern, agg in AGG_CUES:
         said = pattern.search(cue_low)
-        if said and said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()):
+        if said and (
+            (said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()))
+            or _given_record(cue_low[said.end() :], table)
+        ):
             said = None  # "what the minimum temperature was on one date": one record's value
         if said and ranked:
             if quantity is not None:
@@ -1610,6 +1742,20 @@ def plan(
             named_plainly = [m for m in ranked if m.column.path in plain]
             named_plainly.sort(key=lambda m: (m is not quantity, -plain[m.column.path]))
             ranked = hinted_first(named_plainly or ranked)
+            # "the average body mass index": the field named right after the cue leads.
+            after = cue_low[said.end() : said.end() + 40]
+            right_after = [
+                m
+                for m in ranked
+                if any(
+                    name and re.search(rf"\b{re.escape(name)}\b", after)
+                    for name in (m.column.labels.get("en", "").lower(), m.column.path.lower())
+                )
+            ]
+            ranked = right_after + [m for m in ranked if m not in right_after]
+            if agg in ("sum", "mean"):
+                # Dates are ranked (the latest day) but never added up or averaged.
+                ranked = [m for m in ranked if m.column.kind != "date"]
             for m in ranked[:2]:
                 spec = ProgramSpec(
                     kind="aggregate",
@@ -1687,7 +1833,7 @@ def plan(
                 kind=kind,  # type: ignore[arg-type]
                 book=_book(intent, "closed"),
                 table=main,
-                key_field=table.key,
+                key_field=named_key.path if named_key is not None else table.key,
                 field=m.column.path,
                 direction=_direction(low, m.column, table),  # type: ignore[arg-type]
                 conditions=[c for c in conditions if c.field != m.column.path],
@@ -1707,18 +1853,30 @@ def plan(
                 for c in cands
                 if c.spec.kind in ("compare", "superlative") and c.spec.field == lead.column.path
             )
-            spec = first.model_copy(update={"kind": "multihop", "answer_field": reported.path})
-            add(
-                spec,
-                3.1 + lead.strength + (0.2 if steps else 0.0),
-                f"the {reported.path} of the record ranked first by {lead.column.path}",
-            )
+            code_words = {"code", "id", "identifier", "abbreviation", "symbol", "iata", "icao"}
+            said = {*words_of(reported.path), *words_of(reported.labels.get("en", ""))}
+            if reported.unique and not steps and said & code_words:
+                # "answer: the airport code": a code of each record names the winner; the
+                # ranking is asked with its records named by it.
+                spec = first.model_copy(update={"key_field": reported.path})
+                add(
+                    spec,
+                    3.1 + lead.strength,
+                    f"{first.kind} by {lead.column.path}, records named by {reported.path}",
+                )
+            else:
+                spec = first.model_copy(update={"kind": "multihop", "answer_field": reported.path})
+                add(
+                    spec,
+                    3.1 + lead.strength + (0.2 if steps else 0.0),
+                    f"the {reported.path} of the record ranked first by {lead.column.path}",
+                )
     # -- lookups
     if table.unique_columns():
         given = re.search(
             r"\b(?:given|give|from|by|using|with|show(?: just| only)?) "
             r"(?:(?:a|an|the|its|their|each)\s+)?([a-z0-9' ]+?)"
-            r"(?:,|\bwhich\b|\bwhat\b|\bask\b|$)",
+            r"(?:[,.?!)]|\bwhich\b|\bwhat\b|\bask\b|$)",
             low,
         )
         key_col = None
@@ -1733,6 +1891,8 @@ def plan(
         if key_col is None:
             # "a three-letter code (like SEA or DEN)": the column the examples are values of.
             key_col = _example_column(intent, table)
+        if named_key is not None and key_col is None:
+            key_col = named_key
         if given and key_col is None:
             # "given the name of a capital": the capital names the record, not "name".
             said = re.sub(r"^(?:the )?name of (?:a |an |the |its |their )?", "", given.group(1))
@@ -1864,6 +2024,11 @@ RANKED_AFTER = re.compile(
     r"smallest|greatest|biggest|most|least)\b"
 )
 """A quantity said before its superlative ("the humidity was highest")."""
+KEY_NAMED_BY = re.compile(
+    r"\b(?:designated|called|named|referred to|identified|denoted|given) (?:only )?(?:by|with) "
+    r"(?:its|their|the|a|an) ([a-z' ]{3,40}?)(?=\s*(?:[.,;:()«»\"]|$|\band\b|\bor\b))"
+)
+"""The column an intent names its records by ("the country designated by its French name")."""
 RANKED_ADJECTIVE = re.compile(
     r"\b(?:the|a|more|less) (?:longest|shortest|largest|biggest|highest|lowest|greatest|"
     r"smallest|busiest|longer|shorter|larger|bigger|higher|lower|busier) ([a-z]{4,})"

@@ -41,6 +41,7 @@ from benchsmith.catalog.cards import value_text
 from benchsmith.errors import StructuredOutputError
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.intent import (
+    HOW_ADJECTIVE,
     Candidate,
     Hints,
     Refusal,
@@ -204,12 +205,15 @@ def check(answer: str, table: Table, lead: ProgramSpec | None, intent: str = "")
 def _unranked(found: list[Candidate] | Refusal, answer: str, table: Table) -> str | None:
     """Why the reader's column cannot stand for the quantity the rules found no field for.
 
-    "Which of the two has the longest runway", over airports without runways: the rules
-    refuse a ranking by a quantity the intent names and no field holds; a column that word
-    does not name is the reader's guess, not what was asked.
+    "Which of the two has the longest runway", over airports without runways ("how high
+    it sits": the height): the rules refuse a quantity the intent names and no field holds;
+    a column that word does not name is the reader's guess, not what was asked.
     """
     said = (
         re.match(r"the intent ranks the records by '([^']+)'", found.missing)
+        or re.match(
+            rf"the intent asks for '({'|'.join(set(HOW_ADJECTIVE.values()))})'", found.missing
+        )
         if isinstance(found, Refusal)
         else None
     )
