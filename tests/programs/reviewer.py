@@ -1771,6 +1771,10 @@ class _Review:
         record = self.row(index)
         fields = [f for f in self.shown_fields() if f in record]
         key = self.table.key
+        named_by = self.program.get("key_field")
+        if named_by in fields and named_by in self.table.columns:
+            # The records named by another column the line shows ("the airport code").
+            key = str(named_by)
         if key and key not in fields:
             fields.insert(0, key)
         fields = [f for f in fields or self.table.columns if record[f].strip()]

@@ -1464,3 +1464,29 @@ def test_an_alpha3_country_code_is_accepted_by_its_cldr_name() -> None:
     assert "Estados Unidos" in accepted_forms("USA", "pt")
     assert "Vereinigte Staaten" in accepted_forms("USA", "de")
     assert "Estados Unidos" not in accepted_forms("JPN", "pt")
+
+
+def test_an_open_table_may_name_its_records_by_the_programs_own_key() -> None:
+    """Lines that show each record's opening date (unique), not its name: still its lines."""
+    games = ("Seoul 1988", "Sydney 2000", "Tokyo 2020", "Paris 2024")
+    rows, lines, dates = [], [], []
+    for name in games:
+        index, row = row_of("olympics.csv", "name", name)
+        rows.append(index)
+        dates.append(row["opening_date"])
+        lines.append([row["opening_date"], row["events"]])
+    text = (
+        md_table(["Opening date", "Events"], lines)
+        + "\n\nWhich of these Games, by opening date, had the most medal events?"
+    )
+    program = make_program("superlative", "open", rows, key_field="opening_date",
+                           field="events", direction="max", records=dates,
+                           shown_fields=["opening_date", "events"])  # fmt: skip
+    item = make_item(text, dates[2], program)
+    assert not [p for p in review("i12", item) if p.startswith("shown:")]
+    # Named by the table's own key, the same lines do not show the records.
+    by_name = make_program("superlative", "open", rows, key_field="name", field="events",
+                           direction="max", records=list(games),
+                           shown_fields=["opening_date", "events"])  # fmt: skip
+    problems = review("i12", make_item(text, "Tokyo 2020", by_name))
+    assert any(p.startswith("shown:") for p in problems)
