@@ -682,3 +682,14 @@ def test_cldr_language_names_are_glossed():
 
     assert "japanese" in to_english("il nome di un paese in giapponese", "it")
     assert "swedish" in to_english("de naam in het Zweeds", "nl")
+
+
+def test_how_many_choices_after_with_is_not_the_key():
+    rows = [(f"Painter {i}", 1800 + i * 3, ("France", "Spain")[i % 2]) for i in range(20)]
+    columns = {"painter": "text", "birth_year": "number", "birth_country": "category"}
+    table = table_of("painters", columns, rows)
+    found = plan("Name the painter and ask for their year of birth, with four candidate years "
+                 "to choose from. Closed book.", {"painters": table}, "painters")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.key_field, spec.answer_field) == ("painter", "birth_year")

@@ -1898,6 +1898,8 @@ def plan(
             said = re.sub(r"^(?:the )?name of (?:a |an |the |its |their )?", "", given.group(1))
             given_mentions = _mentions(said, table)
             uniq = [g for g in given_mentions if g.column.unique]
+            if re.match(rf"(?:\d+|{'|'.join(NUMBER_WORDS)})\b", said):
+                uniq = []  # "with four candidate years": how many choices, not the key
             noun = table.entity.get("en", "")
             if noun and singular((said.split() or [""])[0]) == noun:
                 uniq = []  # "give the name of an airport": the record's own name
