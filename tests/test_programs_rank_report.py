@@ -448,14 +448,20 @@ def test_a_quantity_said_before_its_superlative_that_no_field_holds_is_refused()
     assert not isinstance(found, Refusal) and found[0].spec.field == "wind"
 
 
-def _weather():
+def _weather(with_min: bool = False):
+    """Days of weather: a weather type, or (``with_min``) a minimum temperature, last."""
     kinds = ("sun", "rain", "fog", "drizzle", "snow")
-    days = [(f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, kinds[d % 5]) for d in range(1, 28)]
-    columns = {"date": "date", "precipitation": "number", "temp_max": "number",
-               "weather": "category"}  # fmt: skip
+    days = [
+        (f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, d % 7 - 2 if with_min else kinds[d % 5])
+        for d in range(1, 28)
+    ]
+    last = {"temp_min": "number"} if with_min else {"weather": "category"}
+    columns = {"date": "date", "precipitation": "number", "temp_max": "number", **last}
     table = table_of("weather", columns, days)
     table.columns["precipitation"].labels["en"] = "precipitation (mm)"
     table.columns["temp_max"].labels["en"] = "maximum temperature"
+    if with_min:
+        table.columns["temp_min"].labels["en"] = "minimum temperature"
     return {"weather": table}
 
 
@@ -482,16 +488,6 @@ def test_a_quantity_said_as_a_verb_or_a_unit_is_the_quantity(intent, kind, field
     assert (lead.kind, lead.field, lead.conditions) == (kind, field, conditions)
 
 
-def _days():
-    days = [(f"2020-01-{d:02d}", (d * 3) % 11, 10 + d % 9, d % 7 - 2) for d in range(1, 28)]
-    columns = {"date": "date", "precipitation": "number", "temp_max": "number",
-               "temp_min": "number"}  # fmt: skip
-    table = table_of("weather", columns, days)
-    table.columns["temp_max"].labels["en"] = "maximum temperature"
-    table.columns["temp_min"].labels["en"] = "minimum temperature"
-    return {"weather": table}
-
-
 @pytest.mark.parametrize(
     ("intent", "kind", "field"),
     [
@@ -511,7 +507,7 @@ def _days():
     ],
 )  # fmt: skip
 def test_one_given_days_value_is_a_lookup_and_a_rank_without_one_ranks(intent, kind, field):
-    found = plan(intent, _days(), "weather")
+    found = plan(intent, _weather(with_min=True), "weather")
     assert not isinstance(found, Refusal), found
     spec = found[0].spec
     got = spec.answer_field if kind == "lookup" else spec.field
@@ -651,7 +647,7 @@ def test_an_aggregate_is_read_through_a_typo_and_as_the_value_itself(
 
 
 def test_dates_are_never_added_up_and_a_span_of_years_is_no_year():
-    tables = _days()
+    tables = _weather(with_min=True)
     found = plan("Show a week of days with date and precipitation and ask for the total "
                  "precipitation (sum, in mm).", tables, "weather")  # fmt: skip
     assert not isinstance(found, Refusal)

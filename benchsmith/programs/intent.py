@@ -53,6 +53,8 @@ MIN_WORDS = (
     "cheaper", "cheapest", "colder", "coldest", "closer", "closest", "nearer", "nearest",
     "poorer", "poorest", "thinner", "lesser", "bottom",
 )  # fmt: skip
+RANK_WORDS = "|".join(map(re.escape, (*MAX_WORDS, *MIN_WORDS)))
+"""Every rank word as one regex alternation."""
 # On a date, "older" means an earlier date.
 DATE_MIN = ("older", "oldest", "earlier", "earliest", "first")
 BOUNDS = (
@@ -1131,8 +1133,7 @@ def _one_record_asked(low: str, table: Table, asked: Column | None) -> bool:
         return False
     if asked is not None and asked.orderable and asked.path != table.key:
         return True
-    ranks = "|".join(map(re.escape, (*MAX_WORDS, *MIN_WORDS)))
-    for match in re.finditer(rf"\b(?:{ranks})\s+([a-z]+(?: [a-z]+)?)", low[: given.start()]):
+    for match in re.finditer(rf"\b(?:{RANK_WORDS})\s+([a-z]+(?: [a-z]+)?)", low[: given.start()]):
         if any(
             m.strength >= 0.5 and m.column.orderable and m.column.path != table.key
             for m in _mentions(match.group(1), table)
@@ -1804,7 +1805,7 @@ def plan(
     if _one_record_asked(low, table, asked):
         # "how warm it was on a given date", "the highest temperature on a particular day":
         # one record's value is asked; the rank word belongs to the field's name.
-        low = re.sub(rf"\b(?:{'|'.join(map(re.escape, (*MAX_WORDS, *MIN_WORDS)))})\b", _blank, low)
+        low = re.sub(rf"\b(?:{RANK_WORDS})\b", _blank, low)
         low = SUPERLATIVE_CUES.sub(_blank, low)
     superlative_words = [w for w in SUPERLATIVE_CUES.findall(low) if w not in NOT_SUPERLATIVE]
     compare = bool(COMPARE_CUES.search(low))
