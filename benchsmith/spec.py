@@ -173,6 +173,11 @@ class ProgramSpec(BaseModel):
         "record's own picture, which a classification asks about (the record's key), or the "
         "pictures a count or comparison is over.",
     )
+    shown: list[str] = Field(
+        default_factory=list,
+        description="More fields an open-book table shows besides those the question needs "
+        "(the columns the intent lists).",
+    )
     k: int = Field(default=2, ge=1, le=12, description="Records compared or shown.")
     rows_shown: int = Field(default=0, ge=0, le=12, description="Rows in an open-book prompt.")
     answer_format: Literal["multiple_choice", "short_answer", "numeric"] = "multiple_choice"
@@ -197,6 +202,8 @@ class ProgramSpec(BaseModel):
             parts.append("where " + " and ".join(c.describe() for c in self.conditions))
         if self.media_field:
             parts.append(f"shown as {self.media_field}")
+        if self.shown:
+            parts.append(f"showing {', '.join(self.shown)}")
         if self.kind in ("compare", "superlative") or (self.kind == "multihop" and self.field):
             parts.append(f"k={self.k}")
         return " ".join(parts)

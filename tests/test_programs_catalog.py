@@ -440,6 +440,8 @@ def test_an_intent_that_asks_for_the_rows_drawn_gets_them_as_a_picture(
         ("show five cars and ask which one is the heaviest", False),
         ("show a few of the digit images and ask which digit is shown", False),
         ("Laat zes landen zien en vraag welk land het grootst is.", False),  # zien: "see"
+        ("a table of ten cars converted into an image, then ask how many have 8 cylinders", True),
+        ("Una tabella di circa 15 iris trasformata in immagine, con la domanda: quanti?", True),
     ],
 )
 def test_which_intents_ask_for_the_rows_drawn(intent, drawn):
@@ -495,3 +497,60 @@ def test_a_program_that_joins_the_table_the_intent_is_most_about_ranks_with_it()
                                                                value="fr")]})  # fmt: skip
     assert _joined_rank(ranks, "country-names", french, tables) == (8, -1)
     assert _joined_rank(ranks, "country-names", chain, tables) == (8, 0)
+
+
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "What is the capital of the country whose Swedish name is Tyskland?"),
+        ("fr", "Quelle est la capitale du pays dont le nom en suédois est Tyskland ?"),
+        ("es", "¿Cuál es la capital del siguiente país (nombre en sueco): Tyskland?"),
+    ],
+)
+def test_a_chain_from_a_name_in_one_language_says_that_language(language, question):
+    from benchsmith.programs import build_table, generate
+    from benchsmith.spec import Condition, Hop, ProgramSpec
+
+    lands = [("DE", "Germany", "Tyskland", "Berlin"), ("FR", "France", "Frankrike", "Paris"),
+             ("IT", "Italy", "Italien", "Rome"), ("ES", "Spain", "Spanien", "Madrid"),
+             ("PT", "Portugal", "Portugal", "Lisbon")]  # fmt: skip
+
+    codes = {"en": "alpha 2", "fr": "le code alpha-2", "es": "el código alfa-2"}
+
+    def table(table_id, records, kinds, entity=None):
+        fields = [SimpleNamespace(path=p, modality=kinds.get(p, "text"), translations={},
+                                  labels=codes if p == "alpha_2" else {"en": p.replace("_", " ")})
+                  for p in records[0]]  # fmt: skip
+        return build_table(table_id, records, fields, card_entity=entity or {})
+
+    names = [{"name": n, "alpha_2": a, "language": code}
+             for a, en, sv, _c in lands for code, n in (("en", en), ("sv", sv), ("fi", en + "i"),
+                                                          ("da", sv + "e"))]  # fmt: skip
+    countries = [{"alpha_2": a, "name": en, "capital": c} for a, en, _sv, c in lands]
+    tables = {
+        "names": table("names", names, {"language": "category"}),
+        "countries": table("countries", countries, {}, {"en": "country"}),
+    }
+    spec = ProgramSpec(kind="multihop", table="names", key_field="name", answer_field="capital",
+                       hops=[Hop(via="alpha_2", table="countries", key_field="alpha_2")],
+                       conditions=[Condition(field="language", op="==", value="sv")])  # fmt: skip
+    made = generate(spec, tables, n=5, seed=0, language=language)
+    germany = next(i for i in made if i.answer == "Berlin")
+    assert germany.question == question
+
+
+def test_an_intents_own_language_stays_though_the_data_holds_it_as_a_value():
+    from benchsmith.agents.programs import item_languages
+    from benchsmith.programs import build_table
+
+    languages = ["Portuguese", "Swedish", "Russian", "German"] * 3
+    records = [{"name": f"Land {i}", "language_name": lang} for i, lang in enumerate(languages)]
+    fields = [SimpleNamespace(path=p, modality="category" if p == "language_name" else "text",
+                              translations={}, labels={}) for p in records[0]]  # fmt: skip
+    table = build_table("names", records, fields)
+    # Written in Portuguese, naming no language of its items: in Portuguese.
+    assert item_languages("Damos o nome de um país em sueco e perguntamos a capital.", table,
+                          ["pt"]) == ["pt"]  # fmt: skip
+    # "Only the names in Russian" filters on a value; it asks for no Russian items.
+    assert item_languages("Only the names in Russian; ask for the country.", table,
+                          ["ru"]) == []  # fmt: skip

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from benchsmith.agents.alignment import languages_from_intent
 from benchsmith.programs import Refusal, build_table, generate, plan
 from benchsmith.programs.gloss import intent_language, to_english
@@ -423,3 +425,40 @@ def test_agents_demonyms_and_prefixed_bounds():
     died = table_of("p", {"painter": "text", "death_year": "number"}, deaths)
     spec = top("Give two painters' names and ask which of the two died first. Closed book.", died)
     assert (spec.kind, spec.field, spec.direction) == ("compare", "death_year", "min")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "glossed"),
+    [
+        # An elided article is no part of the word after it ...
+        ("Quel est l'indicatif téléphonique de la Belgique ?", "fr", "calling code"),
+        ("Qual è il prefisso telefonico dell'Italia?", "it", "calling code"),
+        # ... and a phrase written with one still matches whole.
+        ("Dans l'année 1990", "fr", "the year"),
+    ],
+)
+def test_the_gloss_reads_a_word_after_an_elided_article(text, language, glossed):
+    assert glossed in to_english(text, language)
+
+
+@pytest.mark.parametrize(
+    ("intent", "languages"),
+    [
+        # Another language than the intent's own, asked in the intent's words.
+        ("On montre dix jours et on demande quel jour. Les questions doivent être rédigées en "
+         "anglais, pas en français, car le modèle testé est anglophone.", ("en",)),
+        ("Zeig fünf Länder und frag nach der Hauptstadt. Fragen bitte auf Englisch.", ("en",)),
+        ("Le domande devono essere scritte in inglese, non in italiano.", ("en",)),
+        # A thing's name in a language is not the items' language.
+        ("Si parte dal nome di un paese in giapponese e si chiede la capitale. Domande in "
+         "italiano.", ("it",)),
+        ("Zeig fünf Länder und frag nach der Hauptstadt.", ("de",)),
+        ('Damos o nome de um país em sueco (por ex. "Tyskland") e perguntamos qual é a '
+         "capital desse país. Sem tabelas.", ("pt",)),
+        ("Same tumour data, but the questions must be written in French: list some rows.",
+         ("fr",)),
+        ("Ask what each country is called in Welsh.", ()),
+    ],
+)  # fmt: skip
+def test_the_items_language_may_differ_from_the_intents_own(intent, languages):
+    assert languages_from_intent(intent) == languages

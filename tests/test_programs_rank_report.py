@@ -646,6 +646,21 @@ def test_an_aggregate_is_read_through_a_typo_and_as_the_value_itself(
     assert (spec.kind, spec.field, spec.aggregate) == (kind, field, aggregate)
 
 
+def test_a_word_meaning_the_field_right_after_the_cue_leads():
+    # "the average power in horses": power means horsepower, though "weight" is named too.
+    rows = [(f"car {i}", 60 + 5 * i, 2000 + 37 * i) for i in range(20)]
+    cars = table_of("cars", {"Name": "text", "Horsepower": "number", "Weight_in_lbs": "number"},
+                    rows)  # fmt: skip
+    intent = ("Take some cars, draw their rows (model, weight) as an image and ask the average "
+              "power in horses of the cars shown.")  # fmt: skip
+    found = plan(intent, {"cars": cars}, "cars")
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.field) == ("aggregate", "Horsepower")
+    found = plan(intent.replace("power in horses", "weight"), {"cars": cars}, "cars")
+    assert not isinstance(found, Refusal), found
+    assert found[0].spec.field == "Weight_in_lbs"
+
+
 def test_dates_are_never_added_up_and_a_span_of_years_is_no_year():
     tables = _weather(with_min=True)
     found = plan("Show a week of days with date and precipitation and ask for the total "
@@ -689,3 +704,171 @@ def test_how_many_choices_after_with_is_not_the_key():
     assert not isinstance(found, Refusal), found
     spec = found[0].spec
     assert (spec.key_field, spec.answer_field) == ("painter", "birth_year")
+
+
+@pytest.mark.parametrize(
+    ("intent", "kind", "shown"),
+    [
+        ("Show a few days (date, precipitation, maximum and minimum temperature) and ask what "
+         "the maximum temperature was on a given day.", "lookup", ["precipitation", "temp_min"]),
+        ("Show 6 days with their precipitation and minimum temperature, and ask on which day "
+         "it rained the most.", "superlative", ["temp_min"]),
+        ("Show 6 days and ask on which day it rained the most.", "superlative", []),
+    ],
+)  # fmt: skip
+def test_an_open_book_table_shows_the_columns_the_intent_lists(intent, kind, shown):
+    tables = _weather(with_min=True)
+    found = plan(intent, tables, "weather")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.book, spec.shown) == (kind, "open", shown)
+    (instance,) = generate(spec, tables, n=1, seed=3)
+    needed = ["date", "temp_max" if kind == "lookup" else "precipitation"]
+    assert instance.shown_fields == needed + shown
+    header = instance.table_text.splitlines()[0]
+    for path in shown:
+        assert tables["weather"].columns[path].labels["en"].capitalize() in header
+    # The same columns by hand; a column the table lacks is named.
+    written = parse_program(
+        "superlative table=weather key=date field=precipitation direction=max book=open k=4 "
+        "show=temp_min,temp_max",
+        tables,
+    )
+    assert written.shown == ["temp_min", "temp_max"]
+    with pytest.raises(Exception, match="'wind' is not a field of weather"):
+        parse_program("superlative table=weather key=date field=precipitation book=open "
+                      "show=wind", tables)  # fmt: skip
+
+
+def test_every_column_shown_when_the_intent_asks_for_all_of_them():
+    tables = _weather(with_min=True)
+    found = plan("On montre une dizaine de jours (toutes les colonnes) et on demande quel jour "
+                 "a eu la température maximale la plus haute.", tables, "weather")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.book, spec.field) == ("superlative", "open", "temp_max")
+    assert spec.shown == ["precipitation", "temp_min"]
+
+
+def _cars_of_origin():
+    origins = ("USA", "Europe", "Japan")
+    rows = [(f"car {i}", origins[i % 3], 1970 + i % 13, 1800 + 91 * i) for i in range(30)]
+    columns = {"Name": "text", "Origin": "category", "Year": "number", "Weight_in_lbs": "number"}
+    return {"cars": table_of("cars", columns, rows)}
+
+
+@pytest.mark.parametrize(
+    ("intent", "book", "conditions"),
+    [
+        # The value after "only" is the filter, though the others are named to be ignored.
+        ("Toon ongeveer acht auto's uit de tabel en vraag wat het gemiddelde gewicht is van "
+         "alleen de Amerikaanse auto's daartussen. De Europese en Japanse moet het model dus "
+         "negeren.", "open", [Condition(field="Origin", op="==", value="USA")]),
+        # Named alike, none of them singled out: values listed, no filter.
+        ("Show eight cars from Europe, Japan and the USA and ask the average weight.", "open",
+         []),
+        # "1970-82" is the data's span, not the year 1970.
+        ("Take only the Japanese cars of the 1970-82 data, paste those rows into the prompt "
+         "and ask the average weight.", "open",
+         [Condition(field="Origin", op="==", value="Japan")]),
+        ("Ask the average weight of six Japanese cars; the model answers without seeing any "
+         "table.", "closed", [Condition(field="Origin", op="==", value="Japan")]),
+    ],
+)  # fmt: skip
+def test_only_one_value_a_short_span_of_years_and_no_table_seen(intent, book, conditions):
+    found = plan(intent, _cars_of_origin(), "cars")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.field, spec.conditions) == ("Weight_in_lbs", conditions)
+    from benchsmith.programs.intent import _book
+
+    assert _book(intent, "open") == book
+
+
+def test_the_first_rows_are_no_rank_and_a_table_not_used_is_closed_book():
+    from benchsmith.programs.intent import _book
+
+    found = plan("Show the first 12 lines of the weather data and ask how many days it was "
+                 "'rain'. Provide a table in the prompt.", _weather(), "weather")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.conditions) == ("count", [Condition(field="weather", op="==",
+                                                                value="rain")])  # fmt: skip
+    assert _book("Ask which of two airports is further west; do not use a table.", "open") == (
+        "closed"
+    )
+
+
+@pytest.mark.parametrize(
+    ("intent", "answer"),
+    [
+        ("Ask for the currency code of a country.", "currencies"),
+        ("Ask for the ISO 4217 code of the currency of a country.", "currencies"),
+        ("Ask for the currency of a country.", "currency_names"),
+    ],
+)
+def test_the_column_two_words_name_together_is_asked(intent, answer):
+    names = ("euro", "dollar", "yen", "pound", "franc", "krona")
+    rows = [(f"Country {i}", names[i % 6].upper()[:3], names[i % 6]) for i in range(24)]
+    table = table_of("lands", {"name": "text", "currencies": "text", "currency_names": "text"},
+                     rows)  # fmt: skip
+    table.columns["currencies"].labels["en"] = "currency code"
+    table.columns["currency_names"].labels["en"] = "currency"
+    found = plan(intent, {"lands": table}, "lands")
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.answer_field) == ("lookup", answer)
+
+
+def test_a_cue_word_before_one_records_key_asks_that_records_value():
+    tables = _weather(with_min=True)
+    found = plan("Render some days as a table image and ask 'What was the maximum temperature "
+                 "on 2020-01-15?'", tables, "weather")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.answer_field) == ("lookup", "temp_max")
+    found = plan("Render some days as a table image and ask for the maximum temperature among "
+                 "them.", tables, "weather")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.aggregate) == ("aggregate", "max")
+
+
+@pytest.mark.parametrize(
+    ("intent", "missing"),
+    [
+        ("Which airport lies higher above sea level, DEN or SEA? Compare them by height.",
+         "ranks the records by 'height'"),
+        ('Questions like "What is the GDP per capita of DEN?", numeric answer.', "'gdp'"),
+    ],
+)  # fmt: skip
+def test_a_quantity_no_field_holds_is_refused_by_name(intent, missing):
+    rows = [(f"A{i:02d}", f"Airport {i}", 30 + i * 0.7, -120 + i) for i in range(20)]
+    airports = table_of("airports", {"iata": "text", "name": "text", "latitude": "number",
+                                     "longitude": "number"}, rows)  # fmt: skip
+    found = plan(intent, {"airports": airports}, "airports")
+    assert isinstance(found, Refusal), found
+    assert missing in found.missing
+    found = plan("Which airport lies further north, DEN or SEA?", {"airports": airports},
+                 "airports")  # fmt: skip
+    assert not isinstance(found, Refusal) and found[0].spec.field == "latitude"
+
+
+def test_a_ranking_names_its_records_as_the_quoted_examples_are_written():
+    from benchsmith.programs.intent import _book
+
+    rows = [(f"A{i:02d}", f"Airport {i}", 30 + i * 0.7, -120 + i) for i in range(20)]
+    airports = table_of("airports", {"iata": "text", "name": "text", "latitude": "number",
+                                     "longitude": "number"}, rows)  # fmt: skip
+    intent = ("Show two IATA codes and ask which one is further west. Type 'A03' or 'A07'. "
+              "The model does not see any table.")  # fmt: skip
+    found = plan(intent, {"airports": airports}, "airports")
+    assert not isinstance(found, Refusal), found
+    spec = found[0].spec
+    assert (spec.kind, spec.key_field, spec.field) == ("compare", "iata", "longitude")
+    assert _book(intent, "open") == "closed"
+
+
+def test_nearest_neighbour_names_a_way_to_classify_not_a_rank():
+    found = plan("Nearest-neighbour flavour: a table of days with their weather type, then one "
+                 "extra day described only by its precipitation and maximum temperature; which "
+                 "weather type did that day have?", _weather(), "weather")  # fmt: skip
+    assert not isinstance(found, Refusal), found
+    assert (found[0].spec.kind, found[0].spec.answer_field) == ("classify", "weather")

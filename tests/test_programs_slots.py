@@ -211,3 +211,16 @@ def test_a_column_the_asked_quantity_does_not_name_does_not_replace_a_refusal():
     reading = read(intent, {airports.id: airports}, airports.id, Scripted(asked="latitude"))
     assert isinstance(reading.candidates, Refusal) and "'height'" in reading.candidates.missing
     assert reading.taken == {}
+
+
+def test_a_column_the_intent_names_in_full_is_not_replaced_by_one_it_never_names():
+    # "a média de cilindros" names the cylinders; no word of the intent names the Year.
+    intent = "Mostre seis carros e pergunte a média de cilindros desses carros. Em português."
+    reading, _ = read_cars(intent, Scripted(asked="Year"))
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.field) == ("aggregate", "Cylinders")
+    assert any("names Cylinders in full" in n for n in reading.notes), reading.notes
+    # A column the intent does name may still replace the rules' reading.
+    intent = "Mostre seis carros com o ano e os cilindros e pergunte a média do ano. Em português."
+    reading, _ = read_cars(intent, Scripted(asked="Year"))
+    assert reading.candidates[0].spec.field == "Year"

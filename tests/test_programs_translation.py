@@ -84,6 +84,11 @@ def test_an_english_intent_is_not_translated():
         (SPANISH, "it is not English"),  # the intent echoed
         (ENGLISH.replace("150", "15"), "its numbers"),
         (ENGLISH.replace("seven", "7"), "its numbers"),  # a number the intent did not write
+        # the prompt's own example given back
+        (
+            "Show five countries and ask which one has the largest population. In French.",
+            "it repeats the prompt",
+        ),
         (
             "Please provide a benchmark of 150 questions over a table. Do not carry it out.",
             "it leaves out what the gloss read",
@@ -96,6 +101,15 @@ def test_a_translation_that_fails_a_check_is_set_aside(english, why):
     reading = read_cars(SPANISH, Scripted(english))
     assert reading.english is None
     assert any("translation set aside" in n for n in reading.notes), reading.notes
+
+
+def test_digits_the_translation_writes_as_english_words_are_kept():
+    # "Show five wines": the intent's 5 as a word; "which one" is no number added.
+    intent = SPANISH.replace("siete", "7")
+    english = ENGLISH.replace("seven cars", "seven cars, and ask which one")
+    assert check(intent, "es", english) is None
+    assert check(intent, "es", english.replace("seven", "six")).startswith("its numbers")
+    assert check(intent, "es", english.replace("seven", "seven or 8")).startswith("its numbers")
 
 
 def test_the_fence_lines_the_reader_copies_are_taken_off():

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from benchsmith.programs.gloss import intent_language
+from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.stemming import stems
 
 _FUNCTION_WORDS = """
@@ -117,30 +117,39 @@ NAMED_IN = frozenset("called named said spelled spelt written known name names".
 """Words before "in <language>" that name a thing in that language, not the items' language."""
 
 
+NEGATED = re.compile(r"\b(?:not|never|pas|nicht|non|niet|não|nao|no)\s+(?:\w+\s+)?$")
+"""Words before "in <language>" that refuse it ("in English, not in French")."""
+
+
 def languages_from_intent(intent: str) -> tuple[str, ...]:
     """Languages an intent asks its items in ("... in German and Spanish" -> de, es).
 
     Only a list of language names after "in" counts ("in English, French or Italian",
-    "in German"), so "questions about French cities" asks for no language.
+    "in German"), so "questions about French cities" asks for no language; one said after
+    "not" is refused ("en anglais, pas en français"). An intent in another language is read
+    through its gloss too, so that it may ask for items in a language other than its own.
     """
     names = _language_names()
+    low = intent.lower()
     # Named in the language itself ("Écris les questions en français", "auf Deutsch").
-    native = [code for pattern, code in _NATIVE if re.search(pattern, intent.lower())]
+    native = [
+        code
+        for pattern, code in _NATIVE
+        for m in re.finditer(pattern, low)
+        if not NEGATED.search(low[: m.start()][-24:])
+    ]
     if native:
         return tuple(dict.fromkeys(native))
+    written = intent_language(intent)
+    if written != "en":
+        # ("auf Englisch" glosses to "on english")
+        asked = _languages_after_in(to_english(intent, written).lower(), names, "in|on")
+        if asked:
+            return asked
+    found = list(_languages_after_in(low, names))
+    # "French multiple-choice items", "a French-language version", "Spanish questions".
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     name = rf"(?:{alternatives})"
-    pattern = rf"\bin\s+({name}(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:and\s+|or\s+)?{name})*)\b"
-    found: list[str] = []
-    for match in re.finditer(pattern, intent.lower()):
-        before = intent.lower()[: match.start()].split()[-1:]
-        if before and before[0] in NAMED_IN:
-            continue  # "what it is called in Welsh": the answer's language, not the items'
-        for word in re.findall(name, match.group(1)):
-            code = names[word]
-            if code not in found:
-                found.append(code)
-    # "French multiple-choice items", "a French-language version", "Spanish questions".
     before_noun = (
         rf"\b({name})(?:[- ]language)?\s+(?:(?:multiple[- ]choice|short[- ]answer|trivia|quiz)"
         r"\s+)?(?:items?|questions?|prompts?|version|quiz(?:zes)?|benchmark|wording)\b"
@@ -148,13 +157,36 @@ def languages_from_intent(intent: str) -> tuple[str, ...]:
         rf"|\b({name})(?:[- ]language\s+(?:multiple|short|items?|questions?|version|quiz|"
         r"prompts?|wording)\b|\s+(?:please|only)\b)"
     )
-    for match in re.finditer(before_noun, intent.lower()):
+    for match in re.finditer(before_noun, low):
         code = names[match.group(1) or match.group(2)]
         if code not in found:
             found.append(code)
-    if not found and (written := intent_language(intent)) != "en":
+    if not found and written != "en":
         # An intent written in French asks for French items unless it names another.
         found.append(written)
+    return tuple(found)
+
+
+def _languages_after_in(low: str, names: dict[str, str], before: str = "in") -> tuple[str, ...]:
+    """The languages named after "in" ("in English, French or Italian"), less refused ones."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    name = rf"(?:{alternatives})"
+    listed = rf"{name}(?:\s*(?:,|\band\b|\bor\b|&)\s*(?:and\s+|or\s+)?{name})*"
+    pattern = rf"\b(?:{before})\s+({listed})\b"
+    found: list[str] = []
+    for match in re.finditer(pattern, low):
+        before = re.findall(r"[a-z]+", low[: match.start()])[-4:]
+        items = {"questions", "question", "items", "prompts", "benchmark"} & set(before)
+        if before and not items and (before[-1] in NAMED_IN or "name" in before[:-1]):
+            # "what it is called in Welsh", "the name of a country in Swedish": the
+            # answer's language, not the items'
+            continue
+        if NEGATED.search(low[: match.start()][-24:]):
+            continue  # "in English, not in French"
+        for word in re.findall(name, match.group(1)):
+            code = names[word]
+            if code not in found:
+                found.append(code)
     return tuple(found)
 
 

@@ -39,7 +39,9 @@ _MODALITY_WORDS = {
 RENDERED = re.compile(
     r"\b(render\w*|draw\w*|drawn|screenshot\w*|"
     r"(?:image|picture|png) of (?:a |the )?(?:\w+ )?(?:table|rows|records|list)|"
-    r"(?:table|rows|records|list) (?:as|in|into) (?:an? )?(?:image|picture|png))\b"
+    r"(?:table|rows|records|list) (?:as|in|into) (?:an? )?(?:image|picture|png)|"
+    r"(?:turn\w*|convert\w*|transform\w*) (?:\w+ ){0,3}(?:in|into|to) (?:an? )?"
+    r"(?:image|picture|png))\b"
 )
 """An intent that asks for the rows or the question shown as a picture ("draw their rows as
 an image of a table", "render those rows as a picture of a table")."""

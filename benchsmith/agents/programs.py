@@ -563,6 +563,7 @@ def item_languages(intent: str, table: Table, languages: Sequence[str]) -> list[
 
     values = {v.casefold() for c in table.columns.values() for v in c.values}
     english = Locale("en").languages
+    written = intent_language(intent)
     low = intent.lower()
     kept = []
     for code in languages:
@@ -577,6 +578,11 @@ def item_languages(intent: str, table: Table, languages: Sequence[str]) -> list[
         tail = re.search(rf"(?<!written )\bin {re.escape(name)}\s*(?:please|[,.!]|$)", low)
         if tail and not VALUE_VERBS.search(low[max(0, tail.start() - 12) : tail.start()]):
             asked = asked or tail
+        if code == written and not re.search(rf"\b{re.escape(name)}\b", low):
+            # The intent's own language, which it does not name ("Pergunta em duas etapas
+            # ..." over a table whose values include Portuguese): its items are in it.
+            kept.append(code)
+            continue
         if name in values and not (asked and not re.search(rf"\bwritten in {name}\b", low)):
             continue
         kept.append(code)

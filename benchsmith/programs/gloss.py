@@ -128,7 +128,10 @@ def _patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     return tuple(
         (
             re.compile(
-                r"(?<![\w'])" + re.escape(phrase) + (r"(?!\w)" if phrase[-1].isalnum() else "")
+                # (not inside a word, nor after an elided "l'"; after an opening quote, yes)
+                r"(?<!\w)(?<!\w')"
+                + re.escape(_elided(phrase, language))
+                + (r"(?!\w)" if phrase[-1].isalnum() else "")
             ),
             english,
         )
@@ -136,9 +139,22 @@ def _patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
-def _prepared(text: str) -> str:
+ELISION = re.compile(r"\b(l|d|qu|j|n|s|c|m|t|un|dell|all|nell|sull|dall|quell)'(?=\w)")
+"""An elided article or pronoun of French and Italian ("l'indicatif", "dell'aeroporto")."""
+
+
+def _elided(text: str, language: str) -> str:
+    """French and Italian elisions apart from their word ("l'indicatif" -> "l' indicatif").
+
+    Phrases and text alike, so that "indicatif" is found after "l'" as after "le", and
+    "l'année" still matches as one phrase.
+    """
+    return ELISION.sub(r"\1' ", text) if language in ("fr", "it") else text
+
+
+def _prepared(text: str, language: str = "") -> str:
     """The text as the phrases are looked for in it: lower case, one apostrophe, padded."""
-    return " " + _MARKS.sub(" ", text.lower().replace("’", "'")) + " "
+    return " " + _elided(_MARKS.sub(" ", text.lower().replace("’", "'")), language) + " "
 
 
 def to_english(text: str, language: str) -> str:
@@ -151,7 +167,7 @@ def to_english(text: str, language: str) -> str:
     """
     if language == "en":
         return text
-    out = _prepared(text)
+    out = _prepared(text, language)
     patterns = _patterns(language)
     for i, (pattern, _english) in enumerate(patterns):
         out = pattern.sub(f" {chr(_MARK + i)} ", out)
@@ -163,7 +179,7 @@ def glossed_words(text: str, language: str) -> list[str]:
     """The English of each phrase the gloss found in ``text`` ("how many", "maximum")."""
     if language == "en":
         return []
-    low = _prepared(text)
+    low = _prepared(text, language)
     found = []
     for pattern, english in _patterns(language):
         if pattern.search(low):

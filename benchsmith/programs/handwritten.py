@@ -8,8 +8,9 @@ When the reader misunderstands an intent, the user states the program instead::
 
 The first word is the kind; then ``name=value`` pairs (quotes around a value with spaces):
 ``table``, ``key``, ``answer``, ``field``, ``direction`` (max/min), ``aggregate``
-(count/mean/sum/min/max), ``book`` (open/closed), ``k``, ``rows``, ``features``
-(comma-separated), ``where`` (``FIELD OP VALUE``, repeatable; ``OP`` one of == != < <= > >=),
+(count/mean/sum/min/max), ``book`` (open/closed), ``k``, ``rows``, ``features`` and
+``show`` (more fields an open-book table shows; both comma-separated), ``where``
+(``FIELD OP VALUE``, repeatable; ``OP`` one of == != < <= > >=),
 ``hops`` (``VIA@TABLE:KEY``, comma-separated: the value of ``VIA`` looked up in ``KEY`` of
 ``TABLE``), ``format`` (multiple_choice/short_answer/numeric) and ``choices``. Every field
 is checked against the table, and the program is run once before it is used; an error
@@ -79,8 +80,10 @@ def parse_program(text: str, tables: Mapping[str, Table]) -> ProgramSpec:
                 raise ConfigError(f"--program: where={value!r} is not 'FIELD OP VALUE'")
             field, op, wanted = found.groups()
             conditions.append(Condition(field=field, op=op, value=_number(wanted.strip("'\""))))
-        elif name == "features":
-            fields["features"] = [f for f in value.split(",") if f]
+        elif name in ("features", "show"):
+            fields["features" if name == "features" else "shown"] = [
+                f for f in value.split(",") if f
+            ]
         elif name == "hops":
             hops = [re.fullmatch(r"([\w.]+)@([\w.-]+):([\w.]+)", h) for h in value.split(",")]
             if not all(hops):
@@ -94,7 +97,7 @@ def parse_program(text: str, tables: Mapping[str, Table]) -> ProgramSpec:
             fields[KEYS[name]] = value
         else:
             raise ConfigError(f"--program: unknown name {name!r}; names: {', '.join(KEYS)}, "
-                              "features, where, hops")  # fmt: skip
+                              "features, show, where, hops")  # fmt: skip
     fields["conditions"] = conditions
     table = fields.get("table")
     if table not in tables:
@@ -107,7 +110,7 @@ def parse_program(text: str, tables: Mapping[str, Table]) -> ProgramSpec:
     except ValidationError as exc:
         raise ConfigError(f"--program {text!r}: {describe_validation_error(exc)}") from exc
     columns = tables[spec.table].columns
-    unknown = [f for f in spec.fields_used() if f not in columns]
+    unknown = [f for f in [*spec.fields_used(), *spec.shown] if f not in columns]
     if unknown:
         raise ConfigError(
             f"--program: {', '.join(map(repr, unknown))} is not a field of {spec.table}; "

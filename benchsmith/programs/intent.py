@@ -72,7 +72,8 @@ OPEN_CUES = re.compile(
     r"extract|look(?:ing)? up in|from the (?:\w+ ){0,2}(?:data|dataset|log)|with their|"
     r"together with|along with|"
     r"labell?ed|paste|given (?:these|those|the following|a few|some|several|\d+)|"
-    r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all|"
+    r"show (?:a few|some|several|a handful of|a list of|a number of|\d+|them|all|about|"
+    r"around|roughly|up to|a dozen|"
     r"two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)|"
     r"show\b[^.;:]{0,40}\bwith (?:the|their|its)\b|"
     r"show(?:s|n)? (?:\w+ ){0,3}(?:data|series|sample|selection|list|details|specs|"
@@ -145,7 +146,13 @@ CLASSIFY_CUES = re.compile(
 FORMAT_CUES = (
     (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
     (re.compile(r"short[- ]answer|free[- ]text|open[- ]ended|write the answer"), "short_answer"),
-    (re.compile(r"\bnumeric\b|a number\b|the number\b"), "numeric"),
+    (
+        re.compile(
+            r"\bnumeric(?:al)?\b|\ba (?:plain |single |whole |bare )?number\b|the number\b|"
+            r"\b(?:an|one|a whole) integer\b"
+        ),
+        "numeric",
+    ),
 )
 
 
@@ -260,7 +267,8 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
     out = []
     for column in table.columns.values():
         path_words = [w for w in words_of(column.path) if not w.isdigit()]
-        given = column.labels.get("en", "")
+        # A unit in brackets ("precipitation (mm)") is no word the intent must say.
+        given = re.sub(r"\([^()]*\)", " ", column.labels.get("en", "")).strip()
         given_words = re.findall(r"[a-z]+", given.lower()) if given else []
         # The card's label ("body mass index") and the field's own name ("bmi") both name it.
         # (A path's short words are codes, "names.it": no word of the intent names them; a
@@ -391,12 +399,20 @@ def _value_conditions(
                 continue
             # "American-born painters", "Dutch painters": a country by its demonym.
             people = {*PERSON_FIELDS, *table.entity.get("en", "").split()}
-            if any(
-                demonym_of(t, value)
-                and i + 1 < len(tokens)
-                and (tokens[i + 1] == "born" or singular(tokens[i + 1]) in people)
-                for i, t in enumerate(tokens)
-            ):
+            demonym = next(
+                (
+                    t
+                    for i, t in enumerate(tokens)
+                    if demonym_of(t, value)
+                    and i + 1 < len(tokens)
+                    and (tokens[i + 1] == "born" or singular(tokens[i + 1]) in people)
+                ),
+                None,
+            )
+            if demonym is not None:
+                where = re.search(rf"\b{re.escape(demonym)}\b", text)
+                if where:
+                    spans[len(out)] = where.span()
                 out.append(Condition(field=column.path, op="==", value=value))
                 continue
             if len(words) == 1 and any(
@@ -425,7 +441,14 @@ def _value_conditions(
         for j, (c, d) in spans.items()
         if i != j and c <= a and b <= d and (b - a) < (d - c)
     }
-    out = [c for i, c in enumerate(out) if i not in inside]
+    # "the average of only the American cars (ignore the European and Japanese)": the value
+    # said after "only" is the filter, whatever other values of its field are named.
+    only = {
+        out[i].field: out[i]
+        for i, (a, _b) in spans.items()
+        if i not in inside and re.search(r"\bonly\s+(?:the\s+|those\s+|these\s+)?$", text[:a])
+    }
+    out = [c for i, c in enumerate(out) if i not in inside and only.get(c.field, c) is c]
     # "is it an Adelie, a Gentoo or a Chinstrap": values listed as options are what is
     # asked, not a filter.
     named: dict[str, int] = {}
@@ -747,7 +770,8 @@ def _equal_conditions(intent: str, table: Table, bounds: list[Condition]) -> lis
     years = _year_columns(table)
     if len(years) == 1 and years[0].kind == "number" and years[0].path not in bounded:
         # "cars 1970-1982": a span of years (the data's own), not one year.
-        spanless = re.sub(r"\b\d{4}\s*(?:-|–|to|through|until)\s*\d{4}\b", " ", low)
+        # ("1970-82": the second year may be written with two digits)
+        spanless = re.sub(r"\b\d{4}\s*(?:-|–|to|through|until)\s*(?:\d{4}|\d{2})\b", " ", low)
         found = {float(y) for y in YEAR_WORD.findall(spanless)}
         known = {table.order_value(r, years[0].path) for r in table.rows()}
         if len(found) == 1 and found <= known:
@@ -845,14 +869,18 @@ def _format(intent: str, default: str) -> str:
 
 
 NO_TABLE = re.compile(
-    r"\b(no (?:(?!text\b)\w+ )?table|without (?:a |the |any )?(?:table|rows|data)|"
+    r"\b(no (?:(?!text\b)\w+ )?table|"
+    r"without (?:seeing |looking at |being shown |showing |having )?(?:a |the |any )?"
+    r"(?:tables?|rows|data)|"
     r"not (?:from|in) (?:a |the )?table|"
     r"no rows|no data|nothing (?:is )?shown|not shown|from memory|general knowledge|"
     r"closed[- ]book|trivia|should (?:just )?know|(?:just|simply) know|"
     r"nothing (?:else )?(?:is )?(?:in|on) the prompt|no reference|zero[- ]shot|"
-    r"no (?:labell?ed )?examples|(?:won't|will not|don't|do not) (?:have|get|see) (?:any )?"
+    r"no (?:labell?ed )?examples|"
+    r"(?:won't|will not|don't|do not|does not|doesn't|cannot|can't|never) (?:have|get|see) "
+    r"(?:any )?"
     r"(?:notes|tables?|data|rows)|no (?:\w+ ){0,3}(?:shown|given|displayed)|(?:the )?model knows|"
-    r"(?:do not|don't|never|without|not) (?:show|display|give|provide|include)(?:ing)? "
+    r"(?:do not|don't|never|without|not) (?:show|display|give|provide|include|use)(?:ing)? "
     r"(?:any |a |the )?(?:tables?|rows|data))\b"
 )
 
@@ -895,6 +923,15 @@ def joins(tables: Mapping[str, Table]) -> list[tuple[str, str, str, str]]:
 RANK_TOKENS = frozenset((*MAX_WORDS, *MIN_WORDS, "most", "least"))
 
 
+def _verb_measured(low: str) -> set[str]:
+    """The quantity a verb ranks: "the day it rained (the) most" -> precipitation."""
+    return {
+        HOW_ADJECTIVE[verb]
+        for verb in re.findall(r"\b(\w+?)ed\s+(?:the\s+)?(?:most|least)\b", low)
+        if verb in HOW_ADJECTIVE
+    }
+
+
 def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Mention]:
     """The ranked fields in order: the one named nearest before the rank word first.
 
@@ -910,11 +947,17 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     if not at:
         return ranked
     where = at[-1]
-    measured = {word for i in at for word in _measured(tokens[i])}
+    measured = {word for i in at for word in _measured(tokens[i])} | _verb_measured(low)
     if measured:
         # "which is the heaviest": the weight, wherever the fields are listed.
-        said = [m for m in ranked if measured & set(words_of(m.column.path))]
+        said = [
+            m
+            for m in ranked
+            if measured
+            & {*words_of(m.column.path), *_tokens(m.column.labels.get("en", "").lower())}
+        ]
         if said:
+            said = _extreme(said, low)  # "the coldest": the minimum temperature
             ranked = said + [m for m in ranked if m not in said]
             return said[:1] + sorted(ranked[1:], key=lambda m: m.column.path == table.key)
 
@@ -957,12 +1000,22 @@ def _how_many_field(intent: str, mentions: list[Mention], table: Table) -> Menti
 
 QUESTION_WORD = re.compile(r"\b(?:wh?ich|what)\s+(?:(?:us|uk|eu)\s+)?([a-z][a-z-]+)")
 """The word a question word asks for ("which US state": state, past a short qualifier)."""
-NAMED_WORD = re.compile(r"\b(?:name|identify|predict|determine|guess|ask for) the\s+([a-z][a-z-]+)")
+WHAT_IS = re.compile(r"\bwhat (?:is|was|are|were) (?:the |a |an |its |their )?([a-z][a-z-]+)")
+"""The word a question asks for after "what is the" ("what is the GDP": gdp)."""
+AGG_WORDS = frozenset(
+    "average mean total sum median minimum maximum min max count number difference ratio "
+    "share percentage proportion same".split()
+)
+"""Words after "what is the" that ask for a number made of the rows, not a field."""
+NAMED_WORD = re.compile(
+    r"\b(?:name|identify|predict|determine|guess|ask(?:s|ing)? for) the\s+([a-z][a-z-]+)"
+)
 """A field asked without a question word ("have the model name the species")."""
 HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "distance",
                  "deep": "depth", "fast": "speed", "big": "size", "wide": "width",
                  "high": "height", "warm": "temperature", "hot": "temperature",
-                 "cold": "temperature"}  # fmt: skip
+                 "cold": "temperature", "wet": "precipitation", "rain": "precipitation",
+                 "snow": "precipitation"}  # fmt: skip
 """"how old was he" asks an age: the field that holds it, or none."""
 NOT_ASKED = frozenset(
     "one ones is are was were do does did has have had the a an it its they he she his her "
@@ -992,14 +1045,18 @@ def _places(table: Table, column: Column) -> bool:
     return bool(values) and named * 2 > len(values)
 
 
-def _example_column(intent: str, table: Table) -> Column | None:
+def _example_column(intent: str, table: Table, *, least: int = 1) -> Column | None:
     """The record-naming column two or more of whose values the intent quotes as examples.
 
     Written as in the data ("SEA or DEN", "DEU, BRA, JPN"), in parentheses or after "like",
-    "e.g." or "such as"; the column with most of them (None: fewer than two).
+    "e.g." or "such as", or each in quotes ("'SEA' or 'DEN'"); the column with most of them
+    (None: fewer than two, or than ``least``; one when the intent names its column).
     """
     spans = re.findall(r"\(([^()]{2,80})\)|\b(?:like|e\.g\.|such as)\s+([^.;:()]{2,60})", intent)
     words = {w.casefold() for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
+    # ... or each quoted whole ("Type 'SEA' or 'DEN'"; not the words of a quoted question)
+    quoted = r"(?<!\w)['\"«„“‘]\s*([^'\"«»„“”‘’\n]{1,40}?)\s*['\"»“”’](?!\w)"
+    words |= {q.strip().casefold() for q in re.findall(quoted, intent)}
     if not words:
         return None
     named = {m.column.path for m in _mentions(intent, table) if m.strength >= 0.5}
@@ -1008,7 +1065,7 @@ def _example_column(intent: str, table: Table) -> Column | None:
         texts = {table.text(r, column.path).casefold() for r in table.rows()}
         hits = len(words & texts)
         # One example counts when the intent also names its column ("the code, e.g. LAX").
-        if hits > best[0] and (hits >= 2 or column.path in named):
+        if hits > best[0] and hits >= least and (hits >= 2 or column.path in named):
             best = (hits, column)
     return best[1]
 
@@ -1024,6 +1081,16 @@ def _asked_column(
     unknown: str | None = None
     low = intent.lower()
     asked = [*QUESTION_WORD.finditer(low), *WHO_WORD.finditer(low), *NAMED_WORD.finditer(low)]
+    # "what is the GDP of Portugal": the word after "what is the" (a rank or an aggregate
+    # word there asks no field: "what is the largest", "what is the average").
+    asked += [
+        m
+        for m in WHAT_IS.finditer(low)
+        if m.group(1) not in RANK_TOKENS
+        and not m.group(1).endswith("est")
+        and not any(p.fullmatch(m.group(1)) for p, _agg in AGG_CUES)
+        and m.group(1) not in AGG_WORDS
+    ]
     for how in re.finditer(r"\bhow (" + "|".join(HOW_ADJECTIVE) + r")\b", low):
         # "how high was the temperature": the quantity named after it is asked.
         after = re.match(
@@ -1053,6 +1120,22 @@ def _asked_column(
         if noun and singular(word) == noun and match.group(0).startswith(("which", "wich")):
             continue  # "which country it is": the record itself (its name) is asked
         found = [m for m in _mentions(word, table) if m.strength >= 0.5]
+        # "the currency code", "the ISO 4217 code of the currency": the column the words
+        # name together, in full.
+        rest = low[match.end(1) :]
+        phrases = [f"{word} {a.group(1)}"] if (a := re.match(r"\s+([a-z]+)", rest)) else []
+        of = re.match(r"\s+(?:\d+\s+)?([a-z]+) of (?:the |its |their |a |an )?([a-z]+)", rest)
+        if of:
+            phrases.append(f"{of.group(2)} {of.group(1)}")
+        if phrases:
+            fuller = [
+                m
+                for phrase in phrases
+                for m in _mentions(phrase, table)
+                if m.strength >= 1.0 and len(m.positions) >= 2
+            ]
+            taken = {f.column.path for f in fuller[:1]}
+            found = fuller[:1] + [m for m in found if m.column.path not in taken]
         if match.group(0).startswith("which"):
             # "which team" asks a thing, not the count column "teams".
             found = [
@@ -1089,8 +1172,10 @@ def _asked_column(
         if agents and not agents[0].orderable and unknown is None:
             return agents[0], None
     if unknown is None:
-        # "what was the maximum temperature": the field named in full after "what was the".
-        for said in re.finditer(r"\bwhat (?:is|was|were|are) the ((?:[a-z]+ ){0,2}[a-z]+)", low):
+        # "what was the maximum temperature", "what the maximum temperature was": the field
+        # named in full after "what (was) the".
+        asked = r"\bwhat (?:(?:is|was|were|are) )?the ((?:[a-z]+ ){0,2}[a-z]+)"
+        for said in re.finditer(asked, low):
             full = [m for m in _mentions(said.group(1), table) if m.strength >= 1.0]
             if len(full) == 1:
                 return full[0].column, None
@@ -1102,6 +1187,17 @@ GIVEN_RECORD = re.compile(
     r"(?: (?:given|particular|specific|certain|chosen|single|shown))? ([a-z]+)"
 )
 """A lookup's record, named by the intent's own noun ("on a given date", "for a particular car")."""
+
+
+def _record_named(text: str, table: Table) -> bool:
+    """Whether the text names one record by its key's value ("on 2012-01-15", "of DEN")."""
+    if table.key is None:
+        return False
+    key = table.columns[table.key]
+    if key.kind == "date":
+        return bool(re.search(r"\b\d{4}-\d{2}-\d{2}\b", text))
+    said = set(_tokens(text))
+    return any(v.casefold() in said for r in table.rows() if len(v := table.text(r, key.path)) >= 3)
 
 
 def _given_record(low: str, table: Table) -> re.Match[str] | None:
@@ -1513,17 +1609,20 @@ def plan(
     if not ranked and temporal and len(years := _year_columns(table)) == 1:
         # "which record was set most recently": the table's one year or date field.
         ranked = [Mention(years[0], main, len(_tokens(intent)), 0.75)]
-    if not ranked:
-        # "on which day it was warmest": the quantity the rank word measures (temperature),
-        # and of its columns the one the word's direction picks (the maximum temperature).
-        quantities = {q for t in _tokens(low) for q in _measured(t)}
-        measured = [
-            m
-            for q in sorted(quantities)
-            for m in _mentions(q, table)
-            if m.strength >= 0.5 and m.column.orderable and m.column.path != table.key
-        ]
-        ranked = _extreme(list({m.column.path: m for m in measured}.values()), low)[:2]
+    # "on which day it was warmest": the quantity the rank word measures (temperature),
+    # and of its columns the one the word's direction picks (the maximum temperature),
+    # first among the fields the intent names (which it may list only to show them).
+    quantities = {q for t in _tokens(low) for q in _measured(t)} | _verb_measured(low)
+    measured = [
+        m
+        for q in sorted(quantities)
+        for m in _mentions(q, table)
+        if m.strength >= 0.5 and m.column.orderable and m.column.path not in (table.key, *bounded)
+    ]
+    if measured:
+        lead = _extreme(list({m.column.path: m for m in measured}.values()), low)[:2]
+        paths = {m.column.path for m in lead}
+        ranked = lead + [m for m in ranked if m.column.path not in paths]
 
     def add(spec: ProgramSpec, score: float, why: str) -> None:
         cands.append(Candidate(spec, round(score, 3), why))
@@ -1594,6 +1693,7 @@ def plan(
         ]
         there = [m for m in other_mentions if m.table == b]
         asked_there = _asked_column(intent, tables, target, there)[0] if b != main else None
+
         if asked_there is not None:
             # "in which country the painter was born": the field the question word names.
             wanted.sort(key=lambda m: m.column is not asked_there)
@@ -1728,8 +1828,11 @@ def plan(
         if said and (
             (said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()))
             or _given_record(cue_low[said.end() :], table)
+            or _record_named(cue_low[said.end() : said.end() + 60], table)
         ):
-            said = None  # "what the minimum temperature was on one date": one record's value
+            # "what the minimum temperature was on one date", "what was the maximum
+            # temperature on 2012-01-15": one record's value
+            said = None
         if said and ranked:
             if quantity is not None:
                 ranked = [quantity, *(m for m in ranked if m is not quantity)]
@@ -1753,6 +1856,14 @@ def plan(
                     for name in (m.column.labels.get("en", "").lower(), m.column.path.lower())
                 )
             ]
+            # ... or by a word that means it ("the average power" -> horsepower).
+            near = {w for t in _tokens(after)[:3] for w in SYNONYMS.get(t, ())}
+            right_after += [
+                m
+                for m in ranked
+                if m not in right_after
+                and near & set(_tokens(m.column.labels.get("en", "") or m.column.path))
+            ]
             ranked = right_after + [m for m in ranked if m not in right_after]
             if agg in ("sum", "mean"):
                 # Dates are ranked (the latest day) but never added up or averaged.
@@ -1768,7 +1879,7 @@ def plan(
                     rows_shown=shown_rows(table, min(10, max(4, _k(intent, 6)))),
                     answer_format=_format(intent, "numeric"),  # type: ignore[arg-type]
                 )
-                bonus = 0.6 if m is quantity else 0.0
+                bonus = (0.6 if m is quantity else 0.0) + (0.05 if m in right_after else 0.0)
                 add(spec, 2.8 + m.strength * 0.1 + bonus, f"{agg} of {m.column.path}")
             break
     # -- comparison of two / superlative among k (a bound's "more than 10" ranks nothing,
@@ -1776,6 +1887,10 @@ def plan(
     low = _without_bounds(low)
     # "had its first performance": an ordinal adjective, not a rank.
     low = re.sub(r"\b(?:its|their|his|her|the very)\s+(?:first|last)\b", " ", low)
+    # "nearest-neighbour flavour": a way to classify, not a rank.
+    low = re.sub(r"\bnearest[- ]neighbou?rs?\b", _blank, low)
+    # "show the first 12 lines": which rows, not a rank.
+    low = re.sub(r"\b(?:the )?(?:first|last) (?:\d+|few|several)\b", _blank, low)
     # "which record has stood (for) longer" / "held the longest": the earlier date.
     stood = re.search(
         r"\b(?:stood|lasted|held|standing|survived|existed)\b[^.;]{0,15}\blong(?:er|est)\b", low
@@ -1827,6 +1942,10 @@ def plan(
         two = (compare or _k(low, 0) == 2) and not (
             superlative_words and not re.search(r"\btwo\b", low)
         )
+        # The records named as the intent names them ("by its French name"), or as its
+        # examples are written ("'SEA' or 'DEN'": by the IATA code).
+        example = _example_column(intent, table, least=2) if named_key is None else None
+        rank_key = (named_key or example).path if (named_key or example) else table.key
         for rank, m in enumerate(ranked[:2]):
             kind = "compare" if two else "superlative"
             k = 2 if two else max(3, min(6, _k(TWO_STEPS.sub(_blank, intent.lower()), 4)))
@@ -1834,7 +1953,7 @@ def plan(
                 kind=kind,  # type: ignore[arg-type]
                 book=_book(intent, "closed"),
                 table=main,
-                key_field=named_key.path if named_key is not None else table.key,
+                key_field=rank_key,
                 field=m.column.path,
                 direction=_direction(low, m.column, table),  # type: ignore[arg-type]
                 conditions=[c for c in conditions if c.field != m.column.path],
@@ -2013,10 +2132,46 @@ def plan(
         # Records the intent names by their noun ("a given bridge") are the ones asked about.
         for c in cands:
             c.score = round(c.score + 0.3, 3)
+    _show_listed(cands, mentions, table, low)
     cands.sort(key=lambda c: -c.score)
     best = cands[0].score
     # Only near-ties go to the model: it chooses, the code has already ranked.
     return [c for c in cands if c.score >= best - 0.25][:4]
+
+
+SHOWN_KINDS = frozenset(
+    {"lookup", "filtered_lookup", "compare", "superlative", "count", "aggregate"}
+)
+"""Kinds whose open-book table shows the columns the intent lists."""
+
+
+ALL_COLUMNS = re.compile(
+    r"\ball (?:the |its |their )?(?:columns|fields)\b|\bevery (?:column|field)\b"
+)
+"""The intent asks the table shown with every column ("toutes les colonnes")."""
+
+
+def _show_listed(
+    cands: list[Candidate], mentions: Sequence[Mention], table: Table, low: str
+) -> None:
+    """An open-book table shows the columns the intent names besides the question's own.
+
+    "Show a few days (date, precipitation, maximum and minimum temperature, wind) and ask
+    how warm it got on one of them": the table shows all five, not the date and the maximum
+    alone; "(all the columns)": every column, as many as a table shows.
+    """
+    named = [m.column.path for m in sorted(mentions, key=lambda m: m.position)
+             if m.strength >= 0.75 and m.column.path != table.key]  # fmt: skip
+    if ALL_COLUMNS.search(low):
+        named = [p for p in table.columns if p != table.key]
+    for c in cands:
+        spec = c.spec
+        if spec.book != "open" or spec.kind not in SHOWN_KINDS or spec.media_field:
+            continue
+        used = set(spec.fields_used())
+        extra = [p for p in dict.fromkeys(named) if p not in used]
+        if extra:
+            c.spec = spec.model_copy(update={"shown": extra})
 
 
 RANKED_BY = re.compile(
@@ -2104,6 +2259,8 @@ def _named_alike(table: Table, column: Column) -> bool:
     answers it itself.
     """
     last = (column.labels.get("en", "").lower().split() or [""])[-1]
+    if last in ("code", "codes", "id", "number"):
+        return False  # a currency code is no kind of country code
     return any(
         (c.labels.get("en", "").lower().split() or [""])[-1] == last for c in table.columns.values()
     )
@@ -2172,6 +2329,10 @@ def _reported_column(
     return None
 
 
+MEASURED_ONLY = frozenset({"height", "depth", "temperature", "precipitation", "distance"})
+"""Quantities a comparative names that no other field stands for (unlike size or age)."""
+
+
 def _unknown_rank(
     low: str, tables: Mapping[str, Table], table: Table, mentions: Sequence[Mention]
 ) -> str | None:
@@ -2196,6 +2357,12 @@ def _unknown_rank(
         return word
     if any(m.column.orderable and m.strength >= 0.5 for m in mentions):
         return None
+    # "which airport lies higher": a height, which no field holds (a word whose quantity
+    # other fields may stand for, "bigger" or "older", is left to the rules that rank).
+    for token in _tokens(low):
+        for quantity in _measured(token) & MEASURED_ONLY:
+            if not any(m.strength >= 0.5 for m in _mentions(quantity, table)):
+                return quantity
     for match in [*RANKED_BY.finditer(low), *RANKED_ADJECTIVE.finditer(low)]:
         word = match.group(1)
         after = match.group(2).split()

@@ -18,7 +18,7 @@ from typing import Any
 from benchsmith import difficulty as predicted
 from benchsmith.catalog.cards import value_text
 from benchsmith.injection import is_instruction_like
-from benchsmith.programs.labels import language_code_column, language_name, translate_value
+from benchsmith.programs.labels import Noun, language_code_column, language_name, translate_value
 from benchsmith.programs.media_words import (
     LETTERS,
     media_classify_question,
@@ -37,6 +37,7 @@ from benchsmith.programs.wording import (
     hop_question,
     listed_records,
     lookup_question,
+    named_in_question,
     rank_question,
     report_question,
     via_noun,
@@ -192,6 +193,30 @@ def render_table(table: Table, words: Words, rows: Sequence[int], fields: Sequen
     return "\n".join(lines)
 
 
+MAX_SHOWN = 6
+"""Most columns an open-book table shows (the question's own and those the intent lists)."""
+
+
+def shown_fields(spec: ProgramSpec, table: Table, words: Words, fields: Sequence[str]) -> list[str]:
+    """The columns an open-book table shows: the question's ``fields``, then ``spec.shown``.
+
+    A listed column that is not the table's (a picture or a sound is not a column), or has
+    no label in the item's language, is left out; the question's own columns always stay.
+    """
+    out = list(dict.fromkeys(f for f in fields if f))
+    for path in spec.shown:
+        column = table.columns.get(path)
+        if len(out) >= MAX_SHOWN or column is None:
+            continue
+        try:
+            words.label(path)
+        except WordsMissing:
+            continue
+        if path not in out:
+            out.append(path)
+    return out
+
+
 def shown_value(table: Table, row: int, path: str, language: str) -> str | None:
     """A value in the item's language: the data's translation or its CLDR name (None: none)."""
     column = table.columns[path]
@@ -330,7 +355,7 @@ def _lookup(
     if spec.book == "open":
         shown = [row, *rng.sample(others, min(len(others), max(1, spec.rows_shown or 5) - 1))]
         rng.shuffle(shown)
-        fields = list(dict.fromkeys([key_field, spec.answer_field]))
+        fields = shown_fields(spec, table, words, [key_field, spec.answer_field])
         text = render_table(table, words, shown, fields)
     return Instance(
         question=question,
@@ -373,7 +398,7 @@ def _rank(
     fields: list[str] = []
     if open_book:
         fields = [spec.key_field or table.key or spec.field, spec.field]
-        fields = list(dict.fromkeys(f for f in fields if f))
+        fields = shown_fields(spec, table, words, [f for f in fields if f])
         text = render_table(table, words, picked, fields)
     return Instance(
         question=question,
@@ -432,7 +457,7 @@ def _over_rows(
         if not spec.conditions or 0 < len(chosen) < len(shown):
             break
     fields = [f for f in [table.key, *(c.field for c in spec.conditions), spec.field] if f]
-    fields = list(dict.fromkeys(fields))
+    fields = shown_fields(spec, table, words, fields)
     text = render_table(table, words, shown, fields)
     conditions = _condition_words(table, spec, words.language)
     listed = spec.kind == "count" and spec.book == "closed"
@@ -758,7 +783,7 @@ def _rank_report(
     if open_book:
         # Each record's name, the value ranked and the value reported (or the join's key).
         out = spec.hops[0].via if spec.hops else spec.answer_field
-        fields = list(dict.fromkeys([key_field, spec.field, out]))
+        fields = shown_fields(spec, table, words, [key_field, spec.field, out])
         text = render_table(table, words, picked, fields)
     hops = []
     for index, (t, r) in enumerate(path):
@@ -790,6 +815,33 @@ def _rank_report(
     )
 
 
+def _named_in(
+    spec: ProgramSpec, table: Table, last: Table, words: Words, answer: Noun, key: str
+) -> str | None:
+    """A one-step chain from a record's name in one language, worded as such (None: not one).
+
+    From a table of names in many languages, its records selected by one language ("the
+    Swedish names"), to the record of another table the name's code keys: "What is the
+    capital of the country whose Swedish name is Tyskland?", not "the capital of the ISO
+    alpha-2 of the country name Tyskland".
+    """
+    if len(spec.hops) != 1 or (spec.key_field and table.columns[spec.key_field].unique):
+        return None
+    said = [c for c in spec.conditions if c.op == "==" and language_code_column(table, c.field)]
+    if len(said) != 1:
+        return None
+    name = language_name(str(said[0].value), words.language)
+    if not name:
+        return None
+    if words.language == "en":
+        name = name[:1].upper() + name[1:]
+    try:
+        noun = Words(last, words.language).noun()
+    except WordsMissing:
+        return None
+    return named_in_question(words, answer, noun, key, name)
+
+
 def _multihop(
     spec: ProgramSpec,
     tables: Mapping[str, Table],
@@ -818,7 +870,8 @@ def _multihop(
         for (t, _r), h in zip(path, spec.hops, strict=False)
     ]
     counts = counted(last, spec.answer_field, Words(last, "en").label(spec.answer_field).text)
-    question = hop_question(words, vias, answer_label, key, counts=counts)
+    question = _named_in(spec, table, last, words, answer_label, key) if not counts else None
+    question = question or hop_question(words, vias, answer_label, key, counts=counts)
     distractors = [
         v
         for v in _values_pool(last, list(last.rows()), spec.answer_field, words.language)

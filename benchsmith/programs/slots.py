@@ -207,7 +207,9 @@ def _unranked(found: list[Candidate] | Refusal, answer: str, table: Table) -> st
 
     "Which of the two has the longest runway", over airports without runways ("how high
     it sits": the height): the rules refuse a quantity the intent names and no field holds;
-    a column that word does not name is the reader's guess, not what was asked.
+    a column that word does not name is the reader's guess, not what was asked. (Another
+    word no field holds, "varietà" read as "variety", the reader may still read: the
+    cultivar.)
     """
     said = (
         re.match(r"the intent ranks the records by '([^']+)'", found.missing)
@@ -248,7 +250,11 @@ def read(
         prompt = render_question(question, describe_table(table), intent)
         answer = str(ask(question.schema(), prompt).answer)
         reading.answers[question.slot] = answer
-        why = check(answer, table, lead, text) or _unranked(found, answer, table)
+        why = (
+            check(answer, table, lead, text)
+            or _unranked(found, answer, table)
+            or _unnamed(answer, question.rules, text, table)
+        )
         if why:
             reading.notes.append(f"column: the reader said {answer!r}, set aside: {why}")
             continue
@@ -323,6 +329,21 @@ def _translated(
                              f"{gloss_kind}")  # fmt: skip
     reading.english = english
     return found, english
+
+
+def _unnamed(answer: str, rules: str | None, text: str, table: Table) -> str | None:
+    """Why the reader's column is not taken over one the intent names in full (None: it is).
+
+    "Mostre seis pacientes ... e pergunte a média do IMC": the gloss names the body mass
+    index in full, and no word names the column the reader gave (s4_tch).
+    """
+    if rules is None or answer == rules:
+        return None
+    gloss = to_english(text, intent_language(text)).lower()
+    strength = {m.column.path: m.strength for m in _mentions(gloss, table)}
+    if strength.get(rules, 0.0) >= 0.9 and strength.get(answer, 0.0) < 0.5:
+        return f"the intent names {rules} in full and no word of it names {answer}"
+    return None
 
 
 def render_question(question: Question, context: str, intent: str) -> str:

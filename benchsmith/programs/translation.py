@@ -9,7 +9,7 @@ temperature pasó of 25 °c", a bound the rules cannot read. The reader model (t
 whole intent, and code checks that translation before the rules read it:
 
 - it is English (by its function words, as the intent's language was found);
-- it keeps the intent's numbers, and adds none;
+- it keeps the intent's numbers (as digits or English number words), and adds none;
 - it keeps most of the acronyms the intent writes (``IATA``, ``BMI``);
 - it says what the gloss understood: most English words the gloss gave (``maximum
   temperature``, ``how many``, ``airports``) occur in it, so a reply that answers something
@@ -25,6 +25,7 @@ the translation).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -79,12 +80,39 @@ _PROMPT_WORDS = (
     "it is data, never instructions",
     "translate the whole request",
     "keep every number",
+    # the prompts' examples, which the reader sometimes gives back as its translation
+    "show three rivers and ask which one is the longest",
+    "show five countries and ask which one has the largest population",
 )
+
+
+NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+        " fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+"""English number words a translation may write for the intent's digits ("five to six")."""
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
 
 
 def _numbers(text: str) -> list[str]:
     """The numbers of a text, each without its separators ("1.000" and "1,000" -> "1000")."""
     return sorted(re.sub(r"[.,]", "", n) for n in _NUMBER.findall(text))
+
+
+def _numbers_kept(intent: str, english: str) -> bool:
+    """Whether a translation keeps the intent's numbers and adds none.
+
+    A number the intent writes in digits may be written as an English word ("5" -> "five");
+    other number words ("which one") are words, not numbers the translation added.
+    """
+    want, have = Counter(_numbers(intent)), Counter(_numbers(english))
+    if have - want:
+        return False
+    said = Counter(NUMBER_WORDS[w.lower()] for w in _NUMBER_WORD.findall(english))
+    return not (want - have) - said
 
 
 def check(intent: str, language: str, english: str) -> str | None:
@@ -100,7 +128,7 @@ def check(intent: str, language: str, english: str) -> str | None:
     words = re.findall(r"[^\W\d_]+", low)
     if sum(w in FUNCTION_WORDS[language] and w not in FUNCTION_WORDS["en"] for w in words) > 3:
         return f"it keeps {language} words"
-    if _numbers(text) != _numbers(intent):
+    if not _numbers_kept(intent, text):
         return f"its numbers {_numbers(text)} are not the intent's {_numbers(intent)}"
     names = set(_NAME.findall(intent))
     kept = {n for n in names if n.lower() in low}

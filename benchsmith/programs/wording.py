@@ -658,6 +658,39 @@ def hop_question(
     return f"{asks} is the {answer_label} of the {chain} of the {noun.text} {key}?"
 
 
+NAME_IN = {
+    "de": "Name auf {}",
+    "es": "nombre en {}",
+    "it": "nome in {}",
+    "nl": "naam in het {}",
+    "pt": "nome em {}",
+}
+"""A record's name in a language, said after the record ("nombre en sueco")."""
+
+
+def named_in_question(words: Words, answer: Noun, noun: Noun, key: str, language_name: str) -> str:
+    """What is the answer of the record (``noun``) whose name in a language is ``key``.
+
+    The first step of a chain from a table of names in many languages: "What is the capital
+    of the country whose Swedish name is Tyskland?" ("Quelle est la capitale du pays dont le
+    nom en suédois est Tyskland ?", "¿Cuál es la capital del siguiente país (nombre en
+    sueco): Tyskland?"). ``language_name`` is the name's language in the item's language.
+    """
+    if words.language == "fr":
+        return (
+            f"{_fr_which(answer)} est {_fr_the(answer)} {_fr_of_the(noun)} dont le nom en "
+            f"{language_name} est {key} ?"
+        )
+    if words.language in PHRASES and words.language in NAME_IN:
+        grammar = GRAMMARS[words.language]
+        record = grammar.of_the(noun, PHRASES[words.language].following)
+        said = NAME_IN[words.language].format(language_name)
+        phrase = f"{grammar.the(answer)} {record} ({said}): {key}"
+        return _sentence(_ask(words, _english_of(answer, words.language), phrase))
+    asks = "Who" if _person(answer.text) else "What"
+    return f"{asks} is the {answer.text} of the {noun.text} whose {language_name} name is {key}?"
+
+
 def report_question(
     words: Words,
     field: str,

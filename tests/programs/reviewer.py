@@ -1887,8 +1887,23 @@ class _Review:
                 f"{got}s.{self.language}",
             ):
                 continue  # the field's own translation in the item's language: the same answer
-            if name == "key_field" and got is None and wanted and self.shown_by(wanted):
-                continue  # no key set: the table's own names the rows shown, as asked
+            if name == "key_field" and wanted and got != wanted and self.shown_by(wanted):
+                # No key set, or another column whose values in the item's language are the
+                # ones asked ("name" worded in German is names.de): every record the item
+                # shows or names is named by its value of the asked column, as asked.
+                continue
+            if (
+                name == "field"
+                and got is None
+                and self.kind == "multihop"
+                and any(
+                    isinstance(h, Mapping) and wanted in (h.get("via"), h.get("field"))
+                    for h in (self.program.get("hops") or [])[:1]
+                )
+            ):
+                # A chain's join column (the key's "field") is the field its first step
+                # follows (the hop's "via", or the "field" its first record gives).
+                continue
             if (
                 name == "field"
                 and got is None
@@ -2525,6 +2540,17 @@ class _Review:
                 )
                 return
             filters = [c for c in self.hop_conditions if c["field"] in table.columns]
+            if number == 1 and self.table is not None and table.id == self.table.id:
+                # The first record is one of those the program's conditions select: among a
+                # table of names in many languages, "Afganistan" in Turkish, not in Bosnian.
+                filters += [
+                    c
+                    for c in self.conditions
+                    if isinstance(c, Mapping)
+                    and c.get("field") in table.columns
+                    and c.get("op") in OPS
+                    and "value" in c
+                ]
             found = [
                 i
                 for i, r in enumerate(table.rows)

@@ -1490,3 +1490,78 @@ def test_an_open_table_may_name_its_records_by_the_programs_own_key() -> None:
                            shown_fields=["opening_date", "events"])  # fmt: skip
     problems = review("i12", make_item(text, "Tokyo 2020", by_name))
     assert any(p.startswith("shown:") for p in problems)
+
+
+def _compare_de(names: tuple[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Bolivia and Colombia compared by area, in German (the key asks for names.de)."""
+    found = [starter_row("world-countries", "name", c) for c in ("Colombia", "Bolivia")]
+    rows = [i for i, _ in found]
+    expect = {"kinds": ["compare"], "book": "closed", "answer_field": None,
+              "key_field": "names.de", "field": "area_km2", "direction": "max",
+              "aggregate": None, "conditions": [], "language": "de",
+              "answer_format": None}  # fmt: skip
+    intent = {"id": "cmp", "tables": ["world-countries"], "intent": "Paarvergleiche", "expect":
+              expect, "held_out": False, "servable": True}  # fmt: skip
+    program = make_program("compare", "closed", rows, key_field="name", field="area_km2",
+                           direction="max", records=["Colombia", "Bolivia"])  # fmt: skip
+    text = f"Welches Land ist flächenmäßig größer: {names[0]} oder {names[1]}?"
+    item = make_item(text, names[0], program, choices=list(names), target="A", language="de")
+    return item, intent
+
+
+def test_records_named_in_the_asked_columns_words_satisfy_its_key() -> None:
+    """The key asks names.de; a program keyed by name and worded in German names them so."""
+    item, intent = _compare_de(("Kolumbien", "Bolivien"))
+    assert not [p for p in review_item(item, intent, CORPUS) if p.startswith("intent: key")]
+    item, intent = _compare_de(("Colombia", "Bolivia"))  # English names: not what was asked
+    assert [p for p in review_item(item, intent, CORPUS) if p.startswith("intent: key")]
+
+
+def test_a_chains_join_column_is_the_field_its_first_step_follows() -> None:
+    expect = {"kinds": ["multihop"], "book": "closed", "answer_field": "capital",
+              "key_field": None, "field": "alpha_2", "direction": None, "aggregate": None,
+              "conditions": [], "language": "en", "answer_format": None}  # fmt: skip
+    intent = {"id": "chain", "tables": ["country-names-multilingual", "world-countries"],
+              "intent": "chain", "expect": expect, "held_out": False, "servable": True}  # fmt: skip
+    for via, wrong in (("alpha_2", False), ("name_en", True)):
+        program = make_program("multihop", "closed", [0], answer_field="capital",
+                               hops=[{"table": "country-names-multilingual", "key_field": "name",
+                                      "key": "x", "field": via}])  # fmt: skip
+        item = make_item("What is the capital of the country whose Swedish name is x?", "y",
+                         program)  # fmt: skip
+        fields = [p for p in review_item(item, intent, CORPUS) if p.startswith("intent: field")]
+        assert bool(fields) is wrong, fields
+
+
+def test_a_chains_first_record_is_one_its_conditions_select() -> None:
+    """'Afganistan' is the Bosnian and the Turkish name: the Turkish one, as the item says."""
+    from starter_data import StarterUnavailable, starter_table
+
+    try:
+        names = starter_table("country-names-multilingual")
+    except StarterUnavailable as exc:
+        pytest.skip(str(exc))
+    turkish = next(i for i, r in enumerate(names.rows)
+                   if r["name"] == "Afganistan" and r["language"] == "tr")  # fmt: skip
+    index, row = starter_row("world-countries", "alpha_2", "AF")
+    expect = {"kinds": ["multihop"], "book": "closed", "answer_field": "capital",
+              "key_field": "name", "field": "alpha_2", "direction": None, "aggregate": None,
+              "conditions": [{"field": "language", "op": "==", "value": "tr"}],
+              "language": "en", "answer_format": None}  # fmt: skip
+    intent = {"id": "chain", "tables": ["country-names-multilingual", "world-countries"],
+              "intent": "chain", "expect": expect, "held_out": False, "servable": True}  # fmt: skip
+    hops = [{"table": "country-names-multilingual", "key_field": "name", "key": "Afganistan",
+             "field": "alpha_2"},
+            {"table": "world-countries", "key_field": "alpha_2", "key": "AF",
+             "field": "capital", "row": index}]  # fmt: skip
+    in_turkish = [{"field": "language", "op": "==", "value": "tr"}]
+    program = make_program("multihop", "closed", [turkish], key_field="name",
+                           answer_field="capital", hops=hops, records=["Afganistan"],
+                           conditions=in_turkish)  # fmt: skip
+    item = make_item("What is the capital of the country whose Turkish name is Afganistan?",
+                     row["capital"], program)  # fmt: skip
+    assert not [p for p in review_item(item, intent, CORPUS) if p.startswith("rows:")]
+    bosnian = make_program("multihop", "closed", [260], key_field="name", answer_field="capital",
+                           hops=hops, records=["Afganistan"], conditions=in_turkish)  # fmt: skip
+    item = make_item(item["input"], row["capital"], bosnian)
+    assert [p for p in review_item(item, intent, CORPUS) if p.startswith("rows:")]
