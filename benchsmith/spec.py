@@ -255,6 +255,8 @@ class ProgramSpec(BaseModel):
                 "compare": f"2 {self.media_field}s of {self.table}{where}, which has the "
                 f"{more} {self.field}",
             }.get(self.kind, sentence)
+        if self.shown and self.book == "open":
+            sentence += f" (the table also shows {', '.join(self.shown)})"
         return f"{self.kind.replace('_', ' ')}, {book}: {sentence}"
 
     def fields_used(self) -> list[str]:

@@ -722,6 +722,9 @@ def test_an_open_book_table_shows_the_columns_the_intent_lists(intent, kind, sho
     assert not isinstance(found, Refusal), found
     spec = found[0].spec
     assert (spec.kind, spec.book, spec.shown) == (kind, "open", shown)
+    # The plan's sentence says which columns the table shows besides the question's own.
+    assert ("the table also shows" in spec.reading()) is bool(shown)
+    assert all(path in spec.reading() for path in shown)
     (instance,) = generate(spec, tables, n=1, seed=3)
     needed = ["date", "temp_max" if kind == "lookup" else "precipitation"]
     assert instance.shown_fields == needed + shown
