@@ -372,13 +372,18 @@ def test_the_demo_reports_say_what_was_enforced(demo):
 
 def test_the_demo_panel_measures_real_models_against_the_baselines(demo):
     """The panel ``make demo`` runs: both embedded models (SmolLM2-135M and the 1.5B reader)
-    and both baselines answer the text demos; eval and calibrate report on all four."""
+    and both baselines answer a text demo; eval and calibrate report on all four.
+
+    The suite runs the panel on one of the demo's text benchmarks (``make demo`` runs it on
+    both): each is about 90 s of the embedded models on two cores, and the commands are the
+    same for either."""
     tmp, out, _codes = demo
     environ = offline_env(tmp)
-    for command in demo_panel(out, quiet=True):
+    chosen = PANEL_BENCHMARKS[-1:]
+    for command in demo_panel(out, quiet=True, benchmarks=chosen):
         done = run_cli(command, tmp, environ)
         assert done.returncode == 0, (command[:2], done.stdout, done.stderr)
-    for name in PANEL_BENCHMARKS:
+    for name in chosen:
         bench = out / name
         n = len((bench / "data" / "test.jsonl").read_text().splitlines())
         data = json.loads((bench / "eval.json").read_text())

@@ -79,16 +79,19 @@ def demo_builds(out: Path) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def demo_panel(out: Path, quiet: bool = False) -> list[list[str]]:
+def demo_panel(
+    out: Path, quiet: bool = False, benchmarks: tuple[str, ...] = PANEL_BENCHMARKS
+) -> list[list[str]]:
     """The ``benchsmith`` commands that run :data:`PANEL` on the demo's text benchmarks.
 
-    Per benchmark: ``eval`` (its answers recorded in ``eval_runs``), then ``calibrate`` on
-    the same panel (which reads those answers back rather than asking again).
+    Per benchmark (all of :data:`PANEL_BENCHMARKS` unless ``benchmarks`` names fewer):
+    ``eval`` (its answers recorded in ``eval_runs``), then ``calibrate`` on the same panel
+    (which reads those answers back rather than asking again).
     """
     models = [arg for spec in PANEL for arg in ("--model", spec)]
     flags = ["--quiet"] if quiet else []
     commands = []
-    for name in PANEL_BENCHMARKS:
+    for name in benchmarks:
         folder = str(out / name)
         commands.append(["eval", folder, *models, *flags])
         commands.append(["calibrate", folder, *models, *flags])
