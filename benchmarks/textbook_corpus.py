@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "textbooks" / "corpus"
 sys.path.insert(0, str(ROOT / "tests" / "textbooks"))
 
-from teacher import review  # noqa: E402
+from teacher import as_read, norm, review  # noqa: E402
 
 from benchsmith.solution import SolutionError, generate_items  # noqa: E402
 from benchsmith.solution.knowledge import build_knowledge  # noqa: E402
@@ -60,8 +60,12 @@ def part_of(key: dict[str, Any]) -> str:
 
 
 def _plain(name: str) -> sp.Symbol:
-    """Key and reader spell subscripts differently (``DeltaT``, ``Delta_T``): compare bare."""
-    return sp.Symbol(name.replace("_", ""))
+    """A symbol as the teacher compares them (``norm``).
+
+    Key and reader spell subscripts differently (``DeltaT``, ``Delta_T``) and names of
+    words in either case (``BloodFlow``, ``Blood_flow``): compared bare.
+    """
+    return sp.Symbol(norm(name))
 
 
 def key_equation(formula: dict[str, Any], symbols: list[str]) -> sp.Expr:
@@ -133,7 +137,7 @@ def _measure(key: dict[str, Any], items: int, model: Any) -> dict[str, Any]:
     result = generate_items([path], items, seed=1, knowledge=knowledge)
     row["built"] = len(result.items)
     for item in result.items:
-        problems = review({"input": item.input_text(), "metadata": item.metadata}, key)
+        problems = review(as_read(item), key)
         row["accepted"] += not problems
         row["recompute_or_given"] += any(h in p for p in problems for h in HARD)
         row["first_problem"] = row["first_problem"] or (problems[0] if problems else "")

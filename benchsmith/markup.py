@@ -167,14 +167,22 @@ its formulas that spell one of them are that name, not a product."""
 
 
 def prose_acronyms(text: str) -> frozenset[str]:
-    """Words of 2-4 capitals a document writes as names.
+    """Words of 2-4 capitals a document writes as names, and symbols it sets in italics.
 
-    Outside its math (``<math>`` elements), or as one name inside it (``<mi>FV</mi>``).
+    Outside its math (``<math>`` elements), or as one name inside it (``<mi>FV</mi>``); a
+    capital and two or three small letters in italics in the prose ("Eff", not "Ad", which
+    is A times d) is a name too.
     """
     named = re.findall(r"<(?:m:)?mi\b[^>]*>\s*([A-Z]{2,4})\s*</(?:m:)?mi>", text)
+    # a symbol the prose sets in italics: "thermal efficiency, <emphasis>Eff</emphasis>,"
+    italic = re.findall(
+        r"<(?:emphasis\b[^>]*\bitalics\b[^>]*|i|em)>\s*([A-Z][a-z]{2,3})\s*</(?:emphasis|i|em)>",
+        text,
+    )
     prose = re.sub(r"<(?:m:)?math\b.*?</(?:m:)?math>", " ", text, flags=re.S)
     prose = re.sub(r"<[^>]+>", " ", prose)
-    return frozenset(re.findall(r"(?<![\w-])[A-Z]{2,4}(?![\w-])", prose)) | frozenset(named)
+    capitals = re.findall(r"(?<![\w-])[A-Z]{2,4}(?![\w-])", prose)
+    return frozenset(capitals) | frozenset(named) | frozenset(italic)
 
 
 def _acronym_run(kids: list[ET.Element], i: int) -> str:
@@ -186,8 +194,10 @@ def _acronym_run(kids: list[ET.Element], i: int) -> str:
     best = ""
     for kid in kids[i : i + 4]:
         text = _text(kid)
-        if _local(kid.tag) != "mi" or len(text) != 1 or not text.isupper():
+        if _local(kid.tag) != "mi" or len(text) != 1 or not text.isalpha():
             break
+        if not letters and not text.isupper():
+            break  # a name starts with a capital ("IMA", "Eff")
         letters += text
         if len(letters) > 1 and letters in acronyms:
             best = letters
@@ -258,8 +268,9 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     token = _token(node)
     if token.strip():
         return token  # an operator, a Greek letter or a function
-    text = _text(node).strip("\u200b ")
-    number = re.fullmatch(rf"({NUMBER})(?:\s*[^\d\s].{{0,12}})?", text)
+    text = " ".join(_text(node).replace("\u200b", " ").split())  # no-break spaces too
+    # "18,140 J" is a value and its unit; "8ηλ" is 8 times η times λ (μ and Ω are units)
+    number = re.fullmatch(rf"({NUMBER})(?:\s*[^\d\s{_NOT_UNITS}][^{_NOT_UNITS}]{{0,12}})?", text)
     if number:  # "55", "18,140 J": the value (its unit, as after any number, dropped)
         return f" {number.group(1).replace(',', '').replace('−', '-')} "
     after_number = _after_number(before)
@@ -268,9 +279,54 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
         return " "
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9 &'-]*", text):  # "S&P 500 Avg Return", "T-Bill"
-        words = [re.sub(r"[^A-Za-z0-9]", "", word) for word in text.split()]
-        return f" \\mathrm{{{'_'.join(w for w in words if w)}}} "
+        return _text_name(text)
+    if _FORMULA_TEXT.search(text):  # "MAP = diastolic BP + ", "π ΔP r", "8ηλ"
+        return _formula_text(text)
     return " "
+
+
+_NOT_UNITS = "".join(g for g in GREEK if g not in "μΩ")
+_PROSE = PROSE_WORDS | {"the", "a", "an", "into", "from", "by", "on", "this", "that", "we"}
+_FORMULA_TEXT = re.compile(rf"[=+()/×·⋅]|[{''.join(GREEK)}]")
+_TEXT_OPERATORS = re.compile(r"\s*([=+()/×·⋅*]|(?<=\S)\s*[-−–]\s*(?=\S)|^[-−–])\s*")
+
+
+def _text_name(text: str) -> str:
+    """A name set in words ("Blood flow", "diastolic BP"): one quantity."""
+    words = [re.sub(r"[^A-Za-z0-9]", "", word) for word in text.split()]
+    return f" \\mathrm{{{'_'.join(w for w in words if w)}}} "
+
+
+def _formula_text(text: str) -> str:
+    """A formula set as text ("MAP = diastolic BP + (systolic BP-diastolic BP)"), as TeX.
+
+    Between its operators, a run of words with a word of two or more Latin letters is one
+    name ("diastolic BP", "Blood flow"); otherwise each Greek letter, number and Latin
+    letter is a symbol of its own ("π ΔP r" is π times ΔP times r, "8ηλ" 8 times η times λ),
+    but Δ with the letter after it is one (the change in P).
+    """
+    pieces = _TEXT_OPERATORS.split(text)
+    names = [p.split() for p in pieces[::2]]
+    if any(len(w) > 3 or {x.lower() for x in w} & _PROSE for w in names):
+        return " "  # "(Substitute into the continuous growth formula)": words, not a name
+    out = []
+    for i, chunk in enumerate(pieces):
+        chunk = chunk.strip()
+        if not chunk:
+            continue
+        if i % 2:  # an operator
+            out.append(OPERATORS.get(chunk, f" {chunk} "))
+        elif re.fullmatch(NUMBER, chunk):
+            out.append(f" {chunk.replace(',', '').replace('−', '-')} ")
+        elif any(re.fullmatch(r"[A-Za-z]{2,}", word) for word in chunk.split()):
+            out.append(_text_name(chunk))
+        else:
+            for piece in re.findall(rf"{NUMBER}|[Δδ][A-Za-z]|[{''.join(GREEK)}]|[A-Za-z]", chunk):
+                if piece[0] in GREEK:
+                    out.append(f" \\{GREEK[piece[0]]} {piece[1:]} ")
+                else:
+                    out.append(f" {piece} ")
+    return "".join(out)
 
 
 def _after_number(before: list[ET.Element]) -> bool:
@@ -317,7 +373,11 @@ def _tex(node: ET.Element) -> str:
     if tag == "msup" and len(kids) == 2:
         if _text(kids[1]) in ("*", "∗", "⋆"):  # P_A^* (the pure solvent's pressure)
             return f"{{{_tex(kids[0])}}}^{{*}}"
-        return f"{{{_tex(kids[0])}}}^{{{_tex(kids[1])}}}"
+        base = _tex(kids[0])
+        last = _LAST_SYMBOL.search(base) if _text_formula_base(kids[0]) else None
+        if last:  # "π ΔP r" set as one text with a superscript: the power is r's, as shown
+            return f"{base[: last.start()]} {{{last.group(1)}}}^{{{_tex(kids[1])}}}"
+        return f"{{{base}}}^{{{_tex(kids[1])}}}"
     if tag == "msub" and len(kids) == 2:
         return f"{_tex(kids[0]).strip()}_{{{_subscript(kids[1])}}}"
     if tag == "msubsup" and len(kids) == 3:
@@ -337,6 +397,21 @@ def _tex(node: ET.Element) -> str:
         rows = [_row(row) for row in node if _local(row.tag) == "mtr"]
         return "\n".join(row for row in rows if row.strip())
     return _children(node)
+
+
+_LAST_SYMBOL = re.compile(r"((?:\\[Dd]elta )?[A-Za-z])\s*$")
+
+
+def _text_formula_base(node: ET.Element) -> bool:
+    """Whether a script's base is one text holding several symbols ("π ΔP r", "πr")."""
+    while _local(node.tag) == "mrow" and len(node) == 1:
+        node = node[0]
+    text = _text(node)
+    return (
+        _local(node.tag) == "mtext"
+        and len(re.findall(r"\S", text)) > 1
+        and not re.search(r"[A-Za-z]{2}", text)
+    )
 
 
 def _row(row: ET.Element) -> str:
@@ -436,6 +511,9 @@ def _cnxml_inline(node: ET.Element) -> str:
             pass
         elif tag == "newline":
             parts.append("\n")
+        elif tag == "sup" and _text(kid):
+            # "1.20×10<sup>12</sup> J", "m<sup>2</sup>": a power, never digits run together
+            parts.append(f"^{_text(kid)}" if re.fullmatch(r"[-−]?\w{1,4}", _text(kid)) else "")
         else:
             parts.append(_cnxml_inline(kid))
         parts.append(kid.tail or "")

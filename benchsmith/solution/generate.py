@@ -101,6 +101,8 @@ def plan_cells(
                 and mixes_with_general(mentioned(d), graph, pairs) is None
                 and crosses_scenarios(d, graph) is None
                 and joins_apart(d, graph.apart) is None
+                and not graph.rivals_of(s.formula.id for s in d.steps)
+                & {s.formula.id for s in d.steps}
             ]
             if not chains:
                 unfillable[(concept, k)] = (
@@ -128,11 +130,13 @@ def _plan_key(graph: SolutionGraph, difficulties: Sequence[int], seed: int) -> s
     ]
     quantities = [repr(graph.quantities[name]) for name in sorted(graph.quantities)]
     apart = sorted(sorted(p) for p in graph.apart)
+    rivals = sorted(sorted(p) for p in graph.rivals)
     return cache.entry_key(
         "plan",
         formulas,
         quantities,
         apart,
+        rivals,
         list(difficulties),
         seed,
         DERIVATION_CAP,

@@ -223,6 +223,7 @@ class SolutionGraph:
         quantities: Mapping[str, Quantity],
         formulas: list[Formula],
         apart: Iterable[frozenset[str]] = (),
+        rivals: Iterable[frozenset[str]] = (),
     ) -> None:
         """Build the graph (solving of formulas for inputs happens lazily and is cached).
 
@@ -231,10 +232,14 @@ class SolutionGraph:
             formulas: The admitted formulas.
             apart: Pairs of formula ids the text does not apply to one object: no chain
                 passes a value from one to the other (:mod:`.objects`).
+            rivals: Pairs of formula ids over the same quantities that cannot both hold (the
+                text uses a symbol in two senses: a term in years, then in days). A world
+                of a chain through one leaves the other out; no chain uses both.
         """
         self.quantities = dict(quantities)
         self.formulas = list(formulas)
         self.apart = frozenset(apart)
+        self.rivals = frozenset(rivals)
         self._forms: dict[str, list[StepForm]] = {}
         self._equivalent = self._equivalence_groups()
         self.memo: dict[Any, Any] = {}
@@ -304,6 +309,11 @@ class SolutionGraph:
             checked += 1
         return checked >= 3
 
+    def rivals_of(self, formula_ids: Iterable[str]) -> frozenset[str]:
+        """The formulas that contradict any of ``formula_ids`` (see ``rivals``)."""
+        ids = set(formula_ids)
+        return frozenset(i for pair in self.rivals if pair & ids for i in pair - ids)
+
     def equivalence_group(self, formula_id: str) -> int:
         """The group of formulas stating the same relation as ``formula_id``."""
         return self._equivalent[formula_id]
@@ -311,8 +321,10 @@ class SolutionGraph:
     def over_determined(self, names: frozenset[str], used: set[str]) -> bool:
         """Whether another formula (not equivalent to a used one) relates only ``names``."""
         used_groups = {self._equivalent[i] for i in used}
+        rivals = self.rivals_of(used)  # the text's other sense of a symbol constrains nothing
         return any(
-            f.names <= names and self._equivalent[f.id] not in used_groups for f in self.formulas
+            f.names <= names and self._equivalent[f.id] not in used_groups and f.id not in rivals
+            for f in self.formulas
         )
 
     # --- derivations -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 import sympy as sp
 
-from benchsmith.solution.admission import admit
+from benchsmith.solution.admission import admit, rival_pairs
 from benchsmith.solution.dimensions import implied_unit, unit_disagreement
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.expressions import safe_name
@@ -44,6 +44,7 @@ from benchsmith.solution.quantities import (
     find_definitions,
     kind_bounds,
     merge,
+    word_name,
 )
 from benchsmith.solution.reading import (
     TextReader,
@@ -128,6 +129,19 @@ def build_knowledge(
     for section in sections:
         explicit, bad = extract_explicit(section, len(found))
         rejected.extend(bad)
+        options = {f.id: answer_option(texts.get(section.file, ""), f) for f in explicit}
+        rejected += [
+            RejectedFormula(
+                f.text,
+                f.syntax,
+                f.source,
+                f"an answer offered to a question ({options[f.id]!r}), "
+                "not a relation the text states",
+            )
+            for f in explicit
+            if options[f.id]
+        ]
+        explicit = [f for f in explicit if not options[f.id]]
         new: list[Formula] = []
         for formula in explicit:  # the same formula written twice (LaTeX and a line) once
             if not _merged(formula, found + new, duplicates):
@@ -226,7 +240,7 @@ def build_knowledge(
     admitted, refused = admit([f for f in found if not clash[f.id]], quantities, seed)
     notes = ([NO_READER] if asker is None else []) + notes
     apart, decisions = _objects(asker, admitted, sections, texts, notes)
-    graph = SolutionGraph(quantities, admitted, apart)
+    graph = SolutionGraph(quantities, admitted, apart, rival_pairs(admitted, quantities))
     reading: dict[str, Any] = {}
     if asker is not None:
         notes += asker.notes
@@ -284,8 +298,20 @@ def _with_reading(patterns: Quantity, reader: Quantity) -> Quantity:
         base = merge(patterns, replace(reader, assumed=(*reader.assumed, "description")))
     else:
         base = merge(reader, patterns)
+    # A name set in words ("diastolic_BP") is what the text calls the quantity: the
+    # reader's words for it replace them only when they say more ("payoff amount" for
+    # Payoff), never others ("blood pressure" for diastolic_BP). One word may be an
+    # abbreviation ("Eff"): the reader's words for it stand.
+    own = word_name(patterns.name)
+    own_words = (
+        own == patterns.description
+        and " " in own
+        and not set(own.lower().split()) <= set(reader.description.lower().split())
+    )
     parts: dict[str, Quantity] = {
-        "description": reader if "description" not in reader.assumed else patterns,
+        "description": (
+            reader if "description" not in reader.assumed and not own_words else patterns
+        ),
         "unit": reader if unit_read or "unit" in patterns.assumed else patterns,
         "range": reader if range_read or "range" in patterns.assumed else patterns,
     }
@@ -301,6 +327,7 @@ def _with_reading(patterns: Quantity, reader: Quantity) -> Quantity:
         span = patterns  # a range is in its unit's terms (a percentage as a fraction)
     merged = replace(
         base,
+        description=parts["description"].description,
         unit=unit.unit,
         symbol=unit.symbol,
         per=unit.per,
@@ -467,6 +494,30 @@ UNIT_CONSTANTS = frozenset(
     float(n) for n in (0, 1, 2, 3, 4, 10, 12, 24, 52, 60, 100, 360, 365, 1000, 3600, 1000000)
 )
 """Whole numbers a formula may carry (periods per year, percent, units); others are values."""
+
+
+def answer_option(text: str, formula: Formula) -> str:
+    """The question a formula is offered as an answer to ('' when it is none).
+
+    A review question lists formulas to choose from ("How is the efficiency of a heat pump
+    expressed?" then "- Eff = W √Q_c", "- Eff = W / Q_c", ...): each list entry that holds
+    only a formula, after a line that asks, is an option, and most options are wrong.
+    """
+    source = formula.source
+    if source is None or not text or source.file is None:
+        return ""
+    start = source.start
+    line_start = text.rfind("\n", 0, start) + 1
+    if not re.fullmatch(r"\s*[-*+]\s*", text[line_start:start]):
+        return ""
+    line_end = text.find("\n", source.end)
+    if text[source.end : len(text) if line_end < 0 else line_end].strip(" .,;"):
+        return ""  # words after the formula: an entry that states something
+    for line in reversed(text[:line_start].splitlines()):
+        if not line.strip() or re.match(r"\s*[-*+]\s+\$[^$]+\$+\s*$", line):
+            continue  # a blank line or another formula offered
+        return line.strip() if line.rstrip().endswith("?") else ""
+    return ""
 
 
 def worked_numbers(expr: sp.Expr) -> str:

@@ -190,6 +190,12 @@ def instantiate(
     value is plausible and every admitted formula among the mentioned quantities holds.
     """
     part = part_of(graph, mentioned(derivation))
+    # A formula that contradicts one of the chain's (the text's other sense of a symbol)
+    # is no part of its world; a chain through two rivals has none.
+    used = {step.formula.id for step in derivation.steps}
+    leave_out = graph.rivals_of(used)
+    if used & leave_out:
+        return None
     # The situation as a whole must be plausible, not only what the problem prints: a
     # $1,027 project paying $18,284 a period has a profitability index of 364, where the
     # text says 0.1 to 10, even when the problem never names that index. Only a range the
@@ -197,7 +203,7 @@ def instantiate(
     # together); draw_world gives up on a world as soon as one of them is broken.
     bounded = {n: graph.quantities[n] for n in part if stated_range(graph.quantities[n])}
     for _ in range(attempts):
-        world = draw_world(graph, part, rng, bounded)
+        world = draw_world(graph, part, rng, bounded, leave_out)
         if world is None:
             continue
         if any(n in world and not q.contains(world[n]) for n, q in bounded.items()):
@@ -210,7 +216,7 @@ def instantiate(
         # chain, as CF = PVG (r - g) with r close to g, would contradict hidden quantities).
         if any(not close(v, world[n], CHECK_TOLERANCE) for n, v in problem.values.items()):
             continue
-        if violations(graph, problem.values, CHECK_TOLERANCE):
+        if violations(graph, problem.values, CHECK_TOLERANCE, leave_out):
             continue
         return problem
     return None

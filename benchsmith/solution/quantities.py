@@ -63,7 +63,8 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"millimet(?:re|er)s per hour|mm/h", "mm/h"),
     (r"square met(?:re|er)s|m²|m\^2", "m²"),
     (r"centimet(?:re|er)s|(?<=\d )cm", "cm"),
-    (r"millimet(?:re|er)s|(?<=\d )mm", "mm"),
+    (r"millimet(?:re|er)s of mercury|mm ?Hg", "mmHg"),
+    (r"millimet(?:re|er)s(?! of mercury)|(?<=\d )mm(?! ?Hg)", "mm"),
     (r"met(?:re|er)s|\(m\)|(?<=\d )m", "m"),
     (r"seconds|\(s\)|(?<=\d )s", "s"),
     (r"minutes|\(min\)", "min"),
@@ -150,7 +151,7 @@ _PHYSICAL_KINDS: list[tuple[str, str]] = [
     (r"\bresistance\b", "Ω"),
     (r"\bcapacitance\b", "F"),
     (r"\bcharge\b", "C"),
-    (r"\bpressure\b", "Pa kPa atm"),
+    (r"\bpressure\b|\bBP\b", "Pa kPa atm mmHg"),
     (r"\babsolute temperature\b", "K"),
     (r"\btemperature\b", "K °C"),
     (r"\bconcentration\b|\bmolarity\b", "mol/L mg/L g/L"),
@@ -399,6 +400,14 @@ def clean_description(text: str, name: str) -> str:
     description = re.sub(r"\s*\$[^$]{1,30}\$\s*$", "", description.strip(" ,.;:"))
     description = re.sub(r"[$`*]", "", description)
     description = re.sub(r"^\s*(?:the|a|an|its)\s+", "", description.strip(" ,.;:"), flags=re.I)
+    # "a quantity called thermal efficiency" is the thermal efficiency
+    description = re.sub(
+        r"^(?:quantity|value|number|term|variable|measure)\s+(?:called|known\s+as|named|termed)\s+"
+        r"(?:the\s+)?",
+        "",
+        description,
+        flags=re.I,
+    )
     description = re.sub(r"\s+", " ", description).strip()
     return description or name
 
@@ -425,7 +434,11 @@ def _example_values(
     """
     if symbol:
         written = rf"{_unit_pattern(symbol)}|{re.escape(symbol)}"
-        pattern = rf"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?:\s*|-)(?:{written})(?![\w/²^])"  # 80-kg
+        # "80-kg", "1.20×10^12 J" (a power of ten is the value's; its exponent is no value)
+        pattern = (
+            rf"(?<![\w.^])(\d[\d,]*(?:\.\d+)?(?:\s*[×x]\s*10\^\{{?[-−]?\d+\}}?)?)(?:\s*|-)"
+            rf"(?:{written})(?![\w/²^])"
+        )
     elif unit == "currency":
         pattern = r"(?<!\$)\$\s?(\d[\d,]*(?:\.\d+)?)(?![\d%])(?!\s*[-+*/=(])"
     elif unit == "percent":
@@ -452,8 +465,9 @@ def _example_values(
 
     values, near = [], []
     for match in re.finditer(pattern, document):
+        number = re.sub(r"\s*[×x]\s*10\^\{?([-−]?\d+)\}?", r"e\1", match.group(1))
         try:
-            value = float(match.group(1).replace(",", ""))
+            value = float(number.replace(",", "").replace("−", "-"))
         except ValueError:
             continue
         value = value / 100 if unit == "percent" else value
@@ -703,8 +717,9 @@ def definitions_of(
     for match in re.finditer(rf"(?m)^\|\s*{sym}\s*\|([^|\n]+)\|([^|\n]*)", text):
         found.append((match.start(1), match.end(2), match.group(1)))
     verb = [
-        rf"{math}\s+{_VERB}",
+        rf"{math}\s*{_VERB}",  # "$Q$is the net heat transfer": a space lost in markup
         rf"(?:\b(?i:where|let|and|here|with)|,)\s+{bare}\s+{_VERB}",
+        rf"(?m:^)\s*[-*+]\s+{bare}\s+{_VERB}",  # a list entry: "- ΔP represents the ..."
         rf"(?:\b(?:with|where)|,)\s+{math}\s+(?=(?:the|a|an)\s)",
     ]
     # Plain text: "where\n    c = molar concentration of the solute, in mol/L" (a line that
@@ -997,7 +1012,10 @@ def owned(phrase: str, text: str, at: int) -> str:
 _RANGE_STATEMENT = re.compile(
     rf"([A-Za-z$][A-Za-z$_{{}}\\'\s-]{{1,80}}?)\s+(?:(?:usually|typically|generally|often|normally|"
     rf"mostly|commonly)\s+)?(?:(?:lie|lies|range|ranges|vary|varies|fall|falls|are|is|run|runs)"
-    rf"\s+)?(?:between|from)\s+({_NUMBER})\s*(?:[a-zA-Z/²%]+\s+)?(?:and|to)\s+({_NUMBER})"
+    rf"\s+)?(?:(?:between|from)\s+({_NUMBER})\s*(?:[a-zA-Z/²%]+\s+)?(?:and|to)\s+({_NUMBER})"
+    # "the MAP falls within the range of 70–110 mm Hg"
+    rf"|(?:with)?in\s+(?:the|a)\s+range\s+(?:of\s+|from\s+)?({_NUMBER})\s*(?:[-–—]|to)\s*"
+    rf"({_NUMBER}))"
 )
 
 
@@ -1025,7 +1043,10 @@ def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] 
     for match in _RANGE_STATEMENT.finditer(document):
         subject = match.group(1)
         symbol = re.search(rf"\$\s*{_symbol_core(quantity.name)}\s*\$\s*(?:is|are)?\s*$", subject)
-        if symbol:
+        acronym = re.fullmatch(r"[A-Z]{2,6}", quantity.name) and re.search(
+            rf"\b{quantity.name}\s*(?:is|are)?\s*$", subject
+        )  # "the MAP falls within ...": an abbreviation is written bare
+        if symbol or acronym:
             score = 100
         else:
             score = max(
@@ -1033,7 +1054,8 @@ def stated_range(quantity: Quantity, document: str) -> tuple[float, float, str] 
             )
             if score < 0:
                 continue
-        (low, _), (high, _) = _number(match.group(2)), _number(match.group(3))
+        low_text, high_text = match.group(2) or match.group(4), match.group(3) or match.group(5)
+        (low, _), (high, _) = _number(low_text), _number(high_text)
         if best is None or score > best[0]:
             best = (score, low, high, match.group(0).strip())
     return None if best is None else best[1:]
@@ -1107,16 +1129,18 @@ def word_name(name: str) -> str | None:
     """The words of a name set in words ("Annual_Coupon_Rate" -> "annual coupon rate").
 
     Formulas written in words (one MathML ``<mi>`` per word) name their quantities so; an
-    abbreviation (``PV``) or a letter with a subscript (``v_0``) is not words.
+    abbreviation (``PV``) or a letter with a subscript (``v_0``) is not words, but a word
+    may stand beside one ("systolic_BP" -> "systolic BP").
     """
     parts = name.split("_")
-    if not all(p.isalpha() and len(p) >= 2 and not p.isupper() for p in parts):
+    if not all(p.isalpha() and len(p) >= 2 for p in parts):
         return None
     if any(p in GREEK_NAMES for p in parts):
         return None  # "omega", "lamda_0": letters, not words
-    if not any(len(p) >= 3 for p in parts):
-        return None
-    return " ".join(p.lower() for p in parts)
+    if not any(len(p) >= 3 and not p.isupper() for p in parts):
+        return None  # "PV_FV": abbreviations only
+    # "systolic_BP": a word with an abbreviation, which keeps its capitals
+    return " ".join(p if p.isupper() else p.lower() for p in parts)
 
 
 def find_definitions(

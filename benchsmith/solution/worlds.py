@@ -183,13 +183,15 @@ def _forward(expr: sp.Expr, names: tuple[str, ...]) -> Any:
     return numeric_function(expr, names)
 
 
-def _representatives(graph: SolutionGraph, part: frozenset[str]) -> list[Formula]:
-    """One formula per group of equivalent formulas in ``part``."""
+def _representatives(
+    graph: SolutionGraph, part: frozenset[str], leave_out: frozenset[str] = frozenset()
+) -> list[Formula]:
+    """One formula per group of equivalent formulas in ``part`` (none of ``leave_out``)."""
     seen: set[int] = set()
     out = []
     for formula in graph.formulas:
         group = graph.equivalence_group(formula.id)
-        if formula.names <= part and group not in seen:
+        if formula.names <= part and group not in seen and formula.id not in leave_out:
             seen.add(group)
             out.append(formula)
     return out
@@ -214,12 +216,14 @@ class _Layout:
     users: dict[str, tuple[int, ...]]
 
 
-def _layout(graph: SolutionGraph, part: frozenset[str]) -> _Layout:
-    """The :class:`_Layout` of ``part`` (kept in the graph's memo)."""
-    key = ("layout", part)
+def _layout(
+    graph: SolutionGraph, part: frozenset[str], leave_out: frozenset[str] = frozenset()
+) -> _Layout:
+    """The :class:`_Layout` of ``part`` without ``leave_out`` (kept in the graph's memo)."""
+    key = ("layout", part, leave_out)
     cached = graph.memo.get(key)
     if cached is None:
-        formulas = _representatives(graph, part)
+        formulas = _representatives(graph, part, leave_out)
         outputs = {f.output for f in formulas}
         users: dict[str, list[int]] = {}
         for i, formula in enumerate(formulas):
@@ -308,13 +312,19 @@ def _checks(graph: SolutionGraph) -> list[tuple[Formula, str, tuple[str, ...], A
 
 
 def violations(
-    graph: SolutionGraph, values: Mapping[str, float], tolerance: float
+    graph: SolutionGraph,
+    values: Mapping[str, float],
+    tolerance: float,
+    leave_out: frozenset[str] = frozenset(),
 ) -> list[tuple[Formula, float | None]]:
-    """Admitted formulas whose quantities all have values and that do not hold on them."""
+    """Admitted formulas whose quantities all have values and that do not hold on them.
+
+    ``leave_out``: formulas not to check (the rivals of a chain's own, :class:`SolutionGraph`).
+    """
     out = []
     present = set(values)
     for formula, output, inputs, function in _checks(graph):
-        if not formula.names <= present:
+        if not formula.names <= present or formula.id in leave_out:
             continue
         error = _error(output, inputs, function, values)
         if error is None or error > tolerance:
@@ -327,6 +337,7 @@ def draw_world(
     part: frozenset[str],
     rng: random.Random,
     bounded: Mapping[str, Quantity] | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> dict[str, float] | None:
     """Every quantity of ``part``: independent ones drawn, the rest derived; None if stuck.
 
@@ -336,9 +347,10 @@ def draw_world(
     single unknown, one more quantity is drawn. The world is refused when a value is not a
     finite real number or a formula does not hold on it, and as soon as a derived value of
     a quantity in ``bounded`` falls outside its range (a caller that would refuse such a
-    world anyway spares deriving the rest of it).
+    world anyway spares deriving the rest of it). Formulas in ``leave_out`` (the rivals of
+    a chain's own) neither derive nor constrain its values.
     """
-    layout = _layout(graph, part)
+    layout = _layout(graph, part, leave_out)
     formulas, users = layout.formulas, layout.users
     free, rest = list(layout.free), list(layout.rest)
     rng.shuffle(free)
@@ -383,7 +395,7 @@ def draw_world(
         values[name] = graph.quantities[name].sample(rng)
         for j in users.get(name, ()):
             unknowns[j] -= 1
-    if violations(graph, values, WORLD_TOLERANCE):
+    if violations(graph, values, WORLD_TOLERANCE, leave_out):
         return None
     # A count (periods, payments, periods per year) is a whole number in every world.
     for name, value in values.items():

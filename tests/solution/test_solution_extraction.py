@@ -257,3 +257,83 @@ def test_a_solved_root_is_checked_on_sampled_values_of_its_signs():
     assert _root_holds(v**2, u, v, sp.sqrt(u))  # u = v^2 for a positive v: v = sqrt(u)
     assert not _root_holds(v**2, u, v, -sp.sqrt(u))  # never positive
     assert not _root_holds(v**2, u, v, u / 2)  # not a root at all
+
+
+SIMPLE_INTEREST = """# Simple interest
+
+## Loans in years
+
+The simple interest $I$ to be paid on a loan with principal $P$ at annual interest rate
+$r$ for a number of years $t$ is
+
+$$I = P r t$$
+
+A loan of $4,000 at 5.5% for 4 years pays $880 of interest. A loan of $14,800 at 7.9% for 7
+years pays $8,184.40.
+
+## Loans in days
+
+For a loan of $t$ days, the simple interest is
+
+$$I = \\frac{P r t}{365}$$
+
+A loan of $15,000 at 6.5% for 90 days pays $240.41.
+
+## Review
+
+How is the simple interest of a loan of $t$ days computed?
+
+- $I = P r t$
+
+- $I = \\frac{P r t}{365}$
+
+- $I = \\frac{P t}{r}$
+"""
+
+
+def test_a_symbol_in_two_senses_keeps_both_formulas_and_no_world_mixes_them(tmp_path):
+    """I = P r t (years) and I = P r t / 365 (days) contradict each other over the same
+    quantities: both are admitted as rivals, each item is drawn in a world of its own
+    formula only, and formulas offered as answers to a review question are not the text's."""
+    from benchsmith.solution import generate_items
+    from benchsmith.solution.worlds import formula_error
+
+    path = tmp_path / "interest.md"
+    path.write_text(SIMPLE_INTEREST, encoding="utf-8")
+    knowledge = build_knowledge([path])
+    graph = knowledge.graph
+    admitted = {str(f.expr): f for f in graph.formulas if f.output == "I_"}
+    assert set(admitted) == {"P*r*t", "P*r*t/365"}
+    assert graph.rivals == {frozenset(f.id for f in admitted.values())}
+    offered = [r for r in knowledge.rejected if "an answer offered to a question" in r.reason]
+    assert len(offered) == 3 and "How is the simple interest" in offered[0].reason
+    items = generate_items([path], 12, seed=3, knowledge=knowledge).items
+    assert items
+    used = set()
+    for item in items:
+        graph_of = item.metadata["solution_graph"]
+        values = dict(graph_of["givens"]) | {graph_of["target"]: item.metadata["answer_value"]}
+        if set(values) != {"I_", "P", "r", "t"}:
+            continue
+        # the item holds in one sense of t, never in both
+        holds = [e for e, f in admitted.items() if formula_error(f, values) < 1e-3]
+        assert len(holds) == 1, (item.input_text(), values)
+        used.add(holds[0])
+    assert used == set(admitted)  # and both senses are asked
+
+
+def test_a_name_set_in_words_keeps_its_words_unless_the_reader_says_more():
+    from dataclasses import replace
+
+    from benchsmith.solution.knowledge import _with_reading
+
+    def reading(name: str, words: str):
+        read = parse_definition(name, words, description=words)
+        return replace(read, origins=(("description", "reader, checked against the text"),))
+
+    own = parse_definition("diastolic_BP", "diastolic BP", description="diastolic BP")
+    assert _with_reading(own, reading("diastolic_BP", "blood pressure")).description == (
+        "diastolic BP"
+    )
+    payoff = parse_definition("Payoff", "payoff", description="payoff")
+    assert _with_reading(payoff, reading("Payoff", "payoff amount")).description == "payoff amount"

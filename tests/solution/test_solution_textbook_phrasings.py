@@ -19,6 +19,7 @@ from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
 from benchsmith.solution.quantities import (
+    clean_description,
     find_definitions,
     noun_before,
     parse_definition,
@@ -457,3 +458,33 @@ def test_a_description_without_a_word_still_reads_the_values_of_its_unit():
     # "ab" has no word of three letters to look for: the values in metres are used as they are
     quantity = parse_definition("L", "ab in metres", description="ab", document="5 m, 7 m.")
     assert (quantity.symbol, quantity.low, quantity.high) == ("m", 5.0, 7.0)
+
+
+def test_anatomy_and_thermodynamics_phrasings(tmp_path):
+    """Phrasings of Anatomy and Physiology 2e and Physics (OpenStax) the reader once missed."""
+    # a word beside an abbreviation is a name set in words; its capitals stay
+    assert word_name("systolic_BP") == "systolic BP"
+    assert word_name("PV_FV") is None
+    # a list entry "- ΔP represents ...", and a definition whose space the markup lost
+    entry = "Poiseuille's equation uses these:\n\n- ΔP represents the difference in pressure."
+    assert read(tmp_path, entry, {"Delta_P"})["Delta_P"].description == "difference in pressure"
+    glued = "The first law states $\\Delta U = Q - W$ where $Q$is the net heat transfer."
+    assert read(tmp_path, glued, {"Q"})["Q"].description == "net heat transfer"
+    # millimetres of mercury, and a range "within the range of" with an en dash
+    pressure = (
+        "The mean arterial pressure $MAP$ is computed from the two readings. Normally, the "
+        "MAP falls within the range of 70–110 mm Hg; here it is 93 mm Hg."
+    )
+    quantity = read(tmp_path, pressure, {"MAP"})["MAP"]
+    assert (quantity.symbol, quantity.low, quantity.high) == ("mmHg", 70, 110)
+    # values in scientific notation are values (not "1.20×1012 J": 1012 J)
+    energy = (
+        "Here $W$ is the work done by the engine. It takes in 1.20×10^12 J and does "
+        "3.0×10^11 J of work."
+    )
+    quantity = read(tmp_path, energy, {"W"})["W"]
+    assert quantity.symbol == "J" and 1e11 <= quantity.low < quantity.high <= 1e13
+    # "a quantity called X" is X
+    called = "A way to quantify it is $E$, a quantity called thermal efficiency."
+    assert clean_description("quantity called thermal efficiency", "E") == "thermal efficiency"
+    assert read(tmp_path, called, {"E"})["E"].description != "quantity called thermal efficiency"

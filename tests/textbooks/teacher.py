@@ -171,13 +171,28 @@ def _shown_unit(sentence: str, value: float) -> str:
     return "none"
 
 
-def _asked_unit(question: str) -> str:
+def _asked_unit(question: str, choices: list[str] | None = None) -> str:
+    """The unit an item asks its answer in: the question's, else its choices' (all one)."""
+    if choices and not re.search(r"\bGive the answer\b", question):
+        shown = {_choice_unit(c) for c in choices}
+        return shown.pop() if len(shown) == 1 else "none"
     if re.search(r"\bin dollars\b", question):
         return "money"
     if re.search(r"\bas a percent(?:age)?\b", question):
         return "percent"
     unit = re.search(r"\bGive the answer in (.+?),", question)
     return _symbol(unit.group(1)) if unit else "none"
+
+
+def _choice_unit(choice: str) -> str:
+    """The unit a choice writes its value in ("75.11 mmHg", "$1,200.00", "12%")."""
+    choice = choice.strip()
+    if choice.startswith("$"):
+        return "money"
+    if choice.endswith("%"):
+        return "percent"
+    unit = re.fullmatch(r"[-−]?[\d,]*\.?\d+(?:e[-+]?\d+)?\s*(.*)", choice)
+    return _symbol(unit.group(1)) if unit and unit.group(1) else "none"
 
 
 def _unit_problem(name: str, key_unit: str, shown: str) -> str | None:
@@ -212,6 +227,11 @@ def _named_by_words(
     if len(best) > 1 and best[0][0] == best[1][0] and best[0][1] != best[1][1]:
         return None  # two quantities fit equally: the item does not say which
     return best[0][1], symbols[best[0][1]]
+
+
+def as_read(item: Any) -> dict[str, Any]:
+    """What a teacher reads of a built item: its text, its choices (if any), its metadata."""
+    return {"input": item.input_text(), "choices": item.choices, "metadata": item.metadata}
 
 
 def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
@@ -265,7 +285,7 @@ def review(item: Mapping[str, Any], key: Mapping[str, Any]) -> list[str]:
             problems.append(f"the question does not ask for {target[0]} in the text's words "
                             f"({' / '.join(words)})")  # fmt: skip
         unit = "unit" in target[1] and _unit_problem(
-            target[0], target[1]["unit"], _asked_unit(text)
+            target[0], target[1]["unit"], _asked_unit(text, item.get("choices"))
         )
         if unit:
             problems.append(unit)

@@ -222,3 +222,52 @@ def test_two_formulas_on_one_line_are_two_and_letters_the_text_names_are_one_nam
     assert equation(re.search(r"\$\$(.+?)\$\$", named).group(1)) == ("IMA", "F_r/F_e")
     unnamed = cnxml_markdown(module("For a lever,"))
     assert equation(re.search(r"\$\$(.+?)\$\$", unnamed).group(1)) == ("A*I_*M", "F_r/F_e")
+
+
+def test_a_formula_set_as_text_keeps_its_names_operators_and_powers():
+    # Anatomy and Physiology 2e sets its formulas as text: names of words, Greek letters run
+    # together, a superscript over a run of symbols (it shows on the last one).
+    mean = tex(
+        f"<math {M}><mtext>MAP\u00a0=\u00a0diastolic\u00a0BP\u00a0+\u00a0</mtext><mfrac>"
+        "<mtext>(systolic\u00a0BP-diastolic\u00a0BP)</mtext><mn>3</mn></mfrac></math>"
+    )
+    assert equation(mean) == equation(
+        r"\mathrm{MAP} = \mathrm{diastolic_BP} + (\mathrm{systolic_BP} - \mathrm{diastolic_BP})/3"
+    )
+    flow = tex(
+        f"<math {M}><mtext>Blood flow = </mtext><mfrac><msup><mrow><mtext>π ΔP r</mtext>"
+        "</mrow><mtext>4</mtext></msup><mrow><mtext>8ηλ</mtext></mrow></mfrac></math>"
+    )
+    assert equation(flow) == ("Blood_flow", "pi*Delta_P*r**4/(8*eta*lamda)")
+    resistance = tex(
+        f"<math {M}><mtext>Resistance =</mtext><mfrac><mtext>8ηλ</mtext><msup>"
+        "<mrow><mtext>πr</mtext></mrow><mtext>4</mtext></msup></mfrac></math>"
+    )
+    assert equation(resistance) == ("Resistance", "8*eta*lamda/(pi*r**4)")
+    # a value with its unit set as text stays a value; a line of prose is no name
+    assert tex(f"<math {M}><mi>x</mi><mo>=</mo><mtext>18,140 J</mtext></math>").split() == [
+        "x", "=", "18140"
+    ]  # fmt: skip
+    prose = tex(
+        f"<math {M}><mi>A</mi><mo>=</mo><mtext>(Substitute into the growth formula)</mtext></math>"
+    )
+    assert "Substitute" not in prose
+
+
+def test_prose_powers_and_a_symbol_the_prose_sets_in_italics():
+    head = '<document xmlns="http://cnx.rice.edu/cnxml"><title>Heat engines</title><content>'
+    formula = (f"<math {M}><mi>E</mi><mi>f</mi><mi>f</mi><mo>=</mo><mfrac><mi>W</mi><msub>"
+               "<mi>Q</mi><mtext>h</mtext></msub></mfrac></math>")  # fmt: skip
+    module = (
+        f'{head}<para>We define thermal efficiency, <emphasis effect="italics">Eff</emphasis>,'
+        " as the ratio; it takes in 1.20×10<sup>12</sup> J by heat over 3 m<sup>2</sup>.</para>"
+        f"<equation>{formula}</equation></content></document>"
+    )
+    text = cnxml_markdown(module)
+    assert "1.20×10^12 J" in text and "3 m^2" in text  # not "1.20×1012 J"
+    assert equation(re.search(r"\$\$(.+?)\$\$", text).group(1)) == ("Eff", "W/Q_h")
+    # two letters in italics are a product ("Ad" is A times d), not a name
+    two = module.replace("Eff</emphasis>", "Ad</emphasis>").replace(
+        "<mi>E</mi><mi>f</mi><mi>f</mi>", "<mi>A</mi><mi>d</mi>"
+    )
+    assert equation(re.search(r"\$\$(.+?)\$\$", cnxml_markdown(two)).group(1))[0] == "A*d"

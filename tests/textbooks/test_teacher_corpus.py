@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 import pytest
-from teacher import review
+from teacher import as_read, review
 
 from benchsmith.solution import generate_items
 from benchsmith.solution.errors import SolutionError
@@ -64,9 +64,7 @@ def read_section(section: str) -> dict:
         items, error = [], str(exc)[:200]
     else:
         error = ""
-    problems = [
-        review({"input": item.input_text(), "metadata": item.metadata}, key) for item in items
-    ]
+    problems = [review(as_read(item), key) for item in items]
     return {
         "part": part_of(key),
         "format": Path(key["file"]).suffix,

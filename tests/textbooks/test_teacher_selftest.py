@@ -69,6 +69,14 @@ def test_each_fault_is_named(item, why):
     assert any(why in p for p in problems), problems
 
 
+def test_a_multiple_choice_item_gives_its_unit_in_the_choices():
+    """ "Choose the correct value." asks no unit: the choices show it, as the student sees."""
+    item = bad(input=GOOD["input"].replace("Give the answer as a percentage.", "Choose one."))
+    assert review(item | {"choices": ["4.8%", "5.26%", "6.1%"]}, KEY) == []
+    wrong = review(item | {"choices": ["4.8 kg", "5.26 kg", "6.1 kg"]}, KEY)
+    assert any("CY is in no unit in the text; the item uses kg" in p for p in wrong), wrong
+
+
 def test_a_wrong_recorded_answer_is_a_mismatch():
     item = copy.deepcopy(GOOD)
     item["metadata"]["answer_value"] = 0.06
