@@ -465,7 +465,10 @@ def _math_markdown(math: ET.Element, block: bool) -> str:
     if block or math.get("display") == "block":
         # An aligned table of steps: each row on its own display.
         return "\n\n" + "\n\n".join(f"$${row}$$" for row in tex.splitlines()) + "\n\n"
-    return " ".join(f"${line}$" for line in tex.splitlines())  # a line break ends a formula
+    # a line break ends a formula; punctuation set inside the math ("height $H :$") is the
+    # sentence's
+    lines = [re.fullmatch(r"(.*?)\s*([,.:;]?)", line, flags=re.S) for line in tex.splitlines()]
+    return " ".join(f"${m.group(1)}${m.group(2)}" for m in lines if m and m.group(1).strip())
 
 
 # --------------------------------------------------------------------------- CNXML

@@ -33,7 +33,7 @@ _BASE: dict[str, sp.Expr] = {
     "C": u.coulomb, "Pa": u.pascal, "K": u.kelvin, "°C": u.kelvin, "Hz": u.hertz,
     "L": u.liter, "l": u.liter, "mol": u.mole, "h": u.hour, "min": u.minute, "d": u.day,
     "day": u.day, "days": u.day, "yr": u.year, "year": u.year, "atm": u.atmosphere,
-    "mmHg": u.mmHg,
+    "mmHg": u.mmHg, "in": u.inch, "ft": u.foot, "yd": u.yard, "mi": u.mile,
     "ha": 10_000 * u.meter**2, "Wh": u.watt * u.hour, "rad": sp.S.One, "°": sp.S.One,
     "degree": sp.S.One, "degrees": sp.S.One, "M": u.mole / u.liter, "$": _DOLLAR,
 }  # fmt: skip

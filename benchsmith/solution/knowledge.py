@@ -125,7 +125,13 @@ def build_knowledge(
 
     # A Greek letter the text defines as a quantity ("$\\pi$ is the expected inflation
     # rate") is that quantity, not 3.14159.
-    defines_pi = any(definitions_of("pi_", s.text) for s in sections)
+    # "We will approximate $\\pi$ with 3.14": the constant, named only to round it.
+    rounded_pi = re.compile(
+        r"approximat\w*\s+\$?\\pi|\\pi\$?\s*(?:\\approx|≈)|(?:use|take)\s+3\.14"
+    )
+    defines_pi = any(
+        definitions_of("pi_", s.text) and not rounded_pi.search(s.text) for s in sections
+    )
     for section in sections:
         explicit, bad = extract_explicit(section, len(found))
         rejected.extend(bad)

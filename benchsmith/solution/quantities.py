@@ -61,6 +61,22 @@ PHYSICAL_UNITS: list[tuple[str, str]] = [
     (r"kilomet(?:re|er)s|km", "km"),
     (r"hectares|(?<=\d )ha\b|(?<=\bin )ha\b", "ha"),
     (r"millimet(?:re|er)s per hour|mm/h", "mm/h"),
+    # lengths, areas and volumes in US units (Prealgebra 2e: "216 cu. ft", "1,264 sq. in."),
+    # and in centimetres
+    *[
+        (rf"{kind} {words}|{short}\.? ?{unit}\b\.?|{unit}{power}|{unit}\^{digit}", f"{unit}{power}")
+        for kind, short, power, digit in (("square", "sq", "²", "2"), ("cubic", "cu", "³", "3"))
+        for words, unit in (
+            ("inch(?:es)?", "in"),
+            ("(?:feet|foot)", "ft"),
+            ("yards?", "yd"),
+            ("centimet(?:re|er)s?", "cm"),
+        )
+    ],  # fmt: skip
+    (r"inch(?:es)?(?![ -]?(?:pounds?|lbs?)\b)|(?<=\d )in\.(?=\s)", "in"),
+    (r"feet|foot(?![ -]?(?:pounds?|lbs?|candles?)\b)|(?<=\d )ft", "ft"),
+    (r"yards|(?<=\d )yd", "yd"),
+    (r"miles|(?<=\d )mi\b", "mi"),
     (r"square met(?:re|er)s|m²|m\^2", "m²"),
     (r"centimet(?:re|er)s|(?<=\d )cm", "cm"),
     (r"millimet(?:re|er)s of mercury|mm ?Hg", "mmHg"),
@@ -127,8 +143,8 @@ _KIND_WORDS: list[tuple[str, str]] = [
 _PHYSICAL_KINDS: list[tuple[str, str]] = [
     (r"\bangular (?:frequency|velocity|speed)\b", "rad/s"),
     (r"\bacceleration\b", "m/s²"),
-    (r"\bvolume\b", "m³ L mL"),
-    (r"\barea\b", "m²"),
+    (r"\bvolume\b", "m³ L mL in³ ft³ cm³"),
+    (r"\barea\b", "m² in² ft² cm²"),
     (r"\bmolality\b|\bmolal concentration\b", "mol/kg"),
     (r"\bdose\b", "mg g"),
     (r"\b(?:velocity|speed)\b", "m/s km/h"),
@@ -140,7 +156,7 @@ _PHYSICAL_KINDS: list[tuple[str, str]] = [
     ),
     (
         r"\b(?:height|distance|displacement|radius|length|position|range|diameter|width)\b",
-        "m cm mm km",
+        "m cm mm km in ft yd mi",
     ),
     (r"\b(?:force|weight|tension|friction)\b", "N"),
     (r"\bspecific heat\b|\bheat capacity\b", ""),  # J/(g·°C): the text's own unit
@@ -204,12 +220,35 @@ def _physical_kind(description: str, document: str) -> str:
     # writes values in most often (°C or K, g or kg)
     counts = []
     for symbol in _kind_units(description) or []:
-        unit = rf"(?:\\mathrm\{{)?\s*(?:{_unit_pattern(symbol)}|{re.escape(symbol)})(?![\w/²^])"
-        # "80-kg", "10^{-4} { \mathrm{m} }^{3}", "10$~mg/L"
-        shown = rf"(?:\d|\}})\$?(?:\s*|-|~)\{{?\s*{unit}"
-        counts.append((len(re.findall(shown, document)), symbol))
+        shown = _shown_count(symbol, document)
+        if shown and symbol.rstrip("²³") in _LENGTHS:
+            # lengths, areas and volumes of one text in one system: a text that gives its
+            # lengths in inches gives areas in square inches (not feet² beside inches)
+            base = symbol.rstrip("²³")
+            shown = sum(_shown_count(f"{base}{p}", document) for p in ("", "²", "³"))
+        counts.append((shown, symbol))
     best = max(counts, default=(0, ""), key=lambda c: c[0])
     return best[1] if best[0] else ""
+
+
+_LENGTHS = frozenset("m cm mm km in ft yd mi".split())
+
+
+def _shown_count(symbol: str, document: str) -> int:
+    r"""How often the document writes a value in this unit ("80-kg", "10$~mg/L").
+
+    Inside math a unit is set upright (``10^{-4} { \mathrm{m} }^{3}``) or ends a value
+    ("$= 4.1 \times 10^{-21} J$", "$9.8 m / s^2$"); a bare letter after a number with a
+    symbol after it is a factor ("$S = 2 L H$" is 2 times the length, not litres).
+    """
+    unit = rf"(?:\\mathrm\{{)?\s*(?:{_unit_pattern(symbol)}|{re.escape(symbol)})(?![\w/²^])"
+    math = [m.span() for m in re.finditer(r"\$\$.+?\$\$|\$[^$\n]+?\$", document, flags=re.S)]
+    count = 0
+    for match in re.finditer(rf"(?:\d|\}})\$?(?:\s*|-|~)\{{?\s*{unit}", document):
+        inside = any(a < match.start() and match.end() <= b for a, b in math)
+        factor = re.match(r"\s*(?:[A-Za-z(]|\\(?![,;!]|mathrm))", document[match.end() :])
+        count += not inside or "mathrm" in match.group(0) or not factor
+    return count
 
 
 _NOT_UNITS = frozenset("in of to is at on as or and the by for per from than it be are was".split())
@@ -888,7 +927,10 @@ NP_STOP = frozenset(
     "denote denoted denotes write written call also only just it they we you one although "
     "because since however thus therefore hence here there now use using note notice see "
     "not no averages after before during until letting setting taking calling writing "
-    "denoting define defines defining".split()
+    "denoting define defines defining "
+    # modal verbs and verbs of finding ("Now we must find $v_{0y}$, the component ...")
+    "will would can could shall should may might must find finds calculate compute "
+    "determine solve obtain".split()
 )
 """Words a noun phrase before a symbol does not reach past (its left edge)."""
 NP_INNER = frozenset("of to".split())

@@ -337,3 +337,14 @@ def test_a_name_set_in_words_keeps_its_words_unless_the_reader_says_more():
     )
     payoff = parse_definition("Payoff", "payoff", description="payoff")
     assert _with_reading(payoff, reading("Payoff", "payoff amount")).description == "payoff amount"
+
+
+def test_pi_rounded_by_the_text_is_the_constant_and_defined_pi_is_a_quantity(tmp_path):
+    rounded = tmp_path / "cylinder.md"
+    rounded.write_text(
+        "# Cylinders\n\nA cylinder of radius $r$ (in cm) and height $h$ (in cm) has volume "
+        "$V$ (in cm³)\n\n$$V = \\pi r^2 h$$\n\nWe will approximate $\\pi$ with 3.14.\n",
+        encoding="utf-8",
+    )
+    graph = build_knowledge([rounded]).graph
+    assert [str(f.expr) for f in graph.formulas] == ["pi*h*r**2"]  # sympy's pi, no pi_

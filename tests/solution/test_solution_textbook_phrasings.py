@@ -488,3 +488,27 @@ def test_anatomy_and_thermodynamics_phrasings(tmp_path):
     called = "A way to quantify it is $E$, a quantity called thermal efficiency."
     assert clean_description("quantity called thermal efficiency", "E") == "thermal efficiency"
     assert read(tmp_path, called, {"E"})["E"].description != "quantity called thermal efficiency"
+
+
+def test_us_units_one_length_system_and_letters_that_are_factors(tmp_path):
+    """Prealgebra 2e's geometry: inches and feet, "cu. ft" and "sq. in.", and "$S = 2 L H$"
+    (2 times the length, not 2 litres)."""
+    from benchsmith.solution.quantities import _physical_kind, physical_unit
+
+    assert [physical_unit(t) for t in ("12 inches", "216 cu. ft", "1,264 sq. in.", "3 ft")] == [
+        "in", "ft³", "in²", "ft"
+    ]  # fmt: skip
+    text = (
+        "A box has length 22 inches and height 9 inches; its volume is 2,772 cu. in. and its "
+        "surface is 1,264 sq. in. A shed is 8 ft tall. $$S = 2 L H + 2 L W$$ $$V = 2 L W H$$"
+    )
+    assert _physical_kind("volume", text) == "in³"  # not litres: "2 L W" is a product
+    assert _physical_kind("surface area", text) == "in²"
+    assert _physical_kind("height", text) == "in"
+    assert _physical_kind("kinetic energy", "so $K = 4.1 \\times 10^{-21} J$ here") == "J"
+
+
+def test_a_verb_of_finding_and_punctuation_set_in_math_name_nothing(tmp_path):
+    found = read(tmp_path, "Now we must find $v_{0y}$, the component of the velocity.", {"v_0y"})
+    assert found.get("v_0y") is None or "find" not in found["v_0y"].description
+    assert noun_before("Now we must find") is None

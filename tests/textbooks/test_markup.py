@@ -271,3 +271,13 @@ def test_prose_powers_and_a_symbol_the_prose_sets_in_italics():
         "<mi>E</mi><mi>f</mi><mi>f</mi>", "<mi>A</mi><mi>d</mi>"
     )
     assert equation(re.search(r"\$\$(.+?)\$\$", cnxml_markdown(two)).group(1))[0] == "A*d"
+
+
+def test_punctuation_set_inside_inline_math_is_the_sentence_s():
+    # Prealgebra 2e: "with length <math>L ,</math> width <math>W ,</math> and height <math>H :"
+    module = (
+        '<document xmlns="http://cnx.rice.edu/cnxml"><title>Solids</title><content><para>'
+        f"with length <math {M}><mi>L</mi><mo>,</mo></math> and height <math {M}><mi>H</mi>"
+        "<mo>:</mo></math> the box</para></content></document>"
+    )
+    assert "with length $L$, and height $H$: the box" in cnxml_markdown(module)
