@@ -279,6 +279,8 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
     if not text or text.lower() in PROSE_WORDS or (after_number and UNIT_TEXT.fullmatch(text)):
         return " "
     if re.fullmatch(r"[A-Za-z][A-Za-z0-9 &'-]*", text):  # "S&P 500 Avg Return", "T-Bill"
+        if _step_words(text):
+            return " "  # "Take the natural logarithm", "Divide by 10": a worked step's note
         return _text_name(text)
     if _FORMULA_TEXT.search(text):  # "MAP = diastolic BP + ", "π ΔP r", "8ηλ"
         return _formula_text(text)
@@ -289,6 +291,24 @@ _NOT_UNITS = "".join(g for g in GREEK if g not in "μΩ")
 _PROSE = PROSE_WORDS | {"the", "a", "an", "into", "from", "by", "on", "this", "that", "we"}
 _FORMULA_TEXT = re.compile(rf"[=+()/×·⋅]|[{''.join(GREEK)}]")
 _TEXT_OPERATORS = re.compile(r"\s*([=+()/×·⋅*]|(?<=\S)\s*[-−–]\s*(?=\S)|^[-−–])\s*")
+
+
+_STEP_VERBS = frozenset(
+    "take divide multiply subtract add substitute use solve simplify rewrite apply isolate "
+    "evaluate round plug set write find calculate compute replace combine factor expand "
+    "distribute cancel raise square".split()
+)
+
+
+def _step_words(text: str) -> bool:
+    """Words set in a formula that note a step ("Take the natural log of both sides")."""
+    words = text.split()
+    lowered = {w.lower() for w in words}
+    return (
+        len(words) > 4
+        or words[0].lower() in _STEP_VERBS | {"approx", "approximately"}
+        or bool(lowered & {"the", "into", "by", "both", "when", "then", "from"})
+    )
 
 
 def _text_name(text: str) -> str:

@@ -208,9 +208,13 @@ def build_knowledge(
     ]
     notes: list[str] = []
     _ambiguous(hints, notes, texts)
+    patterns = {
+        name: read(name, section) or default_quantity(name) for name, section in near.items()
+    }
+    _taken_by_patterns(hints, patterns, notes)
     quantities: dict[str, Quantity] = {}
-    for name, section in near.items():
-        quantity = read(name, section) or default_quantity(name)
+    for name in near:
+        quantity = patterns[name]
         if name in hints:
             quantity = _with_reading(quantity, hints[name])
         quantities[name] = quantity
@@ -430,6 +434,35 @@ def _ambiguous(
         notes.append(
             f"the reader gave the same words ({words!r}) for {', '.join(sorted(names))}:"
             f"{kept} the patterns read {others}"
+        )
+
+
+def _taken_by_patterns(
+    hints: dict[str, Quantity], patterns: Mapping[str, Quantity], notes: list[str]
+) -> None:
+    """The reader's words for a symbol that the text's definition gives another, dropped.
+
+    "molar mass" for ``m`` where the text defines ``M`` as the molar mass and ``m`` as the
+    mass of the sample: the patterns' own definition of ``m`` stands.
+    """
+    defined = {
+        q.description.lower(): name
+        for name, q in patterns.items()
+        if "description" not in q.assumed
+    }
+    for name, hint in hints.items():
+        other = defined.get(hint.description.lower())
+        own = patterns.get(name)
+        if other in (None, name) or "description" in hint.assumed:
+            continue
+        if own is None or "description" in own.assumed:
+            continue  # the patterns have nothing better for it
+        hints[name] = replace(
+            hint, description=own.description, assumed=(*hint.assumed, "description")
+        )
+        notes.append(
+            f"the reader's words for {name} ({hint.description!r}) are the text's definition of "
+            f"{other}: the patterns' reading of {name} ({own.description!r}) stands"
         )
 
 

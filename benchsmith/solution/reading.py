@@ -323,15 +323,18 @@ def words_near(words: str, name: str, text: str) -> tuple[int, int] | None:
     A text that never writes the symbol where the patterns can see it (a formula in a
     picture, subscripts lost) lets the words be anywhere in it. None: not found.
     """
+    spans = all_words_near(words, name, text)
+    return spans[0] if spans else None
+
+
+def all_words_near(words: str, name: str, text: str) -> list[tuple[int, int]]:
+    """Every place ``words`` occur within :data:`NEAR` characters of the symbol, in order."""
     pattern = phrase_pattern(words)
     if pattern is None:
-        return None
+        return []
     found = [(m.start(), m.end()) for m in pattern.finditer(text)]
     at = mentions(name, text)
-    for start, end in found:
-        if not at or any(abs(a - start) <= NEAR for a in at):
-            return start, end
-    return None
+    return [(s, e) for s, e in found if not at or any(abs(a - s) <= NEAR for a in at)]
 
 
 _MONEY = {"$", "dollar", "dollars", "usd", "us dollars", "us$"}
@@ -445,10 +448,12 @@ def symbol_quantity(
         name.lower(),
         display_symbol(name).replace("_", "").lower(),
     }
-    span = None if echo else words_near(words, name, text)
-    if span is None:
+    spans = [] if echo else [widened(text, s) for s in all_words_near(words, name, text)]
+    if not spans:
         return None  # a reader that does not know what the symbol is: its unit is noise
-    span = widened(text, span)
+    # "rate" is said of r three times: "the rate is $r$", "an annual interest rate of $r$";
+    # the place where the text qualifies the words most is the reading
+    span = max(spans, key=lambda s: s[1] - s[0])
     words = " ".join(text[span[0] : span[1]].split())
     read = unit_reading(answer.unit, text, [*mentions(name, text), span[0]])
     stated = range_reading(answer.low, answer.high, text)

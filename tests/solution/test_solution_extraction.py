@@ -348,3 +348,31 @@ def test_pi_rounded_by_the_text_is_the_constant_and_defined_pi_is_a_quantity(tmp
     )
     graph = build_knowledge([rounded]).graph
     assert [str(f.expr) for f in graph.formulas] == ["pi*h*r**2"]  # sympy's pi, no pi_
+
+
+def test_the_reader_s_words_for_one_symbol_that_the_text_gives_another_are_dropped():
+    from benchsmith.solution.knowledge import _taken_by_patterns
+
+    patterns = {
+        "m": parse_definition("m", "mass of the sample in g", description="mass of the sample"),
+        "M": parse_definition("M", "molar mass in g/mol", description="molar mass"),
+    }
+    hints = {"m": parse_definition("m", "molar mass", description="molar mass")}
+    notes: list[str] = []
+    _taken_by_patterns(hints, patterns, notes)
+    assert hints["m"].description == "mass of the sample" and "description" in hints["m"].assumed
+    assert "the text's definition of M" in notes[0]
+
+
+def test_the_reader_s_words_are_read_where_the_text_qualifies_them_most(tmp_path):
+    from benchsmith.solution.reading import SymbolAnswer, symbol_quantity
+
+    path = tmp_path / "rates.md"
+    path.write_text(
+        "# Interest\n\nIn this case the rate is $r$. The principal is invested at an annual "
+        "interest rate of $r$ for $t$ years.\n",
+        encoding="utf-8",
+    )
+    section = read_document(path).sections[0]
+    read = symbol_quantity("r", SymbolAnswer(words="rate", unit="", low="", high=""), section)
+    assert read is not None and read.description == "annual interest rate"

@@ -165,6 +165,8 @@ def _shown_unit(sentence: str, value: float) -> str:
         after = match.group(3) or ""
         if after == "%":
             return "percent"
+        if after == "in" and re.fullmatch(r"\.?\s*", sentence[match.end() :]):
+            return "in"  # "The length is 22 in." ends the sentence: inches
         if not after or after.lower() in ("and", "or", "per", "of", "for", "in"):
             return "none"
         return _symbol(after)

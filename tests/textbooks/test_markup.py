@@ -281,3 +281,12 @@ def test_punctuation_set_inside_inline_math_is_the_sentence_s():
         "<mo>:</mo></math> the box</para></content></document>"
     )
     assert "with length $L$, and height $H$: the box" in cnxml_markdown(module)
+
+
+def test_notes_of_a_worked_step_set_in_a_formula_are_no_names():
+    # College Algebra 2e annotates its steps in the formula's own table cells
+    for note in ("Take the natural logarithm", "Divide by 10", "Substitute", "when compounded"):
+        assert "mathrm" not in tex(f"<math {M}><mi>k</mi><mo>=</mo><mn>2</mn><mtext>{note}</mtext>"
+                                   "</math>"), note  # fmt: skip
+    assert "SP_500_Avg_Return" in tex(f"<math {M}><mi>x</mi><mo>=</mo><mtext>S&amp;P 500 Avg "
+                                       "Return</mtext></math>")  # fmt: skip

@@ -77,6 +77,15 @@ def test_a_multiple_choice_item_gives_its_unit_in_the_choices():
     assert any("CY is in no unit in the text; the item uses kg" in p for p in wrong), wrong
 
 
+def test_inches_at_the_end_of_a_sentence_are_a_unit_and_in_before_words_is_not():
+    key = copy.deepcopy(KEY)
+    key["symbols"]["F"]["unit"] = "in"
+    inches = bad(input=GOOD["input"].replace("$1,000.00.", "1,000 in."))
+    assert not any("F is in" in p for p in review(inches, key))
+    prose = bad(input=GOOD["input"].replace("$1,000.00.", "1,000 in all."))
+    assert any("F is in in in the text; the item uses no unit" in p for p in review(prose, key))
+
+
 def test_a_wrong_recorded_answer_is_a_mismatch():
     item = copy.deepcopy(GOOD)
     item["metadata"]["answer_value"] = 0.06
