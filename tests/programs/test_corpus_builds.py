@@ -2,10 +2,10 @@
 
 The whole corpus (203 intents over 32 tables, eight sets) is measured by
 ``benchmarks/program_corpus.py`` (``make corpus``), whose figures the notes quote. The suite
-keeps this sample: the intents whose blind first run caught a real defect of the reader
+keeps this sample: intents whose blind first run caught a real defect of the reader
 (held-out-5's: "who painted it" asks for the painter, a zero-shot spec wants a
-classification, a closed-book cue, "windiest", "overnight low", rows missing from an
-open-book table, French filters and aggregates, "American-born", "pre-1850"), one intent
+classification, a closed-book cue, rows missing from an open-book table, French filters
+and aggregates, "pre-1850"), one intent
 written as a bulleted list, a multihop within one table, a German intent (once a known
 gap: no German wording), the remaining known gap, two intents the data cannot serve, and
 nine intents over the starter catalog (no ``--dataset``) in six languages, one spoken.
@@ -29,8 +29,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 
 SAMPLE = (
     # held-out-5: each failed its blind first run for a reason since fixed in the reader
-    "r01", "r02", "r03", "r04", "r05", "r06", "r07", "r11", "r12", "r14", "r15", "r19",
-    "r20", "r24",
+    # (one per kind and language here; r07, r11, r12, r15 and r20 are measured by
+    # benchmarks/program_corpus.py and their phrasings by the unit tests)
+    "r01", "r02", "r03", "r04", "r05", "r06", "r14", "r19", "r24",
     "e06",  # an intent written as a bulleted list (starts with "-")
     "i22",  # multihop within one table (an employee's manager's department)
     "r09", "r18",  # unservable: refused with what is missing
