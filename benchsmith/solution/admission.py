@@ -141,22 +141,3 @@ def admit(
     order = {f.id: i for i, f in enumerate(formulas)}
     admitted.sort(key=lambda f: order[f.id])
     return admitted, rejected
-
-
-def rival_pairs(
-    admitted: list[Formula], quantities: Mapping[str, Quantity]
-) -> list[frozenset[str]]:
-    """Pairs of admitted formulas over exactly the same quantities that cannot both hold.
-
-    ``I = P r t`` for a term in years and, sections later, ``I = P r t / 365`` for one in
-    days; ``t = -ln 2 / k`` for a decay and ``t = ln 2 / k`` for a growth: the text uses a
-    symbol in two senses. Every world holding both would be refused, and no item made from
-    either; the graph keeps both and a chain's world leaves out its formulas' rivals.
-    """
-    graph = SolutionGraph(quantities, admitted)
-    return [
-        frozenset({a.id, b.id})
-        for i, a in enumerate(admitted)
-        for b in admitted[i + 1 :]
-        if a.names == b.names and graph.equivalence_group(a.id) != graph.equivalence_group(b.id)
-    ]

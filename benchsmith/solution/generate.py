@@ -130,13 +130,11 @@ def _plan_key(graph: SolutionGraph, difficulties: Sequence[int], seed: int) -> s
     ]
     quantities = [repr(graph.quantities[name]) for name in sorted(graph.quantities)]
     apart = sorted(sorted(p) for p in graph.apart)
-    rivals = sorted(sorted(p) for p in graph.rivals)
     return cache.entry_key(
         "plan",
         formulas,
         quantities,
         apart,
-        rivals,
         list(difficulties),
         seed,
         DERIVATION_CAP,

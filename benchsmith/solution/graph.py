@@ -223,7 +223,7 @@ class SolutionGraph:
         quantities: Mapping[str, Quantity],
         formulas: list[Formula],
         apart: Iterable[frozenset[str]] = (),
-        rivals: Iterable[frozenset[str]] = (),
+        rivals: bool = False,
     ) -> None:
         """Build the graph (solving of formulas for inputs happens lazily and is cached).
 
@@ -232,16 +232,23 @@ class SolutionGraph:
             formulas: The admitted formulas.
             apart: Pairs of formula ids the text does not apply to one object: no chain
                 passes a value from one to the other (:mod:`.objects`).
-            rivals: Pairs of formula ids over the same quantities that cannot both hold (the
-                text uses a symbol in two senses: a term in years, then in days). A world
-                of a chain through one leaves the other out; no chain uses both.
+            rivals: Whether formulas over the same quantities that cannot both hold are
+                rivals (``rivals``) rather than a constraint on one another.
         """
         self.quantities = dict(quantities)
         self.formulas = list(formulas)
         self.apart = frozenset(apart)
-        self.rivals = frozenset(rivals)
         self._forms: dict[str, list[StepForm]] = {}
         self._equivalent = self._equivalence_groups()
+        self.rivals = frozenset(
+            frozenset({a.id, b.id})
+            for a, b in itertools.combinations(self.formulas, 2)
+            if rivals and a.names == b.names and self._equivalent[a.id] != self._equivalent[b.id]
+        )
+        """Pairs of formula ids over the same quantities that cannot both hold (the text uses
+        a symbol in two senses: ``I = P r t`` for a term in years, later ``I = P r t / 365``
+        in days; ``t = -ln 2 / k`` and ``t = ln 2 / k``). Every world holding both would be
+        refused: a chain's world leaves out its formulas' rivals, and no chain uses two."""
         self.memo: dict[Any, Any] = {}
         """Facts derived from the graph once and read often (:mod:`worlds`: its connected
         parts, the formulas of a part); the graph's formulas and quantities never change."""

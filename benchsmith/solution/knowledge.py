@@ -23,7 +23,7 @@ from typing import Any
 
 import sympy as sp
 
-from benchsmith.solution.admission import admit, rival_pairs
+from benchsmith.solution.admission import admit
 from benchsmith.solution.dimensions import implied_unit, unit_disagreement
 from benchsmith.solution.documents import Document, Section, read_document
 from benchsmith.solution.expressions import safe_name
@@ -250,7 +250,7 @@ def build_knowledge(
     admitted, refused = admit([f for f in found if not clash[f.id]], quantities, seed)
     notes = ([NO_READER] if asker is None else []) + notes
     apart, decisions = _objects(asker, admitted, sections, texts, notes)
-    graph = SolutionGraph(quantities, admitted, apart, rival_pairs(admitted, quantities))
+    graph = SolutionGraph(quantities, admitted, apart, rivals=True)
     reading: dict[str, Any] = {}
     if asker is not None:
         notes += asker.notes

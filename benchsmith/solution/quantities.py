@@ -25,6 +25,7 @@ import math
 import random
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from benchsmith.markup import GREEK, NUMBER
 from benchsmith.solution.documents import Section, Source
@@ -234,6 +235,13 @@ def _physical_kind(description: str, document: str) -> str:
 _LENGTHS = frozenset("m cm mm km in ft yd mi".split())
 
 
+@lru_cache(maxsize=8)
+def _math_spans(document: str) -> tuple[tuple[int, int], ...]:
+    """Where the document's math is (read once per document, not per unit asked about)."""
+    found = re.finditer(r"\$\$.+?\$\$|\$[^$\n]+?\$", document, flags=re.S)
+    return tuple(m.span() for m in found)
+
+
 def _shown_count(symbol: str, document: str) -> int:
     r"""How often the document writes a value in this unit ("80-kg", "10$~mg/L").
 
@@ -242,7 +250,7 @@ def _shown_count(symbol: str, document: str) -> int:
     symbol after it is a factor ("$S = 2 L H$" is 2 times the length, not litres).
     """
     unit = rf"(?:\\mathrm\{{)?\s*(?:{_unit_pattern(symbol)}|{re.escape(symbol)})(?![\w/²^])"
-    math = [m.span() for m in re.finditer(r"\$\$.+?\$\$|\$[^$\n]+?\$", document, flags=re.S)]
+    math = _math_spans(document)
     count = 0
     for match in re.finditer(rf"(?:\d|\}})\$?(?:\s*|-|~)\{{?\s*{unit}", document):
         inside = any(a < match.start() and match.end() <= b for a, b in math)
