@@ -54,7 +54,7 @@ corpus: install catalog
 	mkdir -p $(CORPUS_OUT)
 	$(BIN)/python benchmarks/program_corpus.py --json $(CORPUS_OUT)/program_corpus.json $(CORPUS_ARGS)
 	$(BIN)/python benchmarks/textbook_corpus.py --set dev --set held-out-1 --set held-out-2 \
-		--set held-out-3 --set held-out-4 --json $(CORPUS_OUT)/textbook_corpus.json
+		--set held-out-3 --set held-out-4 --set held-out-5 --json $(CORPUS_OUT)/textbook_corpus.json
 
 lint: install
 	$(BIN)/ruff check benchsmith tests benchmarks

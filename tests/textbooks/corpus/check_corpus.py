@@ -70,6 +70,16 @@ MIRRORS = {
     "github:openstax/osbooks-prealgebra-bundle": Path(
         "/work/.mirror/openstax+osbooks-prealgebra-bundle/repo"
     ),
+    **{
+        f"github:openstax/{repo}": Path(f"/work/.mirror/openstax+{repo}/repo")
+        for repo in (
+            "osbooks-introduction-business",
+            "osbooks-introduction-python-programming",
+            "osbooks-nursing-external-bundle",
+            "osbooks-principles-marketing",
+            "osbooks-statistics",
+        )
+    },
 }
 GREEK = {
     "alpha": "α",
