@@ -28,7 +28,7 @@ from benchsmith.solution.errors import FormulaSyntaxError
 
 FUNCTIONS: dict[str, Any] = {
     "exp": sp.exp, "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos,
-    "tan": sp.tan,
+    "tan": sp.tan, "log10": lambda x: sp.log(x, 10),
 }  # fmt: skip
 CONSTANTS: dict[str, Any] = {"pi": sp.pi}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

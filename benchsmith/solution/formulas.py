@@ -110,7 +110,8 @@ class Candidate:
 
 
 def _equation_sides(body: str) -> tuple[str, str] | None:
-    parts = [p.strip() for p in re.split(r"(?<![<>!=])=(?!=)", body)]
+    # "A ≈ A_0 e^{kt}" states the relation as "=" does (the text rounds a constant in it)
+    parts = [p.strip() for p in re.split(r"(?<![<>!=])=(?!=)|\\approx(?![A-Za-z])|≈", body)]
     if len(parts) < 2:
         return None
     return parts[0], parts[1]

@@ -180,6 +180,21 @@ def build_knowledge(
         if plugged[f.id]
     ]
     found = [f for f in found if not plugged[f.id]]
+    # "y = 2 e^{0.5 x}" after "y = A_0 e^{k x}": the text's formula with numbers for some of
+    # its quantities, a worked example's model
+    instances = {f.id: g for f in found if (g := instance_of(f, found)) is not None}
+    rejected += [
+        RejectedFormula(
+            f.text,
+            f.syntax,
+            f.source,
+            f"{instances[f.id].text!r} with numbers for some of its quantities: a worked "
+            "example, not a relation of its own",
+        )
+        for f in found
+        if f.id in instances
+    ]
+    found = [f for f in found if f.id not in instances]
     whole = "\n".join(d.text for d in documents)
     readings: dict[tuple[str, str, int], Quantity | None] = {}
 
@@ -579,6 +594,33 @@ def worked_numbers(expr: sp.Expr) -> str:
         and not (related and abs(float(a)) < 10 and len(f"{abs(float(a)):g}".strip("0.")) <= 3)
     ]
     return ", ".join(str(a) for a in odd[:3])
+
+
+def instance_of(formula: Formula, others: Sequence[Formula]) -> Formula | None:
+    """The formula of ``others`` that ``formula`` is, with numbers for some of its inputs.
+
+    "y = 2 e^{0.5 x}" is "y = A_0 e^{k x}" with A_0 = 2 and k = 0.5: same output, the other
+    inputs matched one to one by symbols. None when ``formula`` has no number of its own.
+    """
+    numbers = [a for a in formula.expr.atoms(sp.Number) if abs(a) != 1 and a != sp.S.Half]
+    if not numbers:
+        return None
+    for other in others:
+        if other.output != formula.output or len(other.inputs) <= len(formula.inputs):
+            continue
+        wilds = {s: sp.Wild(f"w_{s}") for s in other.expr.free_symbols}
+        try:
+            matched = formula.expr.match(other.expr.xreplace(wilds))
+        except (TypeError, ValueError, RecursionError):
+            continue
+        if not matched or any(w not in matched for w in wilds.values()):
+            continue
+        values = [matched[w] for w in wilds.values()]
+        symbols = [v for v in values if isinstance(v, sp.Symbol)]
+        given = [v for v in values if v.is_number]
+        if given and len(symbols) + len(given) == len(values) and len(set(symbols)) == len(symbols):
+            return other
+    return None
 
 
 def _math_symbols(text: str) -> set[str]:

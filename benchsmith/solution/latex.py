@@ -24,7 +24,7 @@ _SIMPLE = {
     "times": "*",
     "div": "/",
     "ln": "log",
-    "log": "log",
+    "log": "log10",  # "\log" is the common logarithm where "\ln" is the natural one
     "exp": "exp",
     "pi": "pi",
     "%": "",
@@ -64,6 +64,11 @@ def _convert(src: str) -> str:
             assert match is not None
             cmd = match.group(1)
             i += len(match.group(0))
+            base = re.match(r"_(\{[^{}]*\}|[A-Za-z0-9])", src[i:]) if cmd == "log" else None
+            if base is not None:  # "\log_{2} x" is ln x / ln 2
+                i += len(base.group(0))
+                out.append(f" (1/log({_convert(base.group(1).strip('{}'))}))*")
+                cmd = "ln"
             if cmd == "frac" or cmd == "dfrac" or cmd == "tfrac":
                 num, i = _group(src, i)
                 den, i = _group(src, i)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar
@@ -455,6 +456,10 @@ def symbol_quantity(
     # the place where the text qualifies the words most is the reading
     span = max(spans, key=lambda s: s[1] - s[0])
     words = " ".join(text[span[0] : span[1]].split())
+    if " " not in words and document:
+        # one bare word where the symbol is first used ("the rate is $r$"): the text's
+        # commonest qualified form of it near the symbol elsewhere ("annual interest rate")
+        words = qualified(words, name, document) or words
     read = unit_reading(answer.unit, text, [*mentions(name, text), span[0]])
     stated = range_reading(answer.low, answer.high, text)
     if read and read[0] == "percent" and stated and (max(stated) > 1 or "%" in answer.high):
@@ -507,6 +512,24 @@ _STOP = frozenset(
 """Words that end a noun phrase read leftwards ("with | annual interest rate")."""
 WIDEN = 3
 """Words at most added before the reader's words."""
+
+
+def qualified(word: str, name: str, document: str) -> str:
+    """The text's fullest phrase ending in ``word``, written near ``name`` more than once.
+
+    "annual interest rate" (five times near $r$) over "interest rate" (five) and
+    "equivalent simple interest rate" (once, another rate); the commonest phrase if none
+    is repeated; '' when the text never qualifies the word near the symbol.
+    """
+    found = [
+        " ".join(document[slice(*widened(document, span))].split())
+        for span in all_words_near(word, name, document)
+    ]
+    counts = Counter(f.lower() for f in found if " " in f)
+    if not counts:
+        return ""
+    best = max(counts, key=lambda f: (counts[f] > 1, len(f.split()), counts[f]))
+    return next(f for f in found if f.lower() == best)
 
 
 def widened(text: str, span: tuple[int, int]) -> tuple[int, int]:

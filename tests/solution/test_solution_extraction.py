@@ -3,6 +3,7 @@
 import sympy as sp
 
 from benchsmith.solution.documents import read_document
+from benchsmith.solution.expressions import parse_expression
 from benchsmith.solution.formulas import extract_explicit, find_candidates
 from benchsmith.solution.knowledge import build_knowledge
 from benchsmith.solution.latex import latex_to_plain
@@ -376,3 +377,55 @@ def test_the_reader_s_words_are_read_where_the_text_qualifies_them_most(tmp_path
     section = read_document(path).sections[0]
     read = symbol_quantity("r", SymbolAnswer(words="rate", unit="", low="", high=""), section)
     assert read is not None and read.description == "annual interest rate"
+
+
+def test_a_bare_word_where_a_symbol_is_first_used_takes_the_text_s_repeated_fuller_phrase(
+    tmp_path,
+):
+    from benchsmith.solution.reading import SymbolAnswer, symbol_quantity
+
+    path = tmp_path / "compound.md"
+    path.write_text(
+        "# Compound interest\n\n## Annually\n\nThe principal is $P$ and the rate is $r$.\n\n"
+        "## Future value\n\nAt an annual interest rate $r$ the value grows. With an annual "
+        "interest rate $r$ of 5%, it doubles. An equivalent simple interest rate $r$ is lower.\n",
+        encoding="utf-8",
+    )
+    document = read_document(path)
+    first = document.sections[0]  # "## Annually": only "the rate is $r$"
+    answer = SymbolAnswer(words="rate", unit="", low="", high="")
+    # the phrase written twice near r wins over the one written once and over the bare word
+    read = symbol_quantity("r", answer, first, document.text)
+    assert read is not None and read.description == "annual interest rate"
+    assert symbol_quantity("r", answer, first).description == "rate"  # no document: as read
+
+
+def test_approx_states_a_relation_and_log_is_the_common_logarithm():
+    (candidate,) = find_candidates(r"Then $$A \approx A_{0} e^{-0.000121 t}$$ years on.")
+    assert (candidate.lhs, candidate.rhs) == ("A", "A_{0} e^{-0.000121 t}")
+    (ratio,) = find_candidates(r"so $r = \frac{A}{A_0} ≈ e^{k t}$ here")
+    assert (ratio.lhs, ratio.rhs) == ("r", r"\frac{A}{A_0}")
+    I_, x = sp.symbols("I_ x")
+    read = lambda latex: parse_expression(latex_to_plain(latex))  # noqa: E731
+    assert sp.simplify(read(r"\log I") - sp.log(I_, 10)) == 0
+    assert read(r"\ln 2") == sp.log(2)
+    assert sp.simplify(read(r"\log_{2} x") - sp.log(x, 2)) == 0
+
+
+def test_a_formula_with_numbers_for_some_of_another_s_quantities_is_a_worked_example(tmp_path):
+    path = tmp_path / "growth.md"
+    path.write_text(
+        "# Growth\n\nExponential growth is $$y = A_{0} e^{k x}$$ where $y$ is the amount, "
+        "$A_0$ is the initial amount, $k$ is the growth rate and $x$ is the time in years. For "
+        "example, $$y = 3 e^{2 x}$$. The logistic model is $$f = \\frac{c}{1 + a e^{-b t}}$$ "
+        "where $f$ is the population, $c$ is the carrying capacity, $a$ is the initial ratio, "
+        "$b$ is the growth constant and $t$ is the time in years; one is "
+        "$$f = \\frac{150}{1 + 8 e^{-2 t}}$$.\n\nThe doubling time is $$t = \\frac{\\ln 2}{k}$$\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    kept = {(f.output, str(f.expr)) for f in knowledge.graph.formulas}
+    assert ("y", "A_0*exp(k*x)") in kept and ("t", "log(2)/k") in kept
+    assert not any(str(expr).startswith(("3*", "150")) for _, expr in kept)
+    worked = [r.reason for r in knowledge.rejected if "with numbers for some" in r.reason]
+    assert len(worked) == 2
