@@ -456,6 +456,9 @@ def symbol_quantity(
     # the place where the text qualifies the words most is the reading
     span = max(spans, key=lambda s: s[1] - s[0])
     words = " ".join(text[span[0] : span[1]].split())
+    # "how much input work", "a quantity called thermal efficiency": the name is what follows
+    lead = [m.end() for m in _LEAD.finditer(words) if m.end() < len(words)]
+    words = words[lead[-1] :] if lead else words
     if " " not in words and document:
         # one bare word where the symbol is first used ("the rate is $r$"): the text's
         # commonest qualified form of it near the symbol elsewhere ("annual interest rate")
@@ -512,6 +515,14 @@ _STOP = frozenset(
 """Words that end a noun phrase read leftwards ("with | annual interest rate")."""
 WIDEN = 3
 """Words at most added before the reader's words."""
+
+
+_LEAD = re.compile(
+    r"\b(?:how\s+(?:much|many)|(?:quantity|value|number|term|variable|measure)\s+"
+    r"(?:called|known\s+as|named|termed))\s+(?:the\s+)?",
+    re.I,
+)
+"""Words before a quantity's name that are not part of it."""
 
 
 def qualified(word: str, name: str, document: str) -> str:

@@ -398,6 +398,11 @@ def test_a_bare_word_where_a_symbol_is_first_used_takes_the_text_s_repeated_full
     read = symbol_quantity("r", answer, first, document.text)
     assert read is not None and read.description == "annual interest rate"
     assert symbol_quantity("r", answer, first).description == "rate"  # no document: as read
+    # words that only lead up to the name are not part of it
+    path.write_text("# Engines\n\nWe judge how much input work, $W$, is required.\n")
+    section = read_document(path).sections[0]
+    said = SymbolAnswer(words="how much input work", unit="", low="", high="")
+    assert symbol_quantity("W", said, section).description == "input work"
 
 
 def test_approx_states_a_relation_and_log_is_the_common_logarithm():
