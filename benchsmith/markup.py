@@ -289,7 +289,8 @@ def _mtext(node: ET.Element, before: list[ET.Element]) -> str:
 
 _NOT_UNITS = "".join(g for g in GREEK if g not in "μΩ")
 _PROSE = PROSE_WORDS | {"the", "a", "an", "into", "from", "by", "on", "this", "that", "we"}
-_FORMULA_TEXT = re.compile(rf"[=+()/×·⋅]|[{''.join(GREEK)}]")
+# a minus or an en dash is an operator ("Total current assets–inventory"); a hyphen joins
+_FORMULA_TEXT = re.compile(rf"[=+()/×·⋅−–]|[{''.join(GREEK)}]")
 _TEXT_OPERATORS = re.compile(r"\s*([=+()/×·⋅*]|(?<=\S)\s*[-−–]\s*(?=\S)|^[-−–])\s*")
 
 
@@ -305,7 +306,7 @@ def _step_words(text: str) -> bool:
     words = text.split()
     lowered = {w.lower() for w in words}
     return (
-        len(words) > 4
+        len(words) > 7  # "Number of shares of common stock outstanding" is a name
         or words[0].lower() in _STEP_VERBS | {"approx", "approximately"}
         or bool(lowered & {"the", "into", "by", "both", "when", "then", "from"})
     )
@@ -548,9 +549,43 @@ def _cnxml_equation(node: ET.Element) -> str:
     return "".join(_math_markdown(m, block=True) for m in maths)
 
 
+def _cnxml_table_formulas(table: ET.Element) -> list[str]:
+    """A table's rows that name a formula: "Current ratio | (Total current assets)/(...)".
+
+    A row whose first cell is a short name in words and whose first cell of math (after
+    it) is an expression over names, with no "=" and no number alone, is the display
+    ``name = expression``; a worked cell ("$83,200 / $60,150") and data rows give nothing.
+    The rest of a table is left out, as before.
+    """
+    found = []
+    for row in table.iter():
+        if _local(row.tag) != "row":
+            continue
+        cells = [c for c in row if _local(c.tag) == "entry"]
+        if len(cells) < 2 or any(_local(n.tag) == "math" for n in cells[0].iter()):
+            continue
+        name = " ".join(_text(cells[0]).split())
+        if not re.fullmatch(r"[A-Za-z][A-Za-z()'’ -]{1,60}", name) or len(name.split()) > 6:
+            continue
+        for cell in cells[1:]:
+            maths = [n for n in cell.iter() if _local(n.tag) == "math"]
+            if not maths:
+                continue
+            tex = " ".join(mathml_to_tex(m) for m in maths).strip()
+            words = re.findall(r"\\text\{([^}]*)\}|([A-Za-z]{1,3}(?:_\{?\w+\}?)?)", tex)
+            if "=" not in tex and "$" not in tex and words and not re.search(r"\d{3}", tex):
+                label = re.sub(r"[()]", " ", name.replace("’", "'"))
+                found.append(f"$${_text_name(label).strip()} = {tex}$$")
+            break
+    return found
+
+
 def _cnxml_blocks(node: ET.Element, depth: int, out: list[str]) -> None:
     for kid in node:
         tag = _local(kid.tag)
+        if tag == "table":
+            out.extend(_cnxml_table_formulas(kid))
+            continue
         if tag in _CNXML_SKIP:
             continue
         if tag == "title":

@@ -109,6 +109,18 @@ class Candidate:
     end: int
 
 
+_MIXED = re.compile(
+    r"(?m)(?<![\w$\\{])([A-Za-z][A-Za-z0-9]{0,11})[ \t]*=[ \t]*"
+    r"(\$[^$\n]+\$(?:[ \t]*[–−+×÷*/-][ \t]*\$[^$\n]+\$)+)(?![ \t]*\$)"
+)
+"""A name in prose set equal to pieces of inline math joined by operators in prose."""
+_PROSE_OPERATORS = str.maketrans({"–": "-", "−": "-", "×": "*", "÷": "/"})
+_CODE_MODULE = re.compile(r"\b(?:math|cmath|numpy|np)\.([A-Za-z_]\w*)")
+"""A library's function or constant in a code line (``math.sqrt``, ``np.pi``)."""
+_CODE_NAMES = {"tau": "(2*pi)", "e": "exp(1)"}
+"""Library constants that are not names of the expression language (math.log is ln)."""
+
+
 def _equation_sides(body: str) -> tuple[str, str] | None:
     # "A ≈ A_0 e^{kt}" states the relation as "=" does (the text rounds a constant in it)
     parts = [p.strip() for p in re.split(r"(?<![<>!=])=(?!=)|\\approx(?![A-Za-z])|≈", body)]
@@ -141,6 +153,14 @@ def find_candidates(text: str) -> list[Candidate]:
             )
         mask(match.start(), match.end())
     masked_text = "".join(masked)
+    for match in _MIXED.finditer(masked_text):  # "IQR = $Q_{3}$ – $Q_{1}$"
+        rhs = re.sub(r"\$\s*", " ", match.group(2)).translate(_PROSE_OPERATORS)
+        found.append(
+            Candidate(match.group(1), " ".join(rhs.split()), match.group(0), "latex",
+                      match.start(), match.end())
+        )  # fmt: skip
+        mask(match.start(), match.end())
+    masked_text = "".join(masked)
     for pattern in (_DISPLAY, _INLINE):
         for match in pattern.finditer(masked_text):
             body = next(g for g in match.groups() if g is not None)
@@ -167,6 +187,8 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
     try:
         if candidate.syntax == "latex":
             lhs, rhs = latex_to_plain(lhs), latex_to_plain(rhs)
+        else:  # a code line, fenced or not
+            rhs = _CODE_MODULE.sub(lambda m: _CODE_NAMES.get(m.group(1), m.group(1)), rhs)
         if re.search(r"\bconst(?:ant)?\b", f"{lhs} {rhs}"):
             return "says that a quantity is constant (pV = constant), not a formula to compute"
         lhs = function_name(lhs, rhs)

@@ -290,3 +290,65 @@ def test_notes_of_a_worked_step_set_in_a_formula_are_no_names():
                                    "</math>"), note  # fmt: skip
     assert "SP_500_Avg_Return" in tex(f"<math {M}><mi>x</mi><mo>=</mo><mtext>S&amp;P 500 Avg "
                                        "Return</mtext></math>")  # fmt: skip
+
+
+def test_a_table_row_that_names_a_formula_is_the_formula_and_other_rows_are_left_out():
+    def row(*cells):
+        return "<row>" + "".join(f"<entry>{c}</entry>" for c in cells) + "</row>"
+
+    def frac(top, bottom):
+        return (
+            f"<math {M}><mfrac><mrow><mtext>{top}</mtext></mrow>"
+            f"<mrow><mtext>{bottom}</mtext></mrow></mfrac></math>"
+        )
+
+    module = f"""<document xmlns="http://cnx.rice.edu/cnxml"><title>Ratios</title>
+    <content><para>The ratios of a firm.</para><table><tgroup cols="4"><tbody>
+    {row("Ratio", "Formula", "Calculation", "Result")}
+    {
+        row(
+            "Acid-test (quick) ratio",
+            frac("Total current assets–inventory", "Total current liabilities"),
+            frac("$83,200", "$60,150"),
+            "1.1",
+        )
+    }
+    {
+        row(
+            "Earnings per share",
+            frac("Net profit", "Number of shares of common stock outstanding"),
+            frac("$5,000", "2,000"),
+            "2.5",
+        )
+    }
+    {row("Delicious Desserts", "20XX", "1.4")}
+    </tbody></tgroup></table></content></document>"""
+    text = cnxml_markdown(module)
+    displays = [equation(d) for d in re.findall(r"\$\$(.+?)\$\$", text)]
+    # a minus set as an en dash in text is one; a long name of words is one quantity
+    assert displays == [
+        ("Acidtest_quick_ratio", "(Total_current_assets - inventory)/Total_current_liabilities"),
+        ("Earnings_per_share", "Net_profit/Number_of_shares_of_common_stock_outstanding"),
+    ]
+    assert "83,200" not in text and "Delicious" not in text  # worked cells and data rows
+
+
+def test_a_prose_name_equal_to_inline_math_and_a_code_line_s_library_calls(tmp_path):
+    from benchsmith.solution.formulas import find_candidates, parse_candidate
+
+    (iqr,) = find_candidates("It is the difference. IQR = $Q_{3}$ – $Q_{1}$. The IQR is 7.")
+    assert parse_candidate(iqr) == ("IQR", parse_expression("Q_3 - Q_1"))
+    assert find_candidates("It costs $5 – $6 a day.") == []
+    path = tmp_path / "distance.md"
+    path.write_text(
+        "# Distance\n\n```python\ndistance = math.sqrt((x2 - x1)**2 + (y2 - y1)**2)\n"
+        "area = math.pi * r**2\ncircumference = math.tau * r\n```\n",
+        encoding="utf-8",
+    )
+    from benchsmith.solution.documents import read_document
+
+    code = [c for c in find_candidates(read_document(path).text) if c.syntax == "code"]
+    parsed = {c.lhs: parse_candidate(c)[1] for c in code}
+    assert parsed["distance"] == parse_expression("sqrt((x2 - x1)**2 + (y2 - y1)**2)")
+    assert parsed["area"] == parse_expression("pi*r**2")
+    assert parsed["circumference"] == parse_expression("2*pi*r")
