@@ -192,6 +192,8 @@ def parse_candidate(candidate: Candidate) -> tuple[str, sp.Expr] | str | None:
         if re.search(r"\bconst(?:ant)?\b", f"{lhs} {rhs}"):
             return "says that a quantity is constant (pV = constant), not a formula to compute"
         lhs = function_name(lhs, rhs)
+        if not is_name(lhs) and is_name(rhs.strip()) and _MATHY.search(lhs):
+            lhs, rhs = rhs.strip(), lhs  # "D/H × Q = X", "OA × DS = DA": the result last
         if not is_name(lhs):
             return solve_relation(candidate.lhs, lhs, rhs)
         expr = parse_expression(rhs)

@@ -123,6 +123,16 @@ _UNIT_WORDS: list[tuple[str, str]] = [
     (r"\bpure number\b|\bratio\b|\bfactor\b|\bindex\b", "number"),
 ]
 # The kind of a quantity from its description when the text gives no unit word.
+_MONEY_VALUE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:dollars|euros|USD|EUR)\b")
+_MATH_SPAN = re.compile(r"\$\$.+?\$\$|(?<![\\$])\$(?=\S)[^$\n]+?(?<=\S)\$(?![\d$])", re.S)
+
+
+@lru_cache(maxsize=64)
+def _writes_money(document: str) -> bool:
+    """Whether a text writes a sum of money anywhere (its math set aside: "$0.5 mL$")."""
+    return bool(_MONEY_VALUE.search(_MATH_SPAN.sub(" ", document)))
+
+
 _KIND_WORDS: list[tuple[str, str]] = [
     (r"\bnumber of\b[^,.;]*\bper\b", "count"),
     (r"\bnumber of years\b", "years"),
@@ -597,6 +607,16 @@ def parse_definition(
         origins.append(("unit", "definition"))
     else:
         kind = next((k for p, k in _KIND_WORDS if re.search(p, description, flags=re.I)), "")
+        if (
+            kind == "currency"
+            and re.search(r"\bamount\b", description, flags=re.I)
+            and document
+            and not _writes_money(document)
+        ):
+            # "amount on hand" in a text that writes no sum of money is no sum; "current
+            # assets" is money all the same
+            bare = re.sub(r"\bamount\b", " ", description, flags=re.I)
+            kind = next((k for p, k in _KIND_WORDS if re.search(p, bare, flags=re.I)), "")
         if kind:
             unit = kind
             origins.append(("unit", f"kind (from the description {description!r})"))
@@ -779,9 +799,12 @@ def definitions_of(
         if words:
             found.append((match.start(), match.end(), words))
     # A notation line: "$$r = \mathrm{Interest_Rate}$$" names r in words.
-    alias = rf"\$\$?\s*{core}\s*=\s*\\mathrm\{{([A-Za-z][A-Za-z_]*)\}}\s*\$"
+    # "$D = \mathrm{Desired dose (the dose ordered)}$" too: the words, without the aside;
+    # "$X = \mathrm{How many mL?}$" asks, it names nothing
+    alias = rf"\$\$?\s*{core}\s*=\s*\\mathrm\{{([A-Za-z][^{{}}$?]{{0,80}})\}}\s*\$"
     for match in re.finditer(alias, text):
-        words = word_name(match.group(1))  # "Interest_Rate"; "IV" is letters (I times V)
+        joined = re.sub(r"[^A-Za-z]+", "_", re.sub(r"\([^()]*\)", " ", match.group(1)))
+        words = word_name(joined.strip("_"))  # "Interest_Rate"; "IV" is letters (I times V)
         if words:
             found.append((match.end(), match.end(), words))
     for number, pattern in enumerate(verb):

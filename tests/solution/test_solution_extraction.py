@@ -434,3 +434,23 @@ def test_a_formula_with_numbers_for_some_of_another_s_quantities_is_a_worked_exa
     assert not any(str(expr).startswith(("3*", "150")) for _, expr in kept)
     worked = [r.reason for r in knowledge.rejected if "with numbers for some" in r.reason]
     assert len(worked) == 2
+
+
+def test_a_result_written_last_notation_in_words_and_an_amount_that_is_no_money(tmp_path):
+    path = tmp_path / "dosage.md"
+    path.write_text(
+        "# Dosage\n\nThe basic formula is\n\n$\\frac{ D }{ H } \\times Q = X$\n\n"
+        "$D = \\mathrm{Desired dose (the dose ordered)}$ $H = \\mathrm{Amount on hand}$ "
+        "$Q = \\mathrm{Quantity of the drug form}$ "
+        "$X = \\mathrm{Amount to be administered}$\n\n$X = \\mathrm{How many mL?}$\n\n"
+        "The order is 250 mg; on hand are 125 mg in 5 mL.\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    (formula,) = knowledge.graph.formulas
+    assert (formula.output, str(formula.expr)) == ("X", "D*Q_/H")  # the result written last
+    quantities = knowledge.graph.quantities
+    assert quantities["D"].description == "desired dose"  # the aside in parentheses left out
+    assert quantities["X"].description == "amount to be administered"  # not "How many mL?"
+    # no sum of money anywhere in the text: an "amount" is not dollars
+    assert quantities["H"].unit != "currency" and quantities["X"].unit != "currency"
