@@ -114,6 +114,10 @@ _MIXED = re.compile(
     r"(\$[^$\n]+\$(?:[ \t]*[–−+×÷*/-][ \t]*\$[^$\n]+\$)+)(?![ \t]*\$)"
 )
 """A name in prose set equal to pieces of inline math joined by operators in prose."""
+_NAMED_BEFORE = re.compile(
+    r"(?m)(?:^|(?<=[.:;]\s))([A-Z][a-z]+(?:[ \t]+[a-z]+){0,3})[ \t]*\$\s*=\s*([^$=\n]+)\$"
+)
+"""A name in words that starts a sentence, then inline math that opens with "="."""
 _PROSE_OPERATORS = str.maketrans({"–": "-", "−": "-", "×": "*", "÷": "/"})
 _CODE_MODULE = re.compile(r"\b(?:math|cmath|numpy|np)\.([A-Za-z_]\w*)")
 """A library's function or constant in a code line (``math.sqrt``, ``np.pi``)."""
@@ -151,6 +155,14 @@ def find_candidates(text: str) -> list[Candidate]:
                     body_start + line.end(),
                 )
             )
+        mask(match.start(), match.end())
+    masked_text = "".join(masked)
+    for match in _NAMED_BEFORE.finditer(masked_text):  # "Odds ratio $= \frac{ad}{bc}$"
+        name = "\\mathrm{" + "_".join(match.group(1).split()) + "}"
+        found.append(
+            Candidate(name, match.group(2).strip(), match.group(0), "latex", match.start(),
+                      match.end())
+        )  # fmt: skip
         mask(match.start(), match.end())
     masked_text = "".join(masked)
     for match in _MIXED.finditer(masked_text):  # "IQR = $Q_{3}$ – $Q_{1}$"

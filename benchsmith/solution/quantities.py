@@ -791,9 +791,12 @@ def definitions_of(
     ]
     # Plain text: "where\n    c = molar concentration of the solute, in mol/L" (a line that
     # sets the symbol equal to words) and "the molar mass M (in g/mol)".
-    listed = rf"(?m)^[ \t]*(?:where\s+)?{bare}[ \t]*=[ \t]*(?=[a-z]+[ ,][a-z])"
+    # "$a$ = number of individuals exposed and with disease" (a list of what symbols are)
+    listed = rf"(?m)^[ \t]*(?:where\s+)?{sym}[ \t]*=[ \t]*(?=[a-z]+[ ,][a-z])"
     for match in re.finditer(listed, text):
-        found.append((match.end(), _next(text, "\n", match.end()), None))
+        # "$x$ = number of successes = 421": the words, not the value set after them
+        end = min(_next(text, "\n", match.end()), _next(text, "=", match.end()))
+        found.append((match.end(), end, None))
     for match in re.finditer(rf"{bare}\s*\(\s*(?:in|measured in)\s+[^)]{{1,20}}\)", text):
         words = noun_before(text[max(0, match.start() - 120) : match.start()])
         if words:

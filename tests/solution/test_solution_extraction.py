@@ -454,3 +454,22 @@ def test_a_result_written_last_notation_in_words_and_an_amount_that_is_no_money(
     assert quantities["X"].description == "amount to be administered"  # not "How many mL?"
     # no sum of money anywhere in the text: an "amount" is not dollars
     assert quantities["H"].unit != "currency" and quantities["X"].unit != "currency"
+
+
+def test_a_sentence_named_in_words_before_math_that_opens_with_equals(tmp_path):
+    path = tmp_path / "odds.md"
+    path.write_text(
+        "# Odds ratio\n\nOdds ratio $= \\frac{( a \\times d )}{( b \\times c )}$ where\n\n"
+        "$a$ = number of individuals exposed and with disease\n\n"
+        "$b$ = number of individuals exposed but without disease\n\n"
+        "$c$ = number of individuals unexposed but with disease\n\n"
+        "$d$ = number of individuals unexposed and without disease\n\n"
+        "Proportion of men who had hypertension $= \\frac{ 305 }{ 5007 } = 0.06$\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    (formula,) = knowledge.graph.formulas  # the worked line is a value, not a formula
+    assert (formula.output, str(formula.expr)) == ("Odds_ratio", "a*d/(b*c)")
+    quantities = knowledge.graph.quantities
+    assert quantities["a"].description == "number of individuals exposed and with disease"
+    assert quantities["d"].description == "number of individuals unexposed and without disease"
