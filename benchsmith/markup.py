@@ -544,6 +544,29 @@ def _cnxml_inline(node: ET.Element) -> str:
     return "".join(parts)
 
 
+_PIECES = re.compile(
+    r"\$([^$\n]+?)\$([ \t]*[()<>≤≥=–−+×/|][ \t()<>≤≥=–−+×/|]*)\$(?=[^\s$\d])([^$\n]+?)\$"
+)
+_SEPARATOR_TEX = str.maketrans({"≤": r" \le ", "≥": r" \ge ", "–": "-", "−": "-", "×": r" \times "})
+
+
+def joined_math(text: str) -> str:
+    r"""Pieces of one formula set as separate math with operators between them, as one.
+
+    "$P$($X$ ≤ $x$) = $\frac{x - a}{b - a}$" (each symbol its own ``<math>``) is
+    "$P ( X \le x ) = \frac{x - a}{b - a}$". Pieces with only spaces or words between them
+    stay apart.
+    """
+    while True:
+        joined = _PIECES.sub(
+            lambda m: f"${m.group(1)} {m.group(2).translate(_SEPARATOR_TEX).strip()} {m.group(3)}$",
+            text,
+        )
+        if joined == text:
+            return text
+        text = joined
+
+
 def _cnxml_equation(node: ET.Element) -> str:
     maths = [m for m in node.iter() if _local(m.tag) == "math"]
     return "".join(_math_markdown(m, block=True) for m in maths)
@@ -597,9 +620,9 @@ def _cnxml_blocks(node: ET.Element, depth: int, out: list[str]) -> None:
         elif tag == "equation":
             out.append(_cnxml_equation(kid).strip())
         elif tag == "para":
-            out.append(" ".join(_cnxml_inline(kid).split(" ")).strip())
+            out.append(joined_math(" ".join(_cnxml_inline(kid).split(" ")).strip()))
         elif tag == "item":
-            out.append("- " + " ".join(_cnxml_inline(kid).split()))
+            out.append("- " + joined_math(" ".join(_cnxml_inline(kid).split())))
         elif tag in _CNXML_BLOCKS or list(kid):
             _cnxml_blocks(kid, depth, out)
         elif (kid.text or "").strip():

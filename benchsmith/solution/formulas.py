@@ -111,9 +111,9 @@ class Candidate:
 
 _MIXED = re.compile(
     r"(?m)(?<![\w$\\{])([A-Za-z][A-Za-z0-9]{0,11})[ \t]*=[ \t]*"
-    r"(\$[^$\n]+\$(?:[ \t]*[–−+×÷*/-][ \t]*\$[^$\n]+\$)+)(?![ \t]*\$)"
+    r"(\$[^$=\n]+\$(?:[ \t]*[–−+×÷*/-][ \t]*\$[^$=\n]+\$)*)(?![ \t]*\$)"
 )
-"""A name in prose set equal to pieces of inline math joined by operators in prose."""
+"""A name in prose set equal to inline math (in pieces joined by operators in prose)."""
 _NAMED_BEFORE = re.compile(
     r"(?m)(?:^|(?<=[.:;]\s))([A-Z][a-z]+(?:[ \t]+[a-z]+){0,3})[ \t]*\$\s*=\s*([^$=\n]+)\$"
 )
@@ -230,13 +230,21 @@ def function_name(lhs: str, rhs: str) -> str:
     ``T(t) = A e^{kt} + T_s`` defines T; read as a product it would be T = (...)/t. A left
     side whose parentheses hold a name the right side does not use stays as written.
     """
+    # "P(X < x)", "P(c < x < d)", "P(X \le x)": a probability of an event is the quantity P
+    event = re.fullmatch(r"\s*([A-Z])\s*\((.*(?:[<>≤≥|]|\b(?:le|ge|leq|geq)\b).*)\)\s*", lhs)
+    if event:
+        return event.group(1)
     match = re.fullmatch(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*\(\s*([A-Za-z_][\w\s,]*?)\s*\)\s*", lhs)
     if not match:
         return lhs
     arguments = [a.strip() for a in match.group(2).split(",")]
     used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", rhs))
-    if all(is_name(a) and a in used for a in arguments) and match.group(1) not in FUNCTION_WORDS:
+    if match.group(1) in FUNCTION_WORDS:
+        return lhs
+    if all(is_name(a) and a in used for a in arguments):
         return match.group(1)
+    if match.group(1) in "fgh" and len(arguments) == 1 and arguments[0] in "xt":
+        return match.group(1)  # "f(x) = 1/(b - a)": a function constant in x is still f
     return lhs
 
 

@@ -473,3 +473,29 @@ def test_a_sentence_named_in_words_before_math_that_opens_with_equals(tmp_path):
     quantities = knowledge.graph.quantities
     assert quantities["a"].description == "number of individuals exposed and with disease"
     assert quantities["d"].description == "number of individuals unexposed and without disease"
+
+
+def test_a_formula_set_in_pieces_a_probability_of_an_event_and_a_constant_density(tmp_path):
+    from benchsmith.markup import joined_math
+
+    pieces = "The cdf is $P$($X$ ≤ $x$) = $\\frac{ x - a }{ b - a }$. $X$ is continuous."
+    assert joined_math(pieces) == (
+        "The cdf is $P ( X \\le x ) = \\frac{ x - a }{ b - a }$. $X$ is continuous."
+    )
+    assert joined_math("It costs $5 – $6, and $a$ and $b$ differ.") == (
+        "It costs $5 – $6, and $a$ and $b$ differ."
+    )  # money, and pieces with words between them, stay apart
+    path = tmp_path / "uniform.md"
+    path.write_text(
+        "# Uniform\n\nHere $a$ is the lowest value, $b$ is the highest value and $x$ is a "
+        "value of the variable. The probability density $f$ is $f ( x ) = \\frac{ 1 }{ b - a }$ "
+        "and the cumulative probability $P$ is $P ( X \\le x ) = \\frac{ x - a }{ b - a }$.\n",
+        encoding="utf-8",
+    )
+    knowledge = build_knowledge([path])
+    got = {(f.output, str(f.expr)) for f in knowledge.graph.formulas}
+    assert ("P", "(-a + x)/(-a + b)") in got  # the probability of the event is P
+    from benchsmith.solution.formulas import function_name
+
+    assert function_name("f ( x )", "1/(b - a)") == "f"  # f(x), though it does not vary in x
+    assert function_name("V ( r )", "k t") == "V ( r )"  # a product, solved as before
