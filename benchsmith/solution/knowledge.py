@@ -325,17 +325,27 @@ def _with_reading(patterns: Quantity, reader: Quantity) -> Quantity:
         base = merge(reader, patterns)
     # A name set in words ("diastolic_BP") is what the text calls the quantity: the
     # reader's words for it replace them only when they say more ("payoff amount" for
-    # Payoff), never others ("blood pressure" for diastolic_BP). One word may be an
-    # abbreviation ("Eff"): the reader's words for it stand.
+    # Payoff), never others ("blood pressure" for diastolic_BP, "percentage" for Rating). A
+    # short word may be an abbreviation ("Eff"): the reader's words for it stand.
     own = word_name(patterns.name)
     own_words = (
         own == patterns.description
-        and " " in own
+        and (" " in own or len(own) >= 5)
         and not set(own.lower().split()) <= set(reader.description.lower().split())
+    )
+    # one word of the reader's, cut short of the patterns' reading ("cost" where the text
+    # says "cost per thousand (CPM)"): the fuller words, both the text's
+    said_words = reader.description.lower().split()
+    cut_short = (
+        "description" not in patterns.assumed
+        and len(said_words) == 1
+        and set(said_words) < set(patterns.description.lower().split())
     )
     parts: dict[str, Quantity] = {
         "description": (
-            reader if "description" not in reader.assumed and not own_words else patterns
+            reader
+            if "description" not in reader.assumed and not own_words and not cut_short
+            else patterns
         ),
         "unit": reader if unit_read or "unit" in patterns.assumed else patterns,
         "range": reader if range_read or "range" in patterns.assumed else patterns,

@@ -1064,6 +1064,18 @@ def acronym_phrase(text: str, name: str) -> str | None:
             w.lower() in NP_STOP for w in chunk
         ):
             return " ".join(chunk).lower() if chunk[0][0].isupper() and i == 0 else " ".join(chunk)
+    # "cost per thousand (CPM)": as many words as letters just before it, the first letter
+    # the same, a preposition allowed inside (the M is Latin mille)
+    last = words[-len(letters) :]
+    inner = {w.lower() for w in last[1:-1]}
+    if (
+        len(last) == len(letters)
+        and last[0][0].upper() == letters[0]
+        and last[0].lower() not in NP_STOP
+        and last[-1].lower() not in NP_STOP
+        and not (inner - {"per", "of", "on", "to", "for", "in"}) & NP_STOP
+    ):
+        return " ".join(last).lower()
     return None
 
 

@@ -1,5 +1,7 @@
 """Documents, formula extraction (each syntax) and quantity definitions."""
 
+from dataclasses import replace
+
 import sympy as sp
 
 from benchsmith.solution.documents import read_document
@@ -499,3 +501,26 @@ def test_a_formula_set_in_pieces_a_probability_of_an_event_and_a_constant_densit
 
     assert function_name("f ( x )", "1/(b - a)") == "f"  # f(x), though it does not vary in x
     assert function_name("V ( r )", "k t") == "V ( r )"  # a product, solved as before
+
+
+def test_words_before_an_abbreviation_spelled_loosely_and_a_reader_cut_short():
+    from benchsmith.solution.knowledge import _with_reading
+    from benchsmith.solution.quantities import acronym_phrase
+
+    # the M of CPM is Latin mille: as many words as letters, the first letter the same
+    assert acronym_phrase("This is where cost per thousand", "CPM") == "cost per thousand"
+    assert acronym_phrase("the current yield", "CY") == "current yield"
+    assert acronym_phrase("and the big dog", "CPM") is None
+    reader = parse_definition("CPM", "cost", description="cost")
+    reader = replace(reader, origins=(("description", "reader, checked against the text"),))
+    patterns = parse_definition("CPM", "cost per thousand", description="cost per thousand")
+    assert _with_reading(patterns, reader).description == "cost per thousand"
+    # a name set in one word of five letters or more keeps it over the reader's other word
+    rating = parse_definition("Rating", "rating", description="rating")
+    said = replace(parse_definition("Rating", "percentage", description="percentage"),
+                   origins=(("description", "reader, checked against the text"),))  # fmt: skip
+    assert _with_reading(rating, said).description == "rating"
+    eff = parse_definition("Eff", "eff", description="eff")  # an abbreviation: the reader's
+    read = (("description", "reader, checked against the text"),)
+    efficiency = replace(parse_definition("Eff", "efficiency"), origins=read)
+    assert _with_reading(eff, efficiency).description == "efficiency"
