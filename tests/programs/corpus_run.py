@@ -22,7 +22,8 @@ code, once the picture programs were in, and run once before any change), and
 intents) and ``starter-blind-6`` (``intents_starter6.json``, the same way, while two-step
 rankings were built) and ``starter-blind-7`` (``intents_starter7.json``, the same way, after
 the sixth set's failures were fixed) and ``starter-blind-8`` (``intents_starter8.json``, the
-same way, once the seventh set's failures were fixed).
+same way, once the seventh set's failures were fixed) and ``starter-blind-9``
+(``intents_starter9.json``, the same way, once the eighth set's failures were fixed).
 """
 
 from __future__ import annotations
@@ -71,9 +72,13 @@ had read no code, once the sixth set's failures were fixed): ``starter-blind-7``
 STARTER8 = "intents_starter8.json"
 """An eighth blind set over the starter catalog (24 intents, 7 languages, written by someone who
 had read no code, once the seventh set's failures were fixed): ``starter-blind-8``."""
+STARTER9 = "intents_starter9.json"
+"""A ninth blind set over the starter catalog (24 intents, 7 languages, written by someone who
+had read no code, once the eighth set's failures were fixed): ``starter-blind-9``."""
 STARTER_SETS = (
     "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4",
     "starter-blind-5", "starter-blind-6", "starter-blind-7", "starter-blind-8",
+    "starter-blind-9",
 )  # fmt: skip
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
@@ -119,6 +124,8 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
         out += [{**e, "set": STARTER_SETS[7]} for e in _load(STARTER7)]
     if (CORPUS / STARTER8).is_file():
         out += [{**e, "set": STARTER_SETS[8]} for e in _load(STARTER8)]
+    if (CORPUS / STARTER9).is_file():
+        out += [{**e, "set": STARTER_SETS[9]} for e in _load(STARTER9)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:
