@@ -335,11 +335,17 @@ def _with_reading(patterns: Quantity, reader: Quantity) -> Quantity:
     )
     # one word of the reader's, cut short of the patterns' reading ("cost" where the text
     # says "cost per thousand (CPM)"): the fuller words, both the text's
+    # says the text's words, or the reader's without their head ("individuals exposed but
+    # without disease" where the text lists b = number of individuals exposed but ...)
     said_words = reader.description.lower().split()
-    cut_short = (
-        "description" not in patterns.assumed
-        and len(said_words) == 1
-        and set(said_words) < set(patterns.description.lower().split())
+    fuller = patterns.description.lower().split()
+    headless = (
+        len(fuller) > len(said_words) > 0
+        and fuller[-len(said_words) :] == said_words
+        and fuller[-len(said_words) - 1] == "of"
+    )
+    cut_short = "description" not in patterns.assumed and (
+        headless or (len(said_words) == 1 and set(said_words) < set(fuller))
     )
     parts: dict[str, Quantity] = {
         "description": (
@@ -468,15 +474,25 @@ def _taken_by_patterns(
     """The reader's words for a symbol that the text's definition gives another, dropped.
 
     "molar mass" for ``m`` where the text defines ``M`` as the molar mass and ``m`` as the
-    mass of the sample: the patterns' own definition of ``m`` stands.
+    mass of the sample: the patterns' own definition of ``m`` stands. So do words that are
+    part of another symbol's definition ("exposed but without disease" for ``d`` where the
+    text lists ``b`` = number of individuals exposed but without disease): they name the
+    other as well as this one.
     """
     defined = {
         q.description.lower(): name
         for name, q in patterns.items()
         if "description" not in q.assumed
     }
+
+    def within(words: str, description: str) -> bool:
+        return f" {' '.join(words.split())} " in f" {' '.join(description.split())} "
+
     for name, hint in hints.items():
-        other = defined.get(hint.description.lower())
+        said = hint.description.lower()
+        other = defined.get(said) or next(
+            (n for d, n in defined.items() if n != name and said and within(said, d)), None
+        )
         own = patterns.get(name)
         if other in (None, name) or "description" in hint.assumed:
             continue
@@ -486,8 +502,8 @@ def _taken_by_patterns(
             hint, description=own.description, assumed=(*hint.assumed, "description")
         )
         notes.append(
-            f"the reader's words for {name} ({hint.description!r}) are the text's definition of "
-            f"{other}: the patterns' reading of {name} ({own.description!r}) stands"
+            f"the reader's words for {name} ({hint.description!r}) are (in) the text's definition"
+            f" of {other}: the patterns' reading of {name} ({own.description!r}) stands"
         )
 
 

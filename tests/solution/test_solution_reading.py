@@ -123,6 +123,49 @@ def test_a_symbols_words_not_in_the_text_are_not_taken(tmp_path):
     assert knowledge.reading["asked"] == reader.asked and knowledge.notes == []
 
 
+ODDS = (
+    "# Odds\n\nThe odds ratio compares two groups:\n\n$$OR = \\frac{a d}{b c}$$\n\n"
+    "$a$ = number of individuals exposed and with disease\n\n"
+    "$b$ = number of individuals exposed but without disease\n\n"
+    "$c$ = number of individuals unexposed but with disease\n\n"
+    "$d$ = number of individuals unexposed and without disease\n\n"
+    "Of 300 individuals exposed, 125 fall ill.\n"
+)
+
+
+def test_a_listed_definition_stands_over_the_readers_part_of_it(tmp_path):
+    def symbol(question):
+        return {
+            # part of another symbol's definition too: names b as well as a
+            "a": {"words": "individuals exposed", "unit": ""},
+            # another symbol's words, written next to this one
+            "d": {"words": "exposed but without disease", "unit": ""},
+            # the text's words without their head ("number of")
+            "b": {"words": "individuals exposed but without disease", "unit": ""},
+            # the whole definition: the reader's stands
+            "c": {"words": "number of individuals unexposed but with disease", "unit": ""},
+        }.get(symbol_of(question), {"words": ""})
+
+    chapter = write(tmp_path, "odds.md", ODDS)
+    knowledge = build_knowledge(
+        [chapter], reader=reader_model(tmp_path, silent(SymbolAnswer=symbol))
+    )
+    quantities = knowledge.graph.quantities
+    assert {n: quantities[n].description for n in "abcd"} == {
+        "a": "number of individuals exposed and with disease",
+        "b": "number of individuals exposed but without disease",
+        "c": "number of individuals unexposed but with disease",
+        "d": "number of individuals unexposed and without disease",
+    }
+    said = {n: dict(quantities[n].origins)["description"] for n in "abcd"}
+    assert said["c"] == "reader, checked against the text"
+    assert said["a"] == said["d"] == "definition"
+    assert any(
+        n.startswith("the reader's words for a (") and "definition of b" in n
+        for n in knowledge.notes
+    )
+
+
 def test_a_range_counts_only_when_the_text_states_both_ends(tmp_path):
     def symbol(question):
         return {
