@@ -595,8 +595,9 @@ def _cnxml_table_formulas(table: ET.Element) -> list[str]:
             if not maths:
                 continue
             tex = " ".join(mathml_to_tex(m) for m in maths).strip()
-            words = re.findall(r"\\text\{([^}]*)\}|([A-Za-z]{1,3}(?:_\{?\w+\}?)?)", tex)
-            if "=" not in tex and "$" not in tex and words and not re.search(r"\d{3}", tex):
+            # an expression of quantities (a letter at least), not a worked value
+            quantities = re.search(r"[A-Za-z]", tex)
+            if "=" not in tex and "$" not in tex and quantities and not re.search(r"\d{3}", tex):
                 label = re.sub(r"[()]", " ", name.replace("’", "'"))
                 found.append(f"$${_text_name(label).strip()} = {tex}$$")
             break

@@ -43,6 +43,13 @@ def sym(text):
     return sp.sympify(text, locals={n: sp.Symbol(n) for n in ("E_", "PV", "FV")})
 
 
+def knowledge_of(tmp_path, text: str):
+    """What :func:`build_knowledge` reads in a chapter of ``text`` alone (no reader)."""
+    path = tmp_path / "chapter.md"
+    path.write_text(text, encoding="utf-8")
+    return build_knowledge([path])
+
+
 def test_markdown_sections_and_spans(tmp_path):
     path = tmp_path / "growth.md"
     path.write_text(CHAPTER)
@@ -420,17 +427,15 @@ def test_approx_states_a_relation_and_log_is_the_common_logarithm():
 
 
 def test_a_formula_with_numbers_for_some_of_another_s_quantities_is_a_worked_example(tmp_path):
-    path = tmp_path / "growth.md"
-    path.write_text(
+    knowledge = knowledge_of(
+        tmp_path,
         "# Growth\n\nExponential growth is $$y = A_{0} e^{k x}$$ where $y$ is the amount, "
         "$A_0$ is the initial amount, $k$ is the growth rate and $x$ is the time in years. For "
         "example, $$y = 3 e^{2 x}$$. The logistic model is $$f = \\frac{c}{1 + a e^{-b t}}$$ "
         "where $f$ is the population, $c$ is the carrying capacity, $a$ is the initial ratio, "
         "$b$ is the growth constant and $t$ is the time in years; one is "
         "$$f = \\frac{150}{1 + 8 e^{-2 t}}$$.\n\nThe doubling time is $$t = \\frac{\\ln 2}{k}$$\n",
-        encoding="utf-8",
     )
-    knowledge = build_knowledge([path])
     kept = {(f.output, str(f.expr)) for f in knowledge.graph.formulas}
     assert ("y", "A_0*exp(k*x)") in kept and ("t", "log(2)/k") in kept
     assert not any(str(expr).startswith(("3*", "150")) for _, expr in kept)
@@ -439,16 +444,14 @@ def test_a_formula_with_numbers_for_some_of_another_s_quantities_is_a_worked_exa
 
 
 def test_a_result_written_last_notation_in_words_and_an_amount_that_is_no_money(tmp_path):
-    path = tmp_path / "dosage.md"
-    path.write_text(
+    knowledge = knowledge_of(
+        tmp_path,
         "# Dosage\n\nThe basic formula is\n\n$\\frac{ D }{ H } \\times Q = X$\n\n"
         "$D = \\mathrm{Desired dose (the dose ordered)}$ $H = \\mathrm{Amount on hand}$ "
         "$Q = \\mathrm{Quantity of the drug form}$ "
         "$X = \\mathrm{Amount to be administered}$\n\n$X = \\mathrm{How many mL?}$\n\n"
         "The order is 250 mg; on hand are 125 mg in 5 mL.\n",
-        encoding="utf-8",
     )
-    knowledge = build_knowledge([path])
     (formula,) = knowledge.graph.formulas
     assert (formula.output, str(formula.expr)) == ("X", "D*Q_/H")  # the result written last
     quantities = knowledge.graph.quantities
@@ -459,17 +462,15 @@ def test_a_result_written_last_notation_in_words_and_an_amount_that_is_no_money(
 
 
 def test_a_sentence_named_in_words_before_math_that_opens_with_equals(tmp_path):
-    path = tmp_path / "odds.md"
-    path.write_text(
+    knowledge = knowledge_of(
+        tmp_path,
         "# Odds ratio\n\nOdds ratio $= \\frac{( a \\times d )}{( b \\times c )}$ where\n\n"
         "$a$ = number of individuals exposed and with disease\n\n"
         "$b$ = number of individuals exposed but without disease\n\n"
         "$c$ = number of individuals unexposed but with disease\n\n"
         "$d$ = number of individuals unexposed and without disease\n\n"
         "Proportion of men who had hypertension $= \\frac{ 305 }{ 5007 } = 0.06$\n",
-        encoding="utf-8",
     )
-    knowledge = build_knowledge([path])
     (formula,) = knowledge.graph.formulas  # the worked line is a value, not a formula
     assert (formula.output, str(formula.expr)) == ("Odds_ratio", "a*d/(b*c)")
     quantities = knowledge.graph.quantities
@@ -487,14 +488,12 @@ def test_a_formula_set_in_pieces_a_probability_of_an_event_and_a_constant_densit
     assert joined_math("It costs $5 – $6, and $a$ and $b$ differ.") == (
         "It costs $5 – $6, and $a$ and $b$ differ."
     )  # money, and pieces with words between them, stay apart
-    path = tmp_path / "uniform.md"
-    path.write_text(
+    knowledge = knowledge_of(
+        tmp_path,
         "# Uniform\n\nHere $a$ is the lowest value, $b$ is the highest value and $x$ is a "
         "value of the variable. The probability density $f$ is $f ( x ) = \\frac{ 1 }{ b - a }$ "
         "and the cumulative probability $P$ is $P ( X \\le x ) = \\frac{ x - a }{ b - a }$.\n",
-        encoding="utf-8",
     )
-    knowledge = build_knowledge([path])
     got = {(f.output, str(f.expr)) for f in knowledge.graph.formulas}
     assert ("P", "(-a + x)/(-a + b)") in got  # the probability of the event is P
     from benchsmith.solution.formulas import function_name
