@@ -113,7 +113,7 @@ Kind = Literal[
 KINDS: tuple[str, ...] = get_args(Kind)
 Op = Literal["==", "!=", "<", "<=", ">", ">="]
 Book = Literal["closed", "open"]
-Aggregate = Literal["count", "mean", "sum", "min", "max"]
+Aggregate = Literal["count", "mean", "median", "sum", "min", "max"]
 
 
 class Condition(BaseModel):

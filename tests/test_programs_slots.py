@@ -111,11 +111,33 @@ def test_a_refused_intent_asks_the_column_and_a_checked_answer_gives_the_program
     assert not isinstance(reading.candidates, Refusal)
     spec = reading.candidates[0].spec
     assert (spec.kind, spec.answer_field) == ("classify", "cultivar")
-    assert reading.taken == {"asked": "cultivar"}
+    assert reading.taken == {"asked": "cultivar"} and reading.rescued  # the rules refused
     # The rules alone refuse ("variety" names no field); a column that gives no program is
     # set aside and the refusal stands.
     assert isinstance(rules.candidates, Refusal) and "'variety'" in rules.candidates.missing
     assert rules.taken == {} and any("gives no program" in n for n in rules.notes)
+
+
+def test_a_table_the_rules_read_comes_before_one_only_the_readers_column_made(monkeypatch):
+    from benchsmith.programs import Candidate
+    from benchsmith.programs.slots import Reading
+
+    def reading(table: str, score: float, rescued: bool) -> Reading:
+        spec = ProgramSpec(kind="lookup", table=table, key_field="name", answer_field="x")
+        return Reading([Candidate(spec, score, "scripted")], rescued=rescued)
+
+    readings = {"cars": reading("cars", 3.0, True), "countries": reading("countries", 2.0, False)}
+    monkeypatch.setattr(agent, "run_tables", lambda config, intent: dict.fromkeys(readings))
+    monkeypatch.setattr(agent, "proposed", lambda config, intent, model: None)
+    monkeypatch.setattr(
+        agent, "relevant_tables", lambda config, intent, tables: dict.fromkeys(tables, 1)
+    )
+    monkeypatch.setattr(agent, "_joined_rank", lambda ranks, table, spec, tables=None: (1, 0))
+    monkeypatch.setattr(agent, "read_plan", lambda config, intent, tables, table: readings[table])
+    chosen, cands, _ = agent.candidates_for(RunConfig(programs="reader"), "Met welke munt?")
+    assert chosen == "countries"  # the rules' program, though the rescued one scores higher
+    readings["cars"] = reading("cars", 3.0, False)
+    assert agent.candidates_for(RunConfig(programs="reader"), "Met welke munt?")[0] == "cars"
 
 
 def test_a_failing_reader_leaves_the_rules_reading(monkeypatch, tmp_path):

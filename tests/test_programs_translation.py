@@ -76,6 +76,25 @@ def test_an_english_intent_is_not_translated():
     assert reading.candidates[0].spec.kind == "count" and reading.english is None
 
 
+def test_a_translation_keeps_the_names_the_intent_quotes_and_no_prompt_example():
+    swedish = (
+        "Ideia para um teste em duas etapas: o país aparece com o nome em sueco (por exemplo "
+        '"Tyskland" ou "Förenade Arabemiraten") e o modelo tem de descobrir a capital. '
+        "Pergunta tipo „Welcher Flughafen?“ e l'Europa."
+    )
+    faithful = (
+        'A two-step test: the country appears with its Swedish name (for example "Tyskland" '
+        'or "Förenade Arabemiraten") and the model must find its capital. A question like '
+        '"Which airport?" and Europe.'
+    )
+    assert check(swedish, "pt", faithful) is None  # the quoted question may be translated
+    dropped = faithful.replace('"Förenade Arabemiraten"', "the Emirates")
+    assert check(swedish, "pt", dropped).startswith("it drops the quoted names ['Förenade")
+    # the prompt's example with another number is still the prompt's
+    example = "Show two countries and ask which one has the largest population."
+    assert check(swedish, "pt", example) == "it repeats the prompt"
+
+
 @pytest.mark.parametrize(
     ("english", "why"),
     [

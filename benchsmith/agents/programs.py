@@ -353,18 +353,23 @@ def candidates_for(
     # A program is about the most relevant tables; the others only join it.
     top = max(ranks.values(), default=0)
     primaries = [t for t in tables if not ranks or ranks[t] * 3 > top * 2]
+    best_key: tuple[Any, ...] = ()
     for table_id in primaries:
-        found = read_plan(config, intent, tables, table_id).candidates
+        reading = read_plan(config, intent, tables, table_id)
+        found = reading.candidates
         if isinstance(found, Refusal):
             details = f" ({'; '.join(found.details)})" if found.details else ""
             refusals.append(f"{table_id}: {found.missing}{details}")
             continue
-        key = (*_joined_rank(ranks, table_id, found[0].spec, tables), found[0].score)
-        if not best[1] or key > (
-            *_joined_rank(ranks, best[0] or "", best[1][0].spec, tables),
-            best[1][0].score,
-        ):
-            best = (table_id, found)
+        # A table the rules read a program over comes before one only the reader's column
+        # made a program of ("Japan" is a car's origin, but the intent asks a currency).
+        key = (
+            not reading.rescued,
+            *_joined_rank(ranks, table_id, found[0].spec, tables),
+            found[0].score,
+        )
+        if not best[1] or key > best_key:
+            best, best_key = (table_id, found), key
     return best[0], best[1], refusals
 
 

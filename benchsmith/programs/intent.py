@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -86,7 +86,10 @@ CLOSED_CUES = re.compile(
 )
 COMPARE_CUES = re.compile(
     r"\b(which of (?:the )?two|of the two|two (?:of|records|rows)|both|versus|vs\.?|compare|"
-    r"comparison|between two|pairs? of|pairs|(?!rather\b|other\b)\w+er than|or the other)\b"
+    r"comparison|between two|pairs? of|pairs|(?!rather\b|other\b)\w+er than|or the other|"
+    # "between the datsun 510 and the toyota corolla, which ...": two records named
+    r"between (?!\d)[^,.;:?!]{2,40}? and (?!\d)[^,.;:?!]{2,40}?,\s*(?:which|who)"
+    r")\b"
 )
 SUPERLATIVE_CUES = re.compile(r"\b(most|least|\w{2,}est|maximum|minimum|top|bottom)\b")
 NOT_SUPERLATIVE = {
@@ -98,6 +101,7 @@ COUNT_CUES = re.compile(
 )
 AGG_CUES = (
     (re.compile(r"\b(average|mean)\b"), "mean"),
+    (re.compile(r"\b(median|middle value)\b"), "median"),
     (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
     (
         re.compile(
@@ -146,6 +150,16 @@ CLASSIFY_CUES = re.compile(
 FORMAT_CUES = (
     (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
     (re.compile(r"short[- ]answer|free[- ]text|open[- ]ended|write the answer"), "short_answer"),
+    # the answer named as a thing's name or code: "answer = the name of the model", "the
+    # answer is the code", "answered with the country name", "respond with the car's name"
+    (
+        re.compile(
+            r"\b(?:answer(?:ed|s)?|respon(?:d|ds|se|ses)|repl(?:y|ies))\s*(?:is|are|=|:|with|by|"
+            r"will be|should be|must be|gives?)\s+(?:only\s+|just\s+)?(?:the|a|an|its|their)\s+"
+            r"(?:[\w'-]+\s+){0,2}?\w*(?:names?|namen|codes?|abbreviations?)\b"
+        ),
+        "short_answer",
+    ),
     (
         re.compile(
             r"\bnumeric(?:al)?\b|\ba (?:plain |single |whole |bare )?number\b|the number\b|"
@@ -333,11 +347,26 @@ def _mention(
     return Mention(column, table.id, hits[0], round(strength, 3), every)
 
 
+def _without_columns_listed(intent: str, table: Table) -> str:
+    """The intent without its lists of the columns shown ("(date, rain, temperatures, wind)").
+
+    Their words name columns, not values to keep: "rain" there is the precipitation shown,
+    not weather == rain.
+    """
+
+    def listed(m: re.Match[str]) -> str:
+        parts = m.group(1).split(",")
+        named = sum(any(x.strength >= 0.75 for x in _mentions(p, table)) for p in parts)
+        return " " if named >= 2 else m.group(0)
+
+    return re.sub(r"\(([^()]*,[^()]*)\)", listed, intent)
+
+
 def _value_conditions(
     intent: str, table: Table, exclude: set[str], mentions: Sequence[Mention]
 ) -> list[Condition]:
     """Category values the intent names ("European" names ``Europe``)."""
-    tokens = _tokens(_without_language_request(intent))
+    tokens = _tokens(_without_columns_listed(_without_language_request(intent), table))
     text = " ".join(tokens)
     ranked_words = set(re.findall(r"\b(?:most|least|more|less) (\w+)", text))
     # "the day it rained most": the verb before the rank names the quantity too.
@@ -393,7 +422,7 @@ def _value_conditions(
             if found and any(a <= found.start() and found.end() <= b for a, b in label_spans):
                 found = None  # "the English name": a field's label, not the value English
             if found:
-                op = "!=" if NEGATION.search(text[: found.start()][-40:]) else "=="
+                op = _value_op(text, found.start(), found.end())
                 spans[len(out)] = found.span()
                 out.append(Condition(field=column.path, op=op, value=value))
                 continue
@@ -491,6 +520,26 @@ NEGATION = re.compile(
     r"without|but not|apart from|besides|no)\b(?:\s+\w+){0,4}\s*$"
 )
 """Words before a value that make it an exclusion: "not held in Europe" -> ``!= Europe``."""
+LEFT_OUT = re.compile(
+    r"\b(?:leave|leaving|left|leaves) out|\b(?:exclude[ds]?|excluding|ignored?|ignoring|"
+    r"omit(?:ted)?|drop(?:ped)?|remove[ds]?|skip(?:ped)?)\b"
+)
+"""Verbs that leave records out: with "outside", a double negation ("leave out everything
+outside Europe": Europe is kept)."""
+
+
+def _value_op(text: str, start: int, end: int) -> str:
+    """How a value said at ``text[start:end]`` filters: kept (``==``) or left out (``!=``)."""
+    negation = NEGATION.search(text[:start][-40:])
+    if negation is None:
+        return "=="
+    if re.search(r"\boutside\b", negation.group(0)):
+        around = text[max(0, start - 60) : start] + " " + text[end : end + 40]
+        if LEFT_OUT.search(around):
+            return "=="  # "leave out every country outside Europe", "alles außerhalb weglassen"
+    return "!="
+
+
 LANGUAGE_REQUEST = re.compile(
     r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write)"
     r"\b[^.;:]{0,30}?\bin [a-z]+\b|"
@@ -590,7 +639,14 @@ def _bound_matches(low: str) -> list[tuple[Any, str, str]]:
         if any(m.start() <= f.start() < m.end() for f, _op, _w in out):
             continue
         op = ">=" if m.group(3) in POSTFIX_UP else "<="
-        out.append((_Span(m.start(), m.end(), (m.group(1), m.group(2), None)), op, ""))
+        parts = (m.group(1), m.group(2), None)
+        ageing = m.group(3) in ("older", "younger") and m.group(2) in (None, "year", "years")
+        if ageing and float(m.group(1).replace(",", "")) < 150:
+            # "60 years and older", "patients of 60 or older": an age ("1990 or older" is
+            # a year, the earlier ones)
+            op = ">=" if m.group(3) == "older" else "<="
+            parts = (m.group(1), "years", "old")
+        out.append((_Span(m.start(), m.end(), parts), op, ""))
     # "founded between 1800 and 1899": both ends, inclusive.
     either = rf"(-?\d[\d,]*(?:\.\d+)?|{spelled})"
     scale = r"(?:\s+(thousand|million|billion))?"
@@ -620,7 +676,18 @@ def _number_text(raw: str, factor: float) -> str:
 POSTFIX_UP = ("later", "after", "more", "above", "higher", "over", "greater", "onwards",
               "onward", "beyond", "up", "newer", "since")  # fmt: skip
 POSTFIX = "|".join(
-    (*POSTFIX_UP, "earlier", "before", "less", "fewer", "below", "lower", "under", "older")
+    (
+        *POSTFIX_UP,
+        "earlier",
+        "before",
+        "less",
+        "fewer",
+        "below",
+        "lower",
+        "under",
+        "older",
+        "younger",
+    )
 )
 
 
@@ -1000,7 +1067,10 @@ def _how_many_field(intent: str, mentions: list[Mention], table: Table) -> Menti
 
 QUESTION_WORD = re.compile(r"\b(?:wh?ich|what)\s+(?:(?:us|uk|eu)\s+)?([a-z][a-z-]+)")
 """The word a question word asks for ("which US state": state, past a short qualifier)."""
-WHAT_IS = re.compile(r"\bwhat (?:is|was|are|were) (?:the |a |an |its |their )?([a-z][a-z-]+)")
+WHAT_IS = re.compile(
+    r"\b(?:(?:what|which) (?:is|was|are|were)|ask(?:s|ing)? for) (?:the |a |an |its |their )?"
+    r"([a-z][a-z-]+)"
+)
 """The word a question asks for after "what is the" ("what is the GDP": gdp)."""
 AGG_WORDS = frozenset(
     "average mean total sum median minimum maximum min max count number difference ratio "
@@ -1015,7 +1085,7 @@ HOW_ADJECTIVE = {"old": "age", "tall": "height", "heavy": "weight", "far": "dist
                  "deep": "depth", "fast": "speed", "big": "size", "wide": "width",
                  "high": "height", "warm": "temperature", "hot": "temperature",
                  "cold": "temperature", "wet": "precipitation", "rain": "precipitation",
-                 "snow": "precipitation"}  # fmt: skip
+                 "snow": "precipitation", "cheap": "price"}  # fmt: skip
 """"how old was he" asks an age: the field that holds it, or none."""
 NOT_ASKED = frozenset(
     "one ones is are was were do does did has have had the a an it its they he she his her "
@@ -1083,7 +1153,7 @@ def _asked_column(
     asked = [*QUESTION_WORD.finditer(low), *WHO_WORD.finditer(low), *NAMED_WORD.finditer(low)]
     # "what is the GDP of Portugal": the word after "what is the" (a rank or an aggregate
     # word there asks no field: "what is the largest", "what is the average").
-    asked += [
+    what_is = [
         m
         for m in WHAT_IS.finditer(low)
         if m.group(1) not in RANK_TOKENS
@@ -1091,6 +1161,7 @@ def _asked_column(
         and not any(p.fullmatch(m.group(1)) for p, _agg in AGG_CUES)
         and m.group(1) not in AGG_WORDS
     ]
+    asked += what_is
     for how in re.finditer(r"\bhow (" + "|".join(HOW_ADJECTIVE) + r")\b", low):
         # "how high was the temperature": the quantity named after it is asked.
         after = re.match(
@@ -1164,6 +1235,9 @@ def _asked_column(
             or singular(word) in words_of(table.id)
         ):
             continue
+        if match in what_is and re.match(r"\s+(?:[a-z]+\s+)?of\b", low[match.end(1) :]):
+            # "what was the price of the ford pinto": a field of one record, asked outright
+            unknown = unknown or f"{word}!"
         unknown = unknown or word
     for verb in WHO_VERB.finditer(low):
         # The agent noun of the verb (painted -> painter), not the work (painting).
@@ -1353,6 +1427,32 @@ COMPASS = (
 latitude and longitude, as every coordinate table writes them)."""
 
 
+FUEL_USE = re.compile(
+    r"\b(?:uses?|using|consumes?|consuming|burns?|burning|needs?|guzzles?|drinks?)\s+"
+    r"(less|more|the least|the most)\s+(?:fuel|gas|gasoline|petrol)\b",
+    re.IGNORECASE,
+)
+"""Fuel used, the inverse of fuel efficiency: "uses less fuel" has a higher efficiency."""
+
+
+def _idioms(intent: str) -> str:
+    """Phrases that rank a quantity by its inverse, said as the quantity ranked."""
+
+    def inverse(m: re.Match[str]) -> str:
+        said = m.group(1).lower()
+        other = {
+            "less": "a higher",
+            "more": "a lower",
+            "the least": "the highest",
+            "the most": "the lowest",
+        }
+        return f"has {other[said]} fuel efficiency"
+
+    intent = FUEL_USE.sub(inverse, intent)
+    # "only the V8s": an engine of that many cylinders
+    return re.sub(r"\b[vV](4|6|8|10|12)s?\b", r"\1 cylinders", intent)
+
+
 def compass(intent: str) -> str:
     """A direction said in words ("furthest north", "westernmost") as the coordinate ranked."""
     for point, rank in COMPASS:
@@ -1435,15 +1535,28 @@ def _numbers(low: str) -> list[tuple[float, bool]]:
     name a value.
     """
     out = []
-    for m in re.finditer(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|\d{1,3})\b", low):
+    digits = r"zero|one|two|three|four|five|six|seven|eight|nine"
+    for m in re.finditer(rf"\b({digits}|\d{{1,3}})(s|es|'s)?\b", low):
+        word = m.group(1)
+        value = float(int(word) if word.isdigit() else DIGIT_WORDS[word])
+        if m.group(2):  # "how many are sevens", "the 3s": the value, plural
+            out.append((value, False))
+            continue
         after = low[m.end() :].split()[:1]
         before = re.findall(r"[a-z]+", low[: m.start()])[-1:]
         counts = bool(after) and (after[0] in ("of", "out") or after[0].endswith("s"))
+        # "six handwritten digit images": the things counted a few words on
+        counts = counts or bool(
+            re.match(rf"(?:\s+[a-z0-9-]+){{0,3}}?\s+{COUNTED}\b", low[m.end() :])
+        )
         # "(say six)", "about 6": an estimate of how many are shown, never a value.
         counts = counts or before in (["say"], ["about"], ["around"], ["maybe"], ["roughly"])
-        word = m.group(1)
-        out.append((float(int(word) if word.isdigit() else DIGIT_WORDS[word]), counts))
+        out.append((value, counts))
     return out
+
+
+COUNTED = r"(?:images|pictures|photos|scans|digits|drawings|rows|records|examples|samples|items)"
+"""Nouns of the things an intent shows, after a number that counts them."""
 
 
 def _media_plan(
@@ -1535,6 +1648,7 @@ def plan(
     intent = re.sub(r"\bpre-(\d{3,4})s?\b", r"before \1", intent, flags=re.IGNORECASE)
     intent = re.sub(r"\bpost-(\d{3,4})s?\b", r"after \1", intent, flags=re.IGNORECASE)
     intent = compass(intent)
+    intent = _idioms(intent)
     intent = _cue_typos(intent)
     table = tables[main]
     if intent_language(written) in ("de", "nl"):
@@ -2329,8 +2443,18 @@ def _reported_column(
     return None
 
 
-MEASURED_ONLY = frozenset({"height", "depth", "temperature", "precipitation", "distance"})
+MEASURED_ONLY = frozenset({"height", "depth", "temperature", "precipitation", "distance", "price"})
 """Quantities a comparative names that no other field stands for (unlike size or age)."""
+
+
+def _unheld(low: str, table: Table, quantities: Collection[str]) -> list[str]:
+    """The quantities of ``quantities`` a comparative of the text measures, no field holds."""
+    return [
+        quantity
+        for token in _tokens(low)
+        for quantity in sorted(_measured(token) & set(quantities))
+        if not any(m.strength >= 0.5 for m in _mentions(quantity, table))
+    ]
 
 
 def _unknown_rank(
@@ -2355,14 +2479,16 @@ def _unknown_rank(
         if singular(word) in table.entity.get("en", "").split():
             continue
         return word
+    # "which was cheaper (in the 1970s table)": a price, which no field holds, whatever
+    # other number field is named ("higher" may rank a latitude or an efficiency said).
+    for quantity in _unheld(low, table, {"price"}):
+        return quantity
     if any(m.column.orderable and m.strength >= 0.5 for m in mentions):
         return None
     # "which airport lies higher": a height, which no field holds (a word whose quantity
     # other fields may stand for, "bigger" or "older", is left to the rules that rank).
-    for token in _tokens(low):
-        for quantity in _measured(token) & MEASURED_ONLY:
-            if not any(m.strength >= 0.5 for m in _mentions(quantity, table)):
-                return quantity
+    for quantity in _unheld(low, table, MEASURED_ONLY):
+        return quantity
     for match in [*RANKED_BY.finditer(low), *RANKED_ADJECTIVE.finditer(low)]:
         word = match.group(1)
         after = match.group(2).split()

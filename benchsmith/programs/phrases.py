@@ -83,6 +83,7 @@ PHRASES: dict[str, Phrases] = {
         aggregate="Was ist laut der Tabelle {value} {of_nouns}{whose}{rounding}?",
         aggregates={
             "mean": "durchschnittliche",
+            "median": "mediane",
             "sum": "gesamte",
             "min": "niedrigste",
             "max": "höchste",
@@ -125,6 +126,7 @@ PHRASES: dict[str, Phrases] = {
         aggregate="Según la tabla, ¿cuál es {value} {of_nouns}{whose}{rounding}?",
         aggregates={
             "mean": "la media",
+            "median": "la mediana",
             "sum": "la suma",
             "min": "el valor mínimo",
             "max": "el valor máximo",
@@ -163,6 +165,7 @@ PHRASES: dict[str, Phrases] = {
         aggregate="Secondo la tabella, qual è {value} {of_nouns}{whose}{rounding}?",
         aggregates={
             "mean": "la media",
+            "median": "la mediana",
             "sum": "la somma",
             "min": "il valore minimo",
             "max": "il valore massimo",
@@ -201,6 +204,7 @@ PHRASES: dict[str, Phrases] = {
         aggregate="Wat is volgens de tabel {value} {of_nouns}{whose}{rounding}?",
         aggregates={
             "mean": "het gemiddelde",
+            "median": "de mediaan",
             "sum": "de som",
             "min": "de kleinste waarde",
             "max": "de grootste waarde",
@@ -241,6 +245,7 @@ PHRASES: dict[str, Phrases] = {
         aggregate="De acordo com a tabela, qual é {value} {of_nouns}{whose}{rounding}?",
         aggregates={
             "mean": "a média",
+            "median": "a mediana",
             "sum": "a soma",
             "min": "o valor mínimo",
             "max": "o valor máximo",

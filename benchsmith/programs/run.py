@@ -11,6 +11,7 @@ answer from its metadata alone, for the verifier. Nothing here asks a model.
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,6 +162,7 @@ def number_text(value: float) -> str:
 
 AGGREGATES: dict[str, Callable[[list[float]], float]] = {
     "mean": lambda xs: sum(xs) / len(xs),
+    "median": statistics.median,
     "sum": sum,
     "min": min,
     "max": max,
@@ -485,7 +487,7 @@ def _over_rows(
         question = aggregate_question(words, spec.aggregate, spec.field, conditions)
         # Distractors by the program's own rule: the other aggregates, and this one over
         # every row shown (the filter ignored).
-        wrong_values = [aggregate(a, numbers) for a in ("mean", "sum", "min", "max")]
+        wrong_values = [aggregate(a, numbers) for a in ("mean", "median", "sum", "min", "max")]
         wrong_values.append(aggregate(spec.aggregate, every))
         wrong_values += [round(answer_value * f, 2) for f in (0.9, 1.1, 1.25)]
         distractors = [number_text(v) for v in dict.fromkeys(wrong_values) if v != answer_value]

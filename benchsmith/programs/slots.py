@@ -96,6 +96,8 @@ class Reading:
     notes: list[str] = field(default_factory=list)
     english: str | None = None
     """The reader's checked translation the rules read (None: the intent, or its gloss)."""
+    rescued: bool = False
+    """The rules found no program over the table; the reader's column made the one read."""
 
 
 def describe_table(table: Table) -> str:
@@ -270,6 +272,7 @@ def read(
             reading.notes.append(f"column: the reader's {answer!r} does not run: {problem[:120]}")
             continue
         reading.taken[question.slot] = answer
+        reading.rescued = reading.rescued or isinstance(found, Refusal)
         lead_cand = hinted[0]
         lead_cand.why = f"{lead_cand.why}; column read by the reader: {answer}"[:300]
         reading.candidates = hinted

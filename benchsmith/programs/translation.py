@@ -10,7 +10,8 @@ whole intent, and code checks that translation before the rules read it:
 
 - it is English (by its function words, as the intent's language was found);
 - it keeps the intent's numbers (as digits or English number words), and adds none;
-- it keeps most of the acronyms the intent writes (``IATA``, ``BMI``);
+- it keeps most of the acronyms the intent writes (``IATA``, ``BMI``) and every short name
+  it quotes ("Tyskland");
 - it says what the gloss understood: most English words the gloss gave (``maximum
   temperature``, ``how many``, ``airports``) occur in it, so a reply that answers something
   else, or repeats the prompt, is set aside;
@@ -81,9 +82,17 @@ _PROMPT_WORDS = (
     "translate the whole request",
     "keep every number",
     # the prompts' examples, which the reader sometimes gives back as its translation
-    "show three rivers and ask which one is the longest",
-    "show five countries and ask which one has the largest population",
 )
+_PROMPT_EXAMPLES = re.compile(
+    r"show (?:\w+ ){1,2}(?:rivers|countries) and ask which one "
+    r"(?:is the longest|has the largest population)"
+)
+"""The prompts' examples ("show three rivers ...", "show five countries ..."), which the
+reader sometimes gives back as its translation, with another number at times."""
+_QUOTED = re.compile(
+    r"(?:[\"“„«]|(?<!\w)['‘`])\s*([A-ZÀ-Þ][^\"“”„«»‘’'`]{0,40}?)\s*(?:[\"”“»]|['’`](?!\w))"
+)
+"""A quoted name ("Tyskland", « Förenade Arabemiraten »): kept as written by a translation."""
 
 
 NUMBER_WORDS = {
@@ -121,7 +130,7 @@ def check(intent: str, language: str, english: str) -> str | None:
     low = text.lower()
     if not text:
         return "it is empty"
-    if _FENCE.search(text) or any(p in low for p in _PROMPT_WORDS):
+    if _FENCE.search(text) or any(p in low for p in _PROMPT_WORDS) or _PROMPT_EXAMPLES.search(low):
         return "it repeats the prompt"
     if intent_language(text) != "en":
         return "it is not English"
@@ -134,6 +143,17 @@ def check(intent: str, language: str, english: str) -> str | None:
     kept = {n for n in names if n.lower() in low}
     if names and len(kept) < NAMES_KEPT * len(names):
         return f"it drops the names {sorted(names - kept)}"
+    every_language = set().union(*FUNCTION_WORDS.values())
+    quoted = [  # names, not quoted questions ("Welcher Flughafen?") to be translated
+        q
+        for q in _QUOTED.findall(intent)
+        if len(q.split()) <= 3
+        and not re.search(r"[?!:;.,]", q)
+        and q.split()[0].lower() not in every_language
+    ]
+    lost = [q for q in quoted if q.lower() not in low]
+    if lost:
+        return f"it drops the quoted names {lost[:4]}"
     gloss = {s for w in glossed_words(intent, language) for s in stems(w)}
     gloss -= set(stems(" ".join(FUNCTION_WORDS["en"] | MINOR_WORDS)))
     have = set(stems(low))

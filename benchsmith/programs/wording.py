@@ -561,8 +561,20 @@ def count_question(
     return f"According to the table, how many {plural(noun.text)} are there {phrase}?"
 
 
-AGG_EN = {"mean": "average", "sum": "total", "min": "smallest", "max": "largest"}
-AGG_FR = {"mean": "moyenne", "sum": "somme", "min": "valeur minimale", "max": "valeur maximale"}
+AGG_EN = {
+    "mean": "average",
+    "median": "median",
+    "sum": "total",
+    "min": "smallest",
+    "max": "largest",
+}
+AGG_FR = {
+    "mean": "moyenne",
+    "median": "médiane",
+    "sum": "somme",
+    "min": "valeur minimale",
+    "max": "valeur maximale",
+}
 
 
 def aggregate_question(
@@ -574,7 +586,7 @@ def aggregate_question(
     noun = words.noun() if words.language == "en" else words.noun_or(ROWS_FR)
     label = words.label(field)
     phrase = condition_phrase(words, conditions)
-    rounding = f", {ROUND_NOTE[words.language]}" if aggregate == "mean" else ""
+    rounding = f", {ROUND_NOTE[words.language]}" if aggregate in ("mean", "median") else ""
     if words.language == "fr":
         subject = f"des {fr_plural(noun.text)}" + (f" {phrase}" if phrase else "")
         return (
@@ -911,7 +923,7 @@ def _aggregate_in(
             value=value,
             of_nouns=grammar.of_the_plural(_many(words)),
             whose=_whose(words, conditions, None),
-            rounding=f", {phrases.rounding}" if aggregate == "mean" else "",
+            rounding=f", {phrases.rounding}" if aggregate in ("mean", "median") else "",
         )
     )
 

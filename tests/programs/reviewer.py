@@ -87,7 +87,7 @@ KINDS = frozenset(
 )
 BOOKS = frozenset({"closed", "open"})
 OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
-AGGREGATES = frozenset({"count", "mean", "sum", "min", "max"})
+AGGREGATES = frozenset({"count", "mean", "median", "sum", "min", "max"})
 DIRECTIONS = frozenset({"max", "min"})
 
 # CLDR display names (English -> language) of the continents/regions and the countries used in
@@ -1592,6 +1592,7 @@ class _Review:
             c for c in (self.program.get("conditions") or []) if isinstance(c, Mapping)
         ]
         self.subject: int | None = None  # the data row the answer is about
+        self.translated_answer: str | None = None  # the key's field of the answer, translated
         self.hop_conditions: list[Mapping[str, Any]] = []  # conditions on a joined table
 
     def add(self, problem: str) -> None:
@@ -1850,6 +1851,7 @@ class _Review:
         self.check_rows()
         self.check_conditions()
         getattr(self, f"check_{self.kind}")()
+        self.check_translated_answer()
         self.check_book()
         self.check_choices()
         self.check_language()
@@ -1887,6 +1889,18 @@ class _Review:
                 f"{got}s.{self.language}",
             ):
                 continue  # the field's own translation in the item's language: the same answer
+            if (
+                name == "answer_field"
+                and wanted
+                and got
+                and wanted.startswith(str(got))
+                and wanted.endswith(f".{self.language}")
+            ):
+                # "currency_names" answered in Dutch where the key asks currency_names_in.nl:
+                # the answer must be the record's value of the asked field (checked once the
+                # record is known, in check_translated_answer).
+                self.translated_answer = wanted
+                continue
             if name == "key_field" and wanted and got != wanted and self.shown_by(wanted):
                 # No key set, or another column whose values in the item's language are the
                 # ones asked ("name" worded in German is names.de): every record the item
@@ -2102,6 +2116,18 @@ class _Review:
                 )
             self.require_shown_fields([key, answer_field])
 
+    def check_translated_answer(self) -> None:
+        """The answer is the record's value of the key's field in the item's language."""
+        wanted = self.translated_answer
+        if wanted is None or self.subject is None or self.table is None:
+            return
+        value = self.row(self.subject).get(wanted, "")
+        if not value.strip() or not self.answer_states(value):
+            self.add(
+                f"intent: the answer {self.answer!r} is not {self.label(self.subject)}'s "
+                f"{wanted} ({value!r}), which the intent asks for"
+            )
+
     def check_filtered_lookup(self) -> None:
         if not self.conditions:
             self.add("condition: a filtered lookup without conditions")
@@ -2199,6 +2225,12 @@ class _Review:
             return math.fsum(values)
         if aggregate == "mean":
             return math.fsum(values) / len(values)
+        if aggregate == "median":
+            ordered = sorted(values)
+            middle = len(ordered) // 2
+            if len(ordered) % 2:
+                return ordered[middle]
+            return (ordered[middle - 1] + ordered[middle]) / 2
         return max(values) if aggregate == "max" else min(values)
 
     def _check_counted(self, tag: str) -> None:

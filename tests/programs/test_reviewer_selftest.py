@@ -1517,6 +1517,26 @@ def test_records_named_in_the_asked_columns_words_satisfy_its_key() -> None:
     assert [p for p in review_item(item, intent, CORPUS) if p.startswith("intent: key")]
 
 
+def test_an_answer_in_the_asked_fields_translation_satisfies_its_key() -> None:
+    """The key asks currency_names_in.nl; a program answering currency_names in Dutch does."""
+    index, _ = starter_row("world-countries", "name", "Japan")
+    expect = {"kinds": ["lookup"], "book": "closed", "answer_field": "currency_names_in.nl",
+              "key_field": "names.nl", "field": None, "direction": None, "aggregate": None,
+              "conditions": [], "language": "nl", "answer_format": "short_answer"}  # fmt: skip
+    intent = {"id": "cur", "tables": ["world-countries"], "intent": "Met welke munt",
+              "expect": expect, "held_out": False, "servable": True}  # fmt: skip
+    program = make_program("lookup", "closed", [index], key_field="names.nl",
+                           answer_field="currency_names", records=["Japan"])  # fmt: skip
+    text = "Met welke munt betaal je in Japan?"
+
+    def problems(answer: str) -> list[str]:
+        item = make_item(text, answer, program, language="nl")
+        return [p for p in review_item(item, intent, CORPUS) if p.startswith("intent:")]
+
+    assert problems("Japanse yen") == []
+    assert problems("Yen")  # the English name is not the Dutch one asked
+
+
 def test_a_chains_join_column_is_the_field_its_first_step_follows() -> None:
     expect = {"kinds": ["multihop"], "book": "closed", "answer_field": "capital",
               "key_field": None, "field": "alpha_2", "direction": None, "aggregate": None,
