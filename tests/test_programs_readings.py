@@ -9,9 +9,10 @@ columns shown, "escludete l'Europa", "the V8s", and a price no field holds.
 from __future__ import annotations
 
 import statistics
-from types import SimpleNamespace
 
-from benchsmith.programs import Refusal, build_table, generate, plan
+from test_programs_phrasings import table_of, top
+
+from benchsmith.programs import Refusal, generate, plan
 from benchsmith.programs.gloss import intent_language, to_english
 from benchsmith.programs.intent import _format, _numbers
 
@@ -49,14 +50,6 @@ COUNTRIES = [
 ]
 
 
-def table_of(name: str, columns: dict[str, str], rows: list[tuple]):
-    records = [dict(zip(columns, row, strict=True)) for row in rows]
-    fields = [
-        SimpleNamespace(path=c, modality=k, translations={}, labels={}) for c, k in columns.items()
-    ]
-    return build_table(name, records, fields)
-
-
 def cars():
     columns = {"Name": "text", "Miles_per_Gallon": "number", "Cylinders": "number",
                "Weight_in_lbs": "number", "Origin": "category"}  # fmt: skip
@@ -66,12 +59,6 @@ def cars():
 def airports():
     columns = {"iata": "text", "city": "text", "latitude": "number", "longitude": "number"}
     return table_of("airports", columns, AIRPORTS)
-
-
-def top(intent: str, table):
-    found = plan(intent, {table.id: table}, table.id)
-    assert not isinstance(found, Refusal), found
-    return found[0].spec
 
 
 def test_an_intent_with_few_function_words_is_placed_by_its_letters():
