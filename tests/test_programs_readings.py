@@ -79,6 +79,7 @@ def test_the_answer_named_as_a_things_name_or_code_asks_a_short_answer():
         "respond with the name of the car",
         to_english("Geantwortet wird mit dem Ländernamen.", "de"),
         to_english("Responde con el nombre del coche.", "es"),
+        "No table. Short response, questions in French.",  # a translation's words
     ):
         assert _format(said.lower(), "multiple_choice") == "short_answer", said
     assert _format("answer = a number", "multiple_choice") == "numeric"
@@ -202,6 +203,13 @@ def test_leaving_out_what_lies_outside_a_region_keeps_the_region():
     ):
         spec = top(intent, table)
         assert [(c.field, c.op, c.value) for c in spec.conditions] == [("region", op, "Europe")]
+
+
+def test_a_picture_of_a_table_asked_in_the_german_genitive():
+    from benchsmith.agents.design import rendered_intent
+
+    assert rendered_intent("Zeig dem Modell ein Bild einer kleinen Tabelle mit sechs Ländern.")
+    assert not rendered_intent("Zeig dem Modell eine kleine Tabelle mit sechs Ländern.")
 
 
 def test_a_price_no_field_holds_is_refused_by_name():

@@ -149,7 +149,13 @@ CLASSIFY_CUES = re.compile(
 )
 FORMAT_CUES = (
     (re.compile(r"multiple[- ]choice|options|choices|\bmcq\b"), "multiple_choice"),
-    (re.compile(r"short[- ]answer|free[- ]text|open[- ]ended|write the answer"), "short_answer"),
+    (
+        re.compile(
+            r"(?:short|brief|one[- ]word)[- ](?:answer|response|reply)|free[- ](?:text|form|"
+            r"response)|open[- ]ended|write the answer"
+        ),
+        "short_answer",
+    ),
     # the answer named as a thing's name or code: "answer = the name of the model", "the
     # answer is the code", "answered with the country name", "respond with the car's name"
     (
