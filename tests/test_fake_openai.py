@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -566,6 +567,37 @@ def test_lifecycle() -> None:
         assert time.monotonic() - start < 2.0
         with pytest.raises(openai.APIConnectionError):
             _chat(cli)
+
+
+def test_a_connection_accepted_as_the_server_stops_is_not_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A connection accepted just before stop() but registered after it gets no answer."""
+    from benchsmith.testing import fake_openai
+
+    entered, release = threading.Event(), threading.Event()
+    setup = fake_openai._Handler.setup
+
+    def slow_setup(handler: Any) -> None:
+        entered.set()
+        release.wait(5.0)
+        setup(handler)
+
+    monkeypatch.setattr(fake_openai._Handler, "setup", slow_setup)
+    srv = FakeOpenAIServer().start()
+    body = json.dumps({"model": "m", "messages": MESSAGES}).encode()
+    head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=5.0) as sock:
+        sock.sendall(head.encode() + body)
+        assert entered.wait(5.0)  # accepted, its handler not yet registered
+        srv.stop()
+        release.set()
+        try:
+            answer = sock.recv(4096)
+        except ConnectionResetError:
+            answer = b""
+    assert answer == b""
+    assert srv.request_count == 0
 
 
 def test_langchain_chat_openai(server: FakeOpenAIServer) -> None:

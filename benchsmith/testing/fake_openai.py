@@ -986,6 +986,7 @@ class FakeOpenAIServer:
         self._ids = itertools.count(1)
         self._request_ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
+        self._stopped = False
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._port: int | None = None
@@ -1011,6 +1012,7 @@ class FakeOpenAIServer:
                 daemon=True,
             )
             self._httpd, self._thread, self._port = httpd, thread, httpd.server_port
+            self._stopped = False
         thread.start()
         return self
 
@@ -1019,6 +1021,7 @@ class FakeOpenAIServer:
         with self._lock:
             httpd, thread = self._httpd, self._thread
             self._httpd = self._thread = None
+            self._stopped = True
             connections = list(self._connections)
         if httpd is None:
             return
@@ -1137,8 +1140,16 @@ class FakeOpenAIServer:
         return reply
 
     def _track(self, conn: socket.socket) -> None:
+        # A connection accepted just before stop() took its list of connections registers
+        # here after it: it is shut at once, so no call is answered once stop() has begun.
         with self._lock:
-            self._connections.add(conn)
+            if not self._stopped:
+                self._connections.add(conn)
+                return
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:
