@@ -23,7 +23,9 @@ intents) and ``starter-blind-6`` (``intents_starter6.json``, the same way, while
 rankings were built) and ``starter-blind-7`` (``intents_starter7.json``, the same way, after
 the sixth set's failures were fixed) and ``starter-blind-8`` (``intents_starter8.json``, the
 same way, once the seventh set's failures were fixed) and ``starter-blind-9``
-(``intents_starter9.json``, the same way, once the eighth set's failures were fixed).
+(``intents_starter9.json``, the same way, once the eighth set's failures were fixed) and
+``starter-blind-10`` and ``-11`` (``intents_starter10.json``, ``intents_starter11.json``,
+written together; the eleventh kept unread while the tenth's failures were fixed).
 """
 
 from __future__ import annotations
@@ -75,10 +77,20 @@ had read no code, once the seventh set's failures were fixed): ``starter-blind-8
 STARTER9 = "intents_starter9.json"
 """A ninth blind set over the starter catalog (24 intents, 7 languages, written by someone who
 had read no code, once the eighth set's failures were fixed): ``starter-blind-9``."""
+STARTER10 = "intents_starter10.json"
+"""A tenth blind set over the starter catalog (24 intents, 7 languages, written by someone who
+had read no code, once the ninth set's failures were fixed): ``starter-blind-10``."""
+STARTER11 = "intents_starter11.json"
+"""An eleventh blind set, written with the tenth by the same hand and kept unread while the
+tenth's failures were fixed: ``starter-blind-11``."""
+BLIND_STARTERS = (
+    STARTER2, STARTER3, STARTER4, STARTER5, STARTER6, STARTER7, STARTER8, STARTER9, STARTER10,
+    STARTER11,
+)  # fmt: skip
 STARTER_SETS = (
     "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4",
     "starter-blind-5", "starter-blind-6", "starter-blind-7", "starter-blind-8",
-    "starter-blind-9",
+    "starter-blind-9", "starter-blind-10", "starter-blind-11",
 )  # fmt: skip
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
@@ -110,22 +122,9 @@ def entries(sets: set[str] | None = None, ids: set[str] | None = None) -> list[d
     out += [
         {**e, "set": STARTER_SETS[1] if e["held_out"] else STARTER_SETS[0]} for e in _load(STARTER)
     ]
-    if (CORPUS / STARTER2).is_file():
-        out += [{**e, "set": STARTER_SETS[2]} for e in _load(STARTER2)]
-    if (CORPUS / STARTER3).is_file():
-        out += [{**e, "set": STARTER_SETS[3]} for e in _load(STARTER3)]
-    if (CORPUS / STARTER4).is_file():
-        out += [{**e, "set": STARTER_SETS[4]} for e in _load(STARTER4)]
-    if (CORPUS / STARTER5).is_file():
-        out += [{**e, "set": STARTER_SETS[5]} for e in _load(STARTER5)]
-    if (CORPUS / STARTER6).is_file():
-        out += [{**e, "set": STARTER_SETS[6]} for e in _load(STARTER6)]
-    if (CORPUS / STARTER7).is_file():
-        out += [{**e, "set": STARTER_SETS[7]} for e in _load(STARTER7)]
-    if (CORPUS / STARTER8).is_file():
-        out += [{**e, "set": STARTER_SETS[8]} for e in _load(STARTER8)]
-    if (CORPUS / STARTER9).is_file():
-        out += [{**e, "set": STARTER_SETS[9]} for e in _load(STARTER9)]
+    for number, name in enumerate(BLIND_STARTERS, start=2):
+        if (CORPUS / name).is_file():
+            out += [{**e, "set": STARTER_SETS[number]} for e in _load(name)]
     if sets:
         out = [e for e in out if e["set"] in sets]
     if ids:
