@@ -742,10 +742,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Keep the server quiet."""
 
+    _refused = False
+
     def setup(self) -> None:
         """Register the connection so that ``stop()`` can close it."""
         super().setup()
-        self.server.owner._track(self.connection)
+        self._refused = not self.server.owner._track(self.connection)
+
+    def handle(self) -> None:
+        """Serve the connection's requests, none if the server was stopped before it began."""
+        if not self._refused:
+            super().handle()
 
     def finish(self) -> None:
         """Unregister the connection."""
@@ -1139,17 +1146,19 @@ class FakeOpenAIServer:
             raise TypeError(f"default callable returned {type(reply).__name__}, not a Reply")
         return reply
 
-    def _track(self, conn: socket.socket) -> None:
+    def _track(self, conn: socket.socket) -> bool:
         # A connection accepted just before stop() took its list of connections registers
-        # here after it: it is shut at once, so no call is answered once stop() has begun.
+        # here after it: it is shut at once and none of its requests is read, so no call
+        # is answered (nor recorded) once stop() has begun.
         with self._lock:
             if not self._stopped:
                 self._connections.add(conn)
-                return
+                return True
         try:
             conn.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        return False
 
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:
