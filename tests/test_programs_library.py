@@ -256,6 +256,33 @@ def test_french_count_questions_agree_with_the_label():
     assert inst.answer == "3"
 
 
+def test_a_row_without_the_counted_value_is_not_shown_in_a_count():
+    # Antarctica has no region: "how many are not in Asia" cannot say whether it counts.
+    records = [
+        {"country": "Japan", "continent": "Asia"},
+        {"country": "France", "continent": "Europe"},
+        {"country": "Antarctica", "continent": ""},
+        {"country": "Kenya", "continent": "Africa"},
+        {"country": "India", "continent": "Asia"},
+        {"country": "Peru", "continent": "Americas"},
+    ]
+    fields = [field("country", "text"), field("continent", "category")]
+    table = build_table("countries", records, fields)
+    spec = ProgramSpec(
+        kind="count",
+        book="open",
+        table="countries",
+        conditions=[Condition(field="continent", op="!=", value="Asia")],
+        rows_shown=5,
+    )
+    made = generate(spec, {"countries": table}, n=5, seed=0)
+    assert made
+    for inst in made:
+        assert "Antarctica" not in inst.table_text and "Antarctica" not in inst.records
+        outside = [r for r in inst.records if r not in ("Japan", "India")]
+        assert inst.answer == str(len(outside))
+
+
 def test_french_labels_come_from_cldr_and_the_lexicon_or_are_refused_by_name():
     records = [
         {"country": "Japan", "continent": "Asia"},

@@ -442,11 +442,12 @@ def _over_rows(
 ) -> Instance | None:
     """Count and aggregate over the rows shown (a closed-book count names them in a list)."""
     n = max(4, spec.rows_shown or 6)
-    everyone = [
-        r
-        for r in table.rows()
-        if all(value_text(table.value(r, f)) for f in ([spec.field] if spec.field else []))
-    ]
+    # A row whose counted or filtered value is missing cannot be said to meet the condition
+    # or not (Antarctica has no region): it is not shown.
+    needed = {f for f in [spec.field, *(c.field for c in spec.conditions)] if f}
+    everyone = [r for r in table.rows() if all(value_text(table.value(r, f)) for f in needed)]
+    if row not in everyone:
+        return None
     others = [r for r in everyone if r != row]
     if len(others) < n - 1:
         return None

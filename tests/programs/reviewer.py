@@ -1422,6 +1422,14 @@ def _drawn_tokens(rendered: str, records: Iterable[str]) -> list[tuple[str, str]
     return out
 
 
+def _as_digits(word: str) -> str:
+    """An OCR word (:func:`ocr_normal` form) made only of digits and their look-alikes, as
+    digits (``o`` is ``0``); any other word as it is."""
+    if re.fullmatch(r"[0-9oilsb]+", word) and not word.isdigit():
+        return word.translate(str.maketrans("oilsb", "01158"))
+    return word
+
+
 def _unread(drawn: Sequence[tuple[str, str]], read: Sequence[str]) -> tuple[list[str], list[str]]:
     """The numbers and the names of ``drawn`` that ``read`` does not show where they stand."""
     numbers: list[str] = []
@@ -1432,7 +1440,9 @@ def _unread(drawn: Sequence[tuple[str, str]], read: Sequence[str]) -> tuple[list
             continue
         block, seen = drawn[i1:i2], read[j1:j2]
         wanted = [t for t, kind in block if kind == "number"]
-        got = [t for t in seen if t.isdigit()]
+        # A word read where numbers stand, all look-alikes of digits, is digits: "Neerslag:
+        # 0." is read "Neerslag: O." (the lone word escapes _ocr_digits, having no digit).
+        got = [d for d in (_as_digits(t) for t in seen) if d.isdigit()]
         missing = Counter(wanted) - Counter(got)
         if missing and "".join(wanted) != "".join(got):
             numbers += sorted(missing.elements())

@@ -1413,6 +1413,11 @@ def test_ocr_text_is_compared_with_slips_allowed_only_where_no_value_changes() -
     moved = read.replace("l.234", "X").replace("85", "l.234").replace("X", "85")
     assert any("does not show the number" in p for p in ocr_problems(drawn, moved))
     assert any("error rate" in p for p in ocr_problems(drawn, "Answer using this table."))
+    # A lone zero read as the letter O is the zero; a letter that looks like another digit
+    # (b is an 8) still changes the value.
+    zero = "Date: 2015-04-29, Rain: 0.\nDate: 2013-09-26, Rain: 6.\nWhat is the total?"
+    assert ocr_problems(zero, zero.replace("0.", "O.")) == []
+    assert any("['6']" in p for p in ocr_problems(zero, zero.replace("6.", "b.")))
 
 
 def test_a_records_own_picture_is_not_read_back_as_drawn_lines(tmp_path: Path) -> None:
