@@ -125,9 +125,14 @@ def _phrases(language: str) -> tuple[tuple[str, str], ...]:
     for english, noun in LEXICON.get(language, {}).items():
         if "(" not in english:
             table.setdefault(noun.text.lower(), english)
-    # Languages by their CLDR names: "giapponese" -> "japanese", "Zweeds" -> "swedish".
+    # Languages by their CLDR names: "giapponese" -> "japanese", "Zweeds" -> "swedish",
+    # and as the adjectives Dutch and German inflect them ("de Zweedse naam", "den
+    # schwedischen Namen").
+    endings = {"nl": ("e",), "de": ("e", "en", "er", "es", "em")}.get(language, ())
     for local, english in _language_names(language).items():
         table.setdefault(local, english)
+        for ending in endings:
+            table.setdefault(local + ending, english)
     return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
 
 

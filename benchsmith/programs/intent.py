@@ -21,7 +21,14 @@ from typing import Any
 
 from benchsmith.files import package_json
 from benchsmith.programs.gloss import FUNCTION_WORDS, intent_language, to_english
-from benchsmith.programs.labels import CODE_VALUE, demonym_of, is_place, singular, value_names
+from benchsmith.programs.labels import (
+    CODE_VALUE,
+    demonym_of,
+    is_place,
+    language_code_column,
+    singular,
+    value_names,
+)
 from benchsmith.programs.table import (
     LANGUAGE_WORDS,
     MAX_CATEGORIES,
@@ -276,6 +283,8 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
         "_" if t == "name" and i + 1 < len(tokens) and tokens[i + 1] in NAME_VERB_OBJECTS else t
         for i, t in enumerate(tokens)
     ]
+    # "what is Finland called": a name, never the calling codes ("called" stems to "call").
+    tokens = ["_" if t == "called" else t for t in tokens]
     # "questions in Italian" asks for the items' language, not the field names.it.
     low = intent.lower()
     for request in LANGUAGE_REQUEST.finditer(low):
@@ -420,6 +429,9 @@ def _value_conditions(
             names = [" ".join(_tokens(n)) for n in value_names(value)]
             # ... or its adjective: "Southeast Asian", "sub-Saharan African".
             adjectives = [f"{n}n" for n in names if n.endswith("a") and " " in n]
+            # ... or glossed from a language that puts the adjective after its noun
+            # ("Afrique subsaharienne" -> "africa sub saharan").
+            adjectives += [" ".join([n.split()[-1], *n.split()[:-1]]) for n in names if " " in n]
             plurals = "|".join(
                 re.escape(p) for n in dict.fromkeys([phrase, *names]) if n for p in _plurals(n)
             )
@@ -1021,6 +1033,13 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
         return ranked
     where = at[-1]
     measured = {word for i in at for word in _measured(tokens[i])} | _verb_measured(low)
+    # "the biggest population": the field named right after the rank word is the one ranked,
+    # whatever "biggest" measures alone.
+    after = [
+        m for m in ranked if m.strength >= 0.75 and where + 1 in (m.positions or (m.position,))
+    ]
+    if after and after[0].column.path != table.key:
+        return after[:1] + [m for m in ranked if m is not after[0]]
     if measured:
         # "which is the heaviest": the weight, wherever the fields are listed.
         said = [
@@ -1121,6 +1140,10 @@ def _places(table: Table, column: Column) -> bool:
     return bool(values) and named * 2 > len(values)
 
 
+CODE_LIKE_WORDS = frozenset("and can not per all one are has was but may".split())
+"""Short English words that are also codes (Andorra's AND, Canada's CAN, Peru's PER)."""
+
+
 def _example_column(intent: str, table: Table, *, least: int = 1) -> Column | None:
     """The record-naming column two or more of whose values the intent quotes as examples.
 
@@ -1129,17 +1152,28 @@ def _example_column(intent: str, table: Table, *, least: int = 1) -> Column | No
     (None: fewer than two, or than ``least``; one when the intent names its column).
     """
     spans = re.findall(r"\(([^()]{2,80})\)|\b(?:like|e\.g\.|such as)\s+([^.;:()]{2,60})", intent)
-    words = {w.casefold() for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
+    said = {w for span in spans for part in span for w in re.findall(r"[\w-]+", part)}
     # ... or each quoted whole ("Type 'SEA' or 'DEN'"; not the words of a quoted question)
     quoted = r"(?<!\w)['\"«„“‘]\s*([^'\"«»„“”‘’\n]{1,40}?)\s*['\"»“”’](?!\w)"
-    words |= {q.strip().casefold() for q in re.findall(quoted, intent)}
-    if not words:
+    said |= {q.strip() for q in re.findall(quoted, intent)}
+    if not said:
         return None
+    words = {w.casefold() for w in said}
+    loose = {w for w in words if len(w) >= 3 and w not in FUNCTION_WORDS["en"] | CODE_LIKE_WORDS}
     named = {m.column.path for m in _mentions(intent, table) if m.strength >= 0.5}
     best: tuple[int, Column | None] = (0, None)
     for column in table.unique_columns():
-        texts = {table.text(r, column.path).casefold() for r in table.rows()}
-        hits = len(words & texts)
+        texts = {table.text(r, column.path) for r in table.rows()}
+        # A code ("AS", "IN") is quoted in capitals, or in small letters when it is no short
+        # English word: "e.g. how many live in Portugal? as answer ..." quotes no code,
+        # "like sea or den" does.
+        hits = len(
+            {
+                t
+                for t in texts
+                if ((t in said or t.casefold() in loose) if t.isupper() else t.casefold() in words)
+            }
+        )
         # One example counts when the intent also names its column ("the code, e.g. LAX").
         if hits > best[0] and hits >= least and (hits >= 2 or column.path in named):
             best = (hits, column)
@@ -1230,9 +1264,8 @@ def _asked_column(
             if places:
                 return (places[0] if len(places) == 1 else None), None
         others = [m for t in tables.values() if t.id != table.id for m in _mentions(word, t)]
-        said_value = any(
-            word in v.lower().split() for c in table.columns.values() for v in c.values
-        )
+        # "what is Finland called in Swedish": a record's value, not a field asked.
+        said_value = word in table.value_words
         if (
             others
             or said_value
@@ -1435,7 +1468,8 @@ latitude and longitude, as every coordinate table writes them)."""
 
 FUEL_USE = re.compile(
     r"\b(?:uses?|using|consumes?|consuming|burns?|burning|needs?|guzzles?|drinks?)\s+"
-    r"(less|more|the least|the most)\s+(?:fuel|gas|gasoline|petrol)\b",
+    r"(less|more|the least|the most)\s+(?:fuel|gas|gasoline|petrol)"
+    r"(?:\s+(?:per|a|each|every)\s+(?:mile|kilometre|kilometer|km|gallon))?\b",
     re.IGNORECASE,
 )
 """Fuel used, the inverse of fuel efficiency: "uses less fuel" has a higher efficiency."""
@@ -1454,7 +1488,22 @@ def _idioms(intent: str) -> str:
         }
         return f"has {other[said]} fuel efficiency"
 
+    # "the biggest head count": the most people
+    intent = re.sub(r"\bhead[- ]?counts?\b", "population", intent, flags=re.I)
+    # "i mean ...", "what I mean is": the writer restating, not the average
+    intent = re.sub(r"\b(?:what i mean is|i mean|i meant)\b", "that is", intent, flags=re.I)
     intent = FUEL_USE.sub(inverse, intent)
+    # "the thirstiest", "which is more thirsty": the most fuel used
+    intent = re.sub(
+        r"\b(?:more thirsty|thirstier)\b", "has a lower fuel efficiency", intent, flags=re.I
+    )
+    intent = re.sub(
+        r"\b(?:the most thirsty|the thirstiest|thirstiest)\b",
+        "has the lowest fuel efficiency",
+        intent,
+        flags=re.I,
+    )
+    intent = re.sub(r"\b(?:less thirsty)\b", "has a higher fuel efficiency", intent, flags=re.I)
     # "only the V8s": an engine of that many cylinders
     return re.sub(r"\b[vV](4|6|8|10|12)s?\b", r"\1 cylinders", intent)
 
@@ -2178,6 +2227,18 @@ def plan(
         if asked is not None and asked.path != key_field:
             # "which team the champion drove for": the field the question word names.
             answers = [Mention(asked, main, 0, 1.0), *(m for m in answers if m.column is not asked)]
+        said_in = _name_in_column(low, table)
+        if said_in is not None:
+            # "ask what each country is called in French": the French name is the answer,
+            # the record is named otherwise.
+            if key_field == said_in.path:
+                key_field = next(
+                    (c.path for c in table.unique_columns() if c.path != said_in.path), None
+                )
+            answers = [
+                Mention(said_in, main, 0, 1.0),
+                *(m for m in answers if m.column is not said_in),
+            ]
         asked_number = (
             quantity is not None and not any(p.search(low) for p, _ in AGG_CUES) and not rank_words
         )
@@ -2220,6 +2281,13 @@ def plan(
             f"the intent ranks the records by {unranked!r}, which no field of {table.id} holds",
             [f"fields: {fields}"],
         )
+    unheld_language = _name_in_unheld_language(low, table)
+    if unheld_language:
+        fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
+        return Refusal(
+            f"the intent asks for names in {unheld_language}, which no field of {table.id} holds",
+            [f"fields: {fields}"],
+        )
     if not cands and unknown:
         fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
         return Refusal(
@@ -2257,6 +2325,61 @@ def plan(
     best = cands[0].score
     # Only near-ties go to the model: it chooses, the code has already ranked.
     return [c for c in cands if c.score >= best - 0.25][:4]
+
+
+NAME_IN = re.compile(
+    r"\b(?:called|named|names?|say|said|written|spelled|spelt|translated|translation)"
+    r" (?:in|into) (?:the )?([a-z]+)\b"
+)
+"""A name asked in a language: "what is Finland called in Swedish", "its name in Welsh"."""
+
+
+@cache
+def _language_codes() -> dict[str, str]:
+    """Languages by their English names (lower case), CLDR's and ours: "welsh" -> "cy"."""
+    from babel import Locale
+
+    names = {
+        name.lower(): code
+        for code, name in Locale.parse("en").languages.items()
+        if "_" not in code and " " not in name
+    }
+    return {**names, **LANGUAGE_WORDS}
+
+
+def _name_in_column(low: str, table: Table) -> Column | None:
+    """The one column of names in the language a name is asked in ("called in French")."""
+    for match in NAME_IN.finditer(_without_language_request(low)):
+        code = _language_codes().get(match.group(1))
+        found = [c for c in table.unique_columns() if code and table.language_of(c.path) == code]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _name_in_unheld_language(low: str, table: Table) -> str | None:
+    """The language a name is asked in that no field of the table gives (None: held).
+
+    "what is Finland called in Swedish" over a table with names in seven languages, none
+    Swedish, asks for what it does not hold; a table whose records say their language
+    (a column of language codes) holds every language it lists.
+    """
+    written = {table.language_of(c.path) for c in table.columns.values()} - {None}
+    if not written:
+        return None  # the table gives names in no language by name: nothing to tell
+    for match in NAME_IN.finditer(_without_language_request(low)):
+        code = _language_codes().get(match.group(1))
+        if code is None or code in written:
+            continue
+        if any(
+            code in c.values
+            for c in table.columns.values()
+            if c.kind == "category"
+            and ("language" in words_of(c.path) or language_code_column(table, c.path))
+        ):
+            continue  # (of a table's records in one language, the column has one value)
+        return match.group(1).capitalize()
+    return None
 
 
 SHOWN_KINDS = frozenset(

@@ -285,11 +285,13 @@ class Table:
         return bool(words) and LANGUAGE_WORDS.get(words[0]) == language
 
     def language_of(self, path: str) -> str | None:
-        """The language a column is written in by its name ("name_en", "English name")."""
-        match = re.search(r"_([a-z]{2})$", path.lower())
+        """The language a column is written in, by its name or label ("names.fr", "in French")."""
+        match = re.search(r"[._]([a-z]{2})$", path.lower())
         if match and match.group(1) in set(LANGUAGE_WORDS.values()):
-            return match.group(1)
+            return match.group(1)  # "name_en", "names.fr"
         words = self.columns[path].labels.get("en", "").lower().split()
+        if len(words) >= 2 and words[-2] == "in" and words[-1] in LANGUAGE_WORDS:
+            return LANGUAGE_WORDS[words[-1]]  # "the country's name in French"
         return LANGUAGE_WORDS.get(words[0]) if words else None
 
     def neutral(self, path: str) -> bool:
@@ -388,6 +390,18 @@ class Table:
             for c in self.columns.values()
             if c.kind == "category"
         )
+
+    @cached_property
+    def value_words(self) -> frozenset[str]:
+        """Every word (lower case) of the records' text values: "finland" of "Finland"."""
+        found: set[str] = set()
+        for column in self.columns.values():
+            if column.kind in ("text", "category"):
+                for row in self.rows():
+                    found.update(
+                        re.findall(r"\w+", value_text(self.value(row, column.path)).lower())
+                    )
+        return frozenset(found)
 
     def unique_columns(self) -> list[Column]:
         """The columns that name a record, the key first."""
