@@ -136,3 +136,74 @@ def test_a_name_asked_in_a_language_no_field_holds_is_refused_and_one_held_is_th
     spec = top("Ask what each country is called in French, questions in English.", table)
     assert (spec.key_field, spec.answer_field) == ("name", "names.fr")
     assert to_english("altijd de Zweedse naam van een land", "nl").startswith("altijd the swedish")
+
+
+AIRPORTS = [
+    ("SEA", "Seattle-Tacoma International", "Seattle", 47.45),
+    ("BOS", "Logan International", "Boston", 42.36),
+    ("MIA", "Miami International", "Miami", 25.79),
+    ("DEN", "Denver International", "Denver", 39.86),
+    ("MSP", "Minneapolis-St Paul International", "Minneapolis", 44.88),
+]
+
+
+def test_an_answer_given_as_a_code_names_the_records_by_it():
+    columns = {"iata": "text", "name": "text", "city": "text", "latitude": "number"}
+    table = table_of("airports", columns, AIRPORTS)
+    intent = to_english(
+        "Mostrare una piccola tabella con 5 aeroporti (codice, nome, città, coordinate) e "
+        "chiedere quale si trova più a nord. Si risponde con il codice IATA dell'aeroporto.",
+        "it",
+    )
+    spec = top(intent, table)
+    assert (spec.kind, spec.key_field, spec.field) == ("superlative", "iata", "latitude")
+
+
+def test_three_and_a_half_thousand_and_years_as_an_age():
+    heavy = [("a", 3400), ("b", 3600), ("c", 2100), ("d", 4300), ("e", 3550)]
+    table = table_of("cars", {"Name": "text", "Weight_in_lbs": "number"}, heavy)
+    spec = top(
+        "Render ~8 cars as an image, and ask how many of the cars in the picture weigh over "
+        "three and a half thousand pounds.",
+        table,
+    )
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("Weight_in_lbs", ">", 3500)]
+    patients = [(23, 24.1, 80), (61, 30.2, 95), (45, 27.5, 70), (70, 22.8, 101), (66, 35.0, 88)]
+    table = table_of("patients", {"age": "number", "bmi": "number", "bp": "number"}, patients)
+    intent = to_english(
+        "Si mostra una tabella di una decina di pazienti e si chiede l'indice di massa "
+        "corporea medio, considerando solo i pazienti con più di 50 anni.",
+        "it",
+    )
+    spec = top(intent, table)
+    assert (spec.kind, spec.field) == ("aggregate", "bmi")
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("age", ">", 50)]
+
+
+def test_no_other_record_shown_is_a_closed_book_classification():
+    wines = [(13.2, 1.8, "class_0"), (12.4, 3.1, "class_1"), (13.9, 1.5, "class_0"),
+             (12.1, 2.2, "class_2"), (12.8, 4.0, "class_2"), (12.3, 1.1, "class_1")]  # fmt: skip
+    columns = {"alcohol": "number", "malic_acid": "number", "cultivar": "category"}
+    spec = top(
+        "Questions that give the full chemical analysis of one wine (alcohol, malic acid and so "
+        "on) and ask which of the three "
+        "cultivars it comes from, offering the three classes as answer options. No other wines "
+        "should be shown.",
+        table_of("wine", columns, wines),
+    )
+    assert (spec.kind, spec.book, spec.answer_field) == ("classify", "closed", "cultivar")
+
+
+def test_which_region_a_ranked_record_comes_from_is_its_origin():
+    rows = [("a", 130, "USA"), ("b", 95, "Japan"), ("c", 150, "USA"), ("d", 70, "Europe")]
+    table = table_of("cars", {"Name": "text", "Horsepower": "number", "Origin": "category"}, rows)
+    for intent in (
+        to_english(
+            "Preguntas de dos pasos: se muestra una tabla con algunos coches y se pregunta de "
+            "qué región de origen es el coche con más caballos de potencia.",
+            "es",
+        ),
+        "Show some cars and ask which region the car with the most horsepower comes from.",
+    ):
+        spec = top(intent, table)
+        assert (spec.kind, spec.answer_field, spec.field) == ("multihop", "Origin", "Horsepower")

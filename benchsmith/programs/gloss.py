@@ -133,10 +133,13 @@ def _phrases(language: str) -> tuple[tuple[str, str], ...]:
         table.setdefault(local, english)
         for ending in endings:
             table.setdefault(local + ending, english)
+    if language == "nl":  # "in het Fins": a short name, safe after its article
+        for local, english in _language_names(language, shortest=3).items():
+            table.setdefault(f"in het {local}", f"in {english}")
     return tuple(sorted(table.items(), key=lambda kv: -len(kv[0])))
 
 
-def _language_names(language: str) -> dict[str, str]:
+def _language_names(language: str, shortest: int = 5) -> dict[str, str]:
     """CLDR's names of the languages in ``language``, each to its English name (lower case)."""
     try:
         from babel import Locale
@@ -145,7 +148,8 @@ def _language_names(language: str) -> dict[str, str]:
     english = Locale.parse("en").languages
     names: dict[str, str] = {}
     for code, local in Locale.parse(language).languages.items():
-        if code in english and "_" not in code and " " not in local.strip() and len(local) >= 5:
+        one_word = "_" not in code and " " not in local.strip()
+        if code in english and one_word and len(local) >= shortest:
             names.setdefault(local.lower(), english[code].lower())
     return names
 

@@ -767,8 +767,14 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
         # the comparative names ("longer" -> length, runtime), else the nearest named.
         by_unit = [c for c in orderable_columns if said_units and said_units <= _unit_words(c)]
         by_unit = by_unit or [c for c in orderable_columns if said_units & _unit_words(c)]
+        # "over 60 years old", "patients with more than 50 years": an age (a count of
+        # years below 150, where no field counts years otherwise).
         aged = unit1 in ("year", "years", "yr", "yrs") and (
-            unit2 == "old" or re.match(r"\s*(?:old|of age)\b", low[m.end() :])
+            unit2 == "old"
+            or re.match(r"\s*(?:old|of age)\b", low[m.end() :])
+            or (
+                float(number) < 150 and not any("year" in _unit_words(c) for c in orderable_columns)
+            )
         )
         if aged or re.search(r"\baged?\s*$", low[: m.start()]):
             # "over 60 years old", "aged over 60": the age, whatever else is named nearby
@@ -964,7 +970,9 @@ NO_TABLE = re.compile(
     r"no (?:labell?ed )?examples|"
     r"(?:won't|will not|don't|do not|does not|doesn't|cannot|can't|never) (?:have|get|see) "
     r"(?:any )?"
-    r"(?:notes|tables?|data|rows)|no (?:\w+ ){0,3}(?:shown|given|displayed)|(?:the )?model knows|"
+    r"(?:notes|tables?|data|rows)|"
+    r"no (?:\w+ ){0,3}(?:(?:should|must|will|may|can|are|is) (?:be )?)?(?:shown|given|displayed)|"
+    r"(?:the )?model knows|"
     r"(?:do not|don't|never|without|not) (?:show|display|give|provide|include|use)(?:ing)? "
     r"(?:any |a |the )?(?:tables?|rows|data))\b"
 )
@@ -1488,6 +1496,20 @@ def _idioms(intent: str) -> str:
         }
         return f"has {other[said]} fuel efficiency"
 
+    # "three and a half thousand pounds" -> "3.5 thousand pounds"; "half a million" -> 0.5
+    def half(m: re.Match[str]) -> str:
+        word = m.group(1).lower()
+        number = SPELLED[word] if word in SPELLED else float(word)
+        return f"{number + 0.5:g} {m.group(2)}"
+
+    spelled = "|".join(w for w in SPELLED if " " not in w)
+    intent = re.sub(
+        rf"\b({spelled}|\d+) and a half (hundred|thousand|million|billion)\b",
+        half,
+        intent,
+        flags=re.I,
+    )
+    intent = re.sub(r"\bhalf a (thousand|million|billion)\b", r"0.5 \1", intent, flags=re.I)
     # "the biggest head count": the most people
     intent = re.sub(r"\bhead[- ]?counts?\b", "population", intent, flags=re.I)
     # "i mean ...", "what I mean is": the writer restating, not the average
@@ -2281,8 +2303,9 @@ def plan(
             f"the intent ranks the records by {unranked!r}, which no field of {table.id} holds",
             [f"fields: {fields}"],
         )
+    # (a second step into another table that holds the language may reach it)
     unheld_language = _name_in_unheld_language(low, table)
-    if unheld_language:
+    if unheld_language and not any(c.spec.hops for c in cands):
         fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
         return Refusal(
             f"the intent asks for names in {unheld_language}, which no field of {table.id} holds",
@@ -2329,7 +2352,8 @@ def plan(
 
 NAME_IN = re.compile(
     r"\b(?:called|named|names?|say|said|written|spelled|spelt|translated|translation)"
-    r" (?:in|into) (?:the )?([a-z]+)\b"
+    r" (?:in|into) (?:the )?([a-z]+)\b|"
+    r"\bin (?:the )?([a-z]+) (?:is |are )?(?:called|named|said|written|spelled|spelt)\b"
 )
 """A name asked in a language: "what is Finland called in Swedish", "its name in Welsh"."""
 
@@ -2350,7 +2374,7 @@ def _language_codes() -> dict[str, str]:
 def _name_in_column(low: str, table: Table) -> Column | None:
     """The one column of names in the language a name is asked in ("called in French")."""
     for match in NAME_IN.finditer(_without_language_request(low)):
-        code = _language_codes().get(match.group(1))
+        code = _language_codes().get(match.group(1) or match.group(2))
         found = [c for c in table.unique_columns() if code and table.language_of(c.path) == code]
         if len(found) == 1:
             return found[0]
@@ -2368,7 +2392,8 @@ def _name_in_unheld_language(low: str, table: Table) -> str | None:
     if not written:
         return None  # the table gives names in no language by name: nothing to tell
     for match in NAME_IN.finditer(_without_language_request(low)):
-        code = _language_codes().get(match.group(1))
+        said = match.group(1) or match.group(2)
+        code = _language_codes().get(said)
         if code is None or code in written:
             continue
         if any(
@@ -2378,7 +2403,7 @@ def _name_in_unheld_language(low: str, table: Table) -> str | None:
             and ("language" in words_of(c.path) or language_code_column(table, c.path))
         ):
             continue  # (of a table's records in one language, the column has one value)
-        return match.group(1).capitalize()
+        return said.capitalize()
     return None
 
 
@@ -2447,9 +2472,16 @@ TWO_STEPS = re.compile(
     r"[ée]tapes|temps|stappen)\b|\bboth steps\b|\bin two (?:steps|times?)\b"
 )
 """Words that say a question takes two steps ("two-step reasoning", "in two steps")."""
-WHERE_FROM = re.compile(r"\bwhere (?:\w+ ){0,3}(?:comes?|came|is|are|was|were) (?:\w+ )?from\b")
+WHERE_FROM = re.compile(
+    r"\bwhere (?:\w+ ){0,3}(?:comes?|came|is|are|was|were) (?:\w+ )?from\b|"
+    r"\b(?:from )?(?:which|what) (?:region|country|place|part of the world)\b"
+    r"(?: of origin)?[^.;:?]{0,60}?\b(?:comes?|came|is|are|was|were)(?: \w+)? from\b|"
+    r"\b(?:from )?(?:which|what) (?:region|country|place) of origin\b"
+)
 """Words that ask where a record comes from (its origin)."""
-REPORT_WORDS = frozenset("report say give tell return provide answer ask".split())
+REPORT_WORDS = frozenset(
+    "report say give tell return provide answer answers answered respond responds reply ask".split()
+)
 """Verbs before the field a two-step question reports ("then report the city")."""
 
 
@@ -2540,6 +2572,15 @@ def _reported_column(
         column = table.columns[base.get(m.column.path, m.column.path)]
         if m.strength >= 0.5 and column.path not in skip:
             found.append((m, column))
+    if WHERE_FROM.search(intent.lower()) and not any(
+        "origin" in words_of(c.path) for _m, c in found
+    ):
+        # "which region the car ... comes from": the record's origin, named or not.
+        origins = [
+            c for c in table.columns.values() if "origin" in words_of(c.path) and c.path not in skip
+        ]
+        if len(origins) == 1:
+            return origins[0]
     if not found:
         return None
     if asked is not None:
@@ -2566,7 +2607,7 @@ def _reported_column(
             if "of" in tokens[at + 1 : at + 3] and any(at < r <= at + 9 for r in ranks):
                 return column
             # "find the northernmost ..., then report the city": a verb just before it.
-            verb = REPORT_WORDS & set(tokens[max(0, at - 3) : at])
+            verb = REPORT_WORDS & set(tokens[max(0, at - 4) : at])
             if verb and m.strength >= 0.75 and any(r < at for r in ranks):
                 return column
     return None
