@@ -38,7 +38,8 @@ _MODALITY_WORDS = {
 
 RENDERED = re.compile(
     r"\b(render\w*|draw\w*|drawn|screenshot\w*|"
-    r"(?:image|picture|png) of (?:a |the )?(?:\w+ )?(?:table|rows|records|list)|"
+    r"(?:image|picture|png) (?:of|with|showing|containing) (?:a |an |the )?(?:[\w-]+ )?"
+    r"(?:table|rows|records|list)|"
     r"(?:table|rows|records|list) (?:as|in|into) (?:an? )?(?:image|picture|png)|"
     r"(?:turn\w*|convert\w*|transform\w*) (?:\w+ ){0,3}(?:in|into|to) (?:an? )?"
     r"(?:image|picture|png))\b"

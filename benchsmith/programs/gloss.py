@@ -29,7 +29,8 @@ FUNCTION_WORDS = {
     ),
     "fr": frozenset(
         "le la les de des du un une et ou quel quelle quels quelles qui est sont dans pour "
-        "avec chaque dont sur pose posez donne donnez questions combien".split()
+        "avec chaque dont sur pose posez donne donnez questions combien en lequel laquelle "
+        "lesquels lesquelles rien pas ne au aux ce cette ces il elle nous vous par mais".split()
     ),
     "de": frozenset(
         "der die das den dem des ein eine einer und oder welche welcher welches welchem wer "

@@ -1510,6 +1510,14 @@ def _idioms(intent: str) -> str:
         flags=re.I,
     )
     intent = re.sub(r"\bhalf a (thousand|million|billion)\b", r"0.5 \1", intent, flags=re.I)
+    # "what do you call a person from Peru": the demonym
+    intent = re.sub(
+        r"\bwhat (?:do you|do we|does one|is) call(?:ed)? (?:a person|someone|a native|an "
+        r"inhabitant|people|the people|natives|inhabitants) (?:from|of)\b",
+        "what is the demonym of",
+        intent,
+        flags=re.I,
+    )
     # "the biggest head count": the most people
     intent = re.sub(r"\bhead[- ]?counts?\b", "population", intent, flags=re.I)
     # "i mean ...", "what I mean is": the writer restating, not the average
