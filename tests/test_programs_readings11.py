@@ -9,7 +9,7 @@ from __future__ import annotations
 from test_programs_phrasings import table_of, top
 
 from benchsmith.agents.design import rendered_intent
-from benchsmith.programs.gloss import intent_language
+from benchsmith.programs.gloss import intent_language, to_english
 
 COUNTRIES = [
     ("Peru", "Peruvian", "Sol", 1285216),
@@ -54,3 +54,81 @@ def test_a_person_from_a_country_and_the_most_land():
     assert (spec.kind, spec.field, spec.answer_field) == (
         "multihop", "area_km2", "currency_names",
     )  # fmt: skip
+
+
+DAYS = [
+    ("2012-01-01", 0.0, 12.8, 5.0, 4.7, "drizzle"),
+    ("2012-01-02", 10.9, 10.6, 2.8, 4.5, "rain"),
+    ("2012-01-03", 0.8, 11.7, 7.2, 2.3, "rain"),
+    ("2012-01-04", 20.3, 5.2, -2.1, 6.7, "rain"),
+    ("2012-01-05", 1.3, 8.9, -0.6, 6.1, "rain"),
+    ("2012-01-06", 0.0, 4.4, -1.7, 2.2, "sun"),
+]
+
+
+def weather():
+    columns = {"date": "text", "precipitation": "number", "temp_max": "number",
+               "temp_min": "number", "wind": "number", "weather": "category"}  # fmt: skip
+    table = table_of("seattle-weather", columns, DAYS)
+    table.columns["temp_max"].labels["en"] = "maximum temperature (°C)"
+    table.columns["temp_min"].labels["en"] = "minimum temperature (°C)"
+    table.columns["weather"].labels["en"] = "weather type"
+    return table
+
+
+def test_a_temperature_below_a_bound_is_the_minimum_and_freezing_is_zero():
+    spec = top(
+        "Render 2 weeks of Seattle weather as a table image; question = on how many of those "
+        "days did the temperature drop below freezing (0 °C) at some point?",
+        weather(),
+    )
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("temp_min", "<", 0)]
+    spec = top("Show 2 weeks; ask how many days had a temperature above 10.", weather())
+    assert [(c.field, c.op) for c in spec.conditions] == [("temp_max", ">")]
+    spec = top("Show 2 weeks; ask how many days had a maximum temperature below 9.", weather())
+    assert [(c.field, c.op) for c in spec.conditions] == [("temp_max", "<")]
+
+
+def test_questions_of_the_type_and_a_rank_word_in_a_fields_name_report_nothing():
+    intent = to_english(
+        "Vorrei domande in italiano del tipo «Quale di questi giorni è stato il più caldo?», "
+        "con una tabella di 6-7 giorni del meteo di Seattle (temperatura massima inclusa). "
+        "Si risponde con la data.",
+        "it",
+    )
+    spec = top(intent, weather())
+    assert (spec.kind, spec.field, spec.direction) == ("superlative", "temp_max", "max")
+
+
+def test_the_weather_on_the_windiest_day_in_german():
+    intent = to_english(
+        "Zweistufig: Tabelle mit einigen Tagen Seattle-Wetter zeigen; gefragt wird, welches "
+        "Wetter (Regen, Sonne, ...) an dem Tag mit dem stärksten Wind herrschte. Deutsch.",
+        "de",
+    )
+    spec = top(intent, weather())
+    assert (spec.kind, spec.field, spec.answer_field) == ("multihop", "wind", "weather")
+
+
+def test_north_of_a_parallel_american_models_and_nothing_shown_in_french():
+    airports = [("Seattle-Tacoma", "WA", 47.45), ("Miami International", "FL", 25.79),
+                ("Minneapolis-St Paul", "MN", 44.88), ("Bangor International", "ME", 44.81),
+                ("Billings Logan", "MT", 45.81)]  # fmt: skip
+    table = table_of("airports", {"name": "text", "state": "text", "latitude": "number"}, airports)
+    intent = to_english(
+        "Der Name eines Flughafens wird genannt, gefragt ist der Bundesstaat. Aber nur Flughäfen "
+        "nördlich des 45. Breitengrads. Ohne Tabelle.",
+        "de",
+    )
+    spec = top(intent, table)
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("latitude", ">", 45)]
+    rows = [("a", 130, "USA"), ("b", 95, "Japan"), ("c", 150, "USA"), ("d", 70, "Europe")]
+    cars = table_of("cars", {"Name": "text", "Horsepower": "number", "Origin": "category"}, rows)
+    intent = to_english(
+        "Laat een tabel met auto's zien, alleen Amerikaanse modellen, en vraag welke het meeste "
+        "vermogen (pk) heeft.",
+        "nl",
+    )
+    spec = top(intent, cars)
+    assert [(c.field, c.value) for c in spec.conditions] == [("Origin", "USA")]
+    assert "nothing is shown" in to_english("Rien n'est affiché.", "fr")

@@ -285,6 +285,16 @@ def _mentions(intent: str, table: Table) -> list[Mention]:
     ]
     # "what is Finland called": a name, never the calling codes ("called" stems to "call").
     tokens = ["_" if t == "called" else t for t in tokens]
+    # "questions of the type «which of these days ...»": a sort of question, not a field.
+    tokens = [
+        "_"
+        if t in ("type", "kind", "sort")
+        and tokens[max(0, i - 2) : i] in (["of", "the"], ["of", "this"])
+        and i + 1 < len(tokens)
+        and tokens[i + 1] in ("which", "what", "how", "who", "where", "when", "like", "e", "eg")
+        else t
+        for i, t in enumerate(tokens)
+    ]
     # "questions in Italian" asks for the items' language, not the field names.it.
     low = intent.lower()
     for request in LANGUAGE_REQUEST.finditer(low):
@@ -445,7 +455,8 @@ def _value_conditions(
                 out.append(Condition(field=column.path, op=op, value=value))
                 continue
             # "American-born painters", "Dutch painters": a country by its demonym.
-            people = {*PERSON_FIELDS, *table.entity.get("en", "").split()}
+            # ("American models", "Japanese makes": the records by another noun)
+            people = {*PERSON_FIELDS, *table.entity.get("en", "").split(), "model", "make"}
             demonym = next(
                 (
                     t
@@ -748,6 +759,30 @@ def _year_columns(table: Table) -> list[Column]:
     return [c for c in table.columns.values() if c.orderable and holds_years(table, c.path)]
 
 
+EXTREMES = {"max": "min", "min": "max", "maximum": "minimum", "minimum": "maximum"}
+
+
+def _bound_side(column: Column, op: str, low: str, columns: Sequence[Column]) -> Column:
+    """Of a maximum and a minimum, the one a bound on their quantity tests.
+
+    "a temperature below 0" over a day's maximum and minimum: it fell below, the minimum;
+    "above 30": the maximum. A bound on the one the intent names ("a maximum temperature
+    below 5") stays on it.
+    """
+    words = words_of(column.path)
+    swapped = [EXTREMES.get(w, w) for w in words]
+    if swapped == words:
+        return column
+    want = "min" if op in ("<", "<=") else "max"
+    if any(w.startswith(want) for w in words):
+        return column
+    quantity = [w for w in words if w not in EXTREMES]
+    if quantity and re.search(rf"\b(?:max|min)\w*\s+{re.escape(quantity[-1])}", low):
+        return column  # named with its extreme
+    sibling = next((c for c in columns if words_of(c.path) == swapped), None)
+    return sibling or column
+
+
 def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> list[Condition]:
     low = intent.lower()
     out = []
@@ -812,6 +847,7 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
             column = years[0]  # "set before 2000": the table's one year field
         else:
             continue
+        column = _bound_side(column, op, low, orderable_columns)
         value: str | float = float(number)
         if scale != 1:
             # "10 million" over a field counted in millions ("population_millions") is 10.
@@ -1044,7 +1080,7 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     # "the biggest population": the field named right after the rank word is the one ranked,
     # whatever "biggest" measures alone.
     after = [
-        m for m in ranked if m.strength >= 0.75 and where + 1 in (m.positions or (m.position,))
+        m for m in ranked if m.strength >= 0.5 and where + 1 in (m.positions or (m.position,))
     ]
     if after and after[0].column.path != table.key:
         return after[:1] + [m for m in ranked if m is not after[0]]
@@ -1510,6 +1546,16 @@ def _idioms(intent: str) -> str:
         flags=re.I,
     )
     intent = re.sub(r"\bhalf a (thousand|million|billion)\b", r"0.5 \1", intent, flags=re.I)
+    # "below freezing": below 0 degrees
+    intent = re.sub(r"\b(below|under|above|over) freezing\b", r"\1 0 degrees", intent, flags=re.I)
+    # "north of the 45th parallel": a bound on the latitude
+    intent = re.sub(
+        r"\b(north|south) of (?:the )?(\d{1,2})(?:st|nd|rd|th|\.|°)?\s*"
+        r"(?:parallel|degrees?(?: (?:of )?latitude)?|latitude)\b",
+        lambda m: f"latitude {'above' if m.group(1).lower() == 'north' else 'below'} {m.group(2)}",
+        intent,
+        flags=re.I,
+    )
     # "what do you call a person from Peru": the demonym
     intent = re.sub(
         r"\bwhat (?:do you|do we|does one|is) call(?:ed)? (?:a person|someone|a native|an "
@@ -2602,12 +2648,17 @@ def _reported_column(
             if "origin" in words_of(column.path):
                 return column
     tokens = _tokens(intent)
+    # (not a word of a field's name: "the weather of Seattle (maximum temperature)")
+    named = {p for m in mentions if m.strength >= 0.75 for p in m.positions}
     ranks = [
         i
         for i, t in enumerate(tokens)
-        if t in MAX_WORDS
-        or t in MIN_WORDS
-        or (SUPERLATIVE_CUES.fullmatch(t) and t not in NOT_SUPERLATIVE)
+        if (
+            t in MAX_WORDS
+            or t in MIN_WORDS
+            or (SUPERLATIVE_CUES.fullmatch(t) and t not in NOT_SUPERLATIVE)
+        )
+        and i not in named
     ]
     for m, column in found:
         for at in m.positions or (m.position,):
