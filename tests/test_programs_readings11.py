@@ -132,3 +132,27 @@ def test_north_of_a_parallel_american_models_and_nothing_shown_in_french():
     spec = top(intent, cars)
     assert [(c.field, c.value) for c in spec.conditions] == [("Origin", "USA")]
     assert "nothing is shown" in to_english("Rien n'est affiché.", "fr")
+
+
+def test_the_petal_longer_than_a_bound_and_the_lowest_blood_sugar_in_italian():
+    flowers = [(5.1, 1.4), (7.0, 4.7), (6.3, 6.0), (4.9, 1.5), (6.5, 5.2), (5.8, 5.1)]
+    iris = table_of("iris", {"sepal_length_cm": "number", "petal_length_cm": "number"}, flowers)
+    intent = to_english(
+        "Zählfragen zu Schwertlilien, auf Deutsch: Tabelle mit ~10 Blüten zeigen, Frage: Bei "
+        "wie vielen ist das Kronblatt länger als 5 cm?",
+        "de",
+    )
+    spec = top(intent, iris)
+    assert spec.kind == "count"
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("petal_length_cm", ">", 5)]
+    patients = [(24.1, 87), (31.2, 95), (33.5, 70), (22.8, 101), (35.0, 88), (29.9, 90)]
+    table = table_of("diabetes", {"bmi": "number", "s6_glu": "number"}, patients)
+    table.columns["s6_glu"].labels["en"] = "blood sugar level"
+    intent = to_english(
+        "Domanda di tipo aggregato in italiano: data una tabella di pazienti (diabetes), qual è "
+        "il valore più basso di glicemia tra quelli con BMI sopra 30?",
+        "it",
+    )
+    spec = top(intent, table)
+    assert (spec.kind, spec.aggregate, spec.field) == ("aggregate", "min", "s6_glu")
+    assert [(c.field, c.op, c.value) for c in spec.conditions] == [("bmi", ">", 30)]

@@ -835,6 +835,13 @@ def _bound_conditions(intent: str, table: Table, mentions: list[Mention]) -> lis
             for x in orderable
         }
         prior = [x for x in orderable if last_said[id(x)] >= 0]
+        for several in (by_unit, by_word):
+            # "the petal longer than 5 cm" over sepal and petal lengths in cm: the one named
+            # nearest before the bound.
+            named = [x for x in prior if x.column in several]
+            if len(several) > 1 and named:
+                nearest = max(named, key=lambda x: last_said[id(x)]).column
+                several[:] = [nearest, *(c for c in several if c is not nearest)]
         if by_unit:
             column = by_unit[0]
         elif by_word:
@@ -1079,9 +1086,7 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     measured = {word for i in at for word in _measured(tokens[i])} | _verb_measured(low)
     # "the biggest population": the field named right after the rank word is the one ranked,
     # whatever "biggest" measures alone.
-    after = [
-        m for m in ranked if m.strength >= 0.5 and where + 1 in (m.positions or (m.position,))
-    ]
+    after = [m for m in ranked if m.strength >= 0.5 and where + 1 in (m.positions or (m.position,))]
     if after and after[0].column.path != table.key:
         return after[:1] + [m for m in ranked if m is not after[0]]
     if measured:
