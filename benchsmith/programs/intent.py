@@ -2430,11 +2430,21 @@ def _language_codes() -> dict[str, str]:
     return {**names, **LANGUAGE_WORDS}
 
 
+def _names_asked_in(low: str) -> list[tuple[str, str]]:
+    """The languages names are asked in, as said and as codes ("swedish", "sv")."""
+    out = []
+    for match in NAME_IN.finditer(_without_language_request(low)):
+        said = match.group(1) or match.group(2)
+        code = _language_codes().get(said)
+        if code is not None:
+            out.append((said, code))
+    return out
+
+
 def _name_in_column(low: str, table: Table) -> Column | None:
     """The one column of names in the language a name is asked in ("called in French")."""
-    for match in NAME_IN.finditer(_without_language_request(low)):
-        code = _language_codes().get(match.group(1) or match.group(2))
-        found = [c for c in table.unique_columns() if code and table.language_of(c.path) == code]
+    for _said, code in _names_asked_in(low):
+        found = [c for c in table.unique_columns() if table.language_of(c.path) == code]
         if len(found) == 1:
             return found[0]
     return None
@@ -2450,10 +2460,8 @@ def _name_in_unheld_language(low: str, table: Table) -> str | None:
     written = {table.language_of(c.path) for c in table.columns.values()} - {None}
     if not written:
         return None  # the table gives names in no language by name: nothing to tell
-    for match in NAME_IN.finditer(_without_language_request(low)):
-        said = match.group(1) or match.group(2)
-        code = _language_codes().get(said)
-        if code is None or code in written:
+    for said, code in _names_asked_in(low):
+        if code in written:
             continue
         if any(
             code in c.values
