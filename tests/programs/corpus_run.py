@@ -83,14 +83,21 @@ had read no code, once the ninth set's failures were fixed): ``starter-blind-10`
 STARTER11 = "intents_starter11.json"
 """An eleventh blind set, written with the tenth by the same hand and kept unread while the
 tenth's failures were fixed: ``starter-blind-11``."""
+STARTER12 = "intents_starter12.json"
+"""A twelfth blind set (24 intents, 7 languages, written by someone who had read no code, once
+the tenth and eleventh sets' failures were fixed): ``starter-blind-12``."""
+STARTER13 = "intents_starter13.json"
+"""A thirteenth blind set, written with the twelfth by the same hand and kept unread while the
+twelfth's failures were fixed: ``starter-blind-13``."""
 BLIND_STARTERS = (
     STARTER2, STARTER3, STARTER4, STARTER5, STARTER6, STARTER7, STARTER8, STARTER9, STARTER10,
-    STARTER11,
+    STARTER11, STARTER12, STARTER13,
 )  # fmt: skip
 STARTER_SETS = (
     "starter-dev", "starter-held-out", "starter-blind-2", "starter-blind-3", "starter-blind-4",
     "starter-blind-5", "starter-blind-6", "starter-blind-7", "starter-blind-8",
-    "starter-blind-9", "starter-blind-10", "starter-blind-11",
+    "starter-blind-9", "starter-blind-10", "starter-blind-11", "starter-blind-12",
+    "starter-blind-13",
 )  # fmt: skip
 SET_ORDER = ("tuning", "held-out-1") + tuple(label for _, label in SETS) + STARTER_SETS
 OLD_PATH = "template"
