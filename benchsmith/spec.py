@@ -138,6 +138,13 @@ class Hop(BaseModel):
     via: str = Field(description="The field of the current record whose value is the next key.")
     table: str = Field(description="The dataset the next record is in (may be the same one).")
     key_field: str = Field(description="The field of that dataset the value is looked up in.")
+    conditions: list[Condition] = Field(
+        default_factory=list,
+        description=(
+            "The records of that dataset the step may land on (its names in one language, "
+            "of a dataset of names in many)."
+        ),
+    )
 
 
 class ProgramSpec(BaseModel):

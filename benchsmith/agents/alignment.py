@@ -175,7 +175,8 @@ def _languages_after_in(low: str, names: dict[str, str], before: str = "in") -> 
     pattern = rf"\b(?:{before})\s+({listed})\b"
     found: list[str] = []
     for match in re.finditer(pattern, low):
-        before = re.findall(r"[a-z]+", low[: match.start()])[-4:]
+        # (words of the same sentence: "..., not the airport name. Ask in German")
+        before = re.findall(r"[a-z]+", re.split(r"[.;!?\n]", low[: match.start()])[-1])[-4:]
         items = {"questions", "question", "items", "prompts", "benchmark"} & set(before)
         if before and not items and (before[-1] in NAMED_IN or "name" in before[:-1]):
             # "what it is called in Welsh", "the name of a country in Swedish": the

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import unicodedata
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -30,6 +31,7 @@ from benchsmith.programs.labels import (
     value_names,
 )
 from benchsmith.programs.table import (
+    CODE,
     LANGUAGE_WORDS,
     MAX_CATEGORIES,
     PERSON_FIELDS,
@@ -112,15 +114,19 @@ AGG_CUES = (
     (re.compile(r"\b(total|sum|combined|altogether)\b"), "sum"),
     (
         re.compile(
-            r"\b(?:what(?: is| was)?|ask for) the (?:maximum|highest|largest|biggest|heaviest|"
-            r"longest|tallest|greatest|most|latest)\b|\bmaximum value\b"
+            r"\b(?:what(?: is| was)?|ask for|how (?:long|high|tall|heavy|big|large|much|wide|"
+            r"old|far|deep|fast) (?:is|was|are|were)) the (?:maximum|highest|largest|biggest|"
+            r"heaviest|longest|tallest|greatest|most|latest|widest|oldest|deepest|fastest)\b|"
+            r"\bmaximum value\b"
         ),
         "max",
     ),
     (
         re.compile(
-            r"\b(?:what(?: is| was)?|ask for) the (?:minimum|lowest|smallest|lightest|shortest|"
-            r"least|earliest)\b|\bminimum value\b"
+            r"\b(?:what(?: is| was)?|ask for|how (?:long|high|tall|heavy|big|large|much|wide|"
+            r"old|far|deep|fast|short|small|light|low) (?:is|was|are|were)) the (?:minimum|lowest|"
+            r"smallest|lightest|shortest|least|earliest|narrowest|youngest|slowest)\b|"
+            r"\bminimum value\b"
         ),
         "min",
     ),
@@ -234,7 +240,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 
 
 def _tokens(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:'s)?", text.lower())
+    """Lower-case words, accents dropped ("Califórnia" -> "california")."""
+    return re.findall(r"[a-z0-9]+(?:'s)?", _unaccented(text.lower()))
+
+
+def _unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def variants(token: str) -> set[str]:
@@ -417,7 +428,7 @@ def _value_conditions(
             continue
         # "Alaska", "Texas" name the codes AK, TX of a column of region codes.
         for name, code in _region_codes(table, column.path).items():
-            if re.search(rf"\b{re.escape(name)}\b", text):
+            if re.search(rf"\b{re.escape(_unaccented(name))}\b", text):  # "Califórnia" too
                 out.append(Condition(field=column.path, op="==", value=code))
         if column.kind != "category":
             continue
@@ -427,7 +438,7 @@ def _value_conditions(
         if codes and len(column.values) > 3:
             continue
         for value in column.values:
-            words = re.findall(r"[a-z0-9]+", value.lower())
+            words = re.findall(r"[a-z0-9]+", _unaccented(value.lower()))
             if not words or all(w.isdigit() for w in words):
                 continue
             phrase = " ".join(words)
@@ -446,6 +457,12 @@ def _value_conditions(
                 re.escape(p) for n in dict.fromkeys([phrase, *names]) if n for p in _plurals(n)
             )
             plurals += "".join(f"|{re.escape(a)}" for a in adjectives)
+            # ... or its singular: "the countries of America" (the Americas).
+            plurals += "".join(
+                f"|{re.escape(n[:-1])}"
+                for n in dict.fromkeys([phrase, *names])
+                if len(n) >= 6 and n.endswith("s") and not n.endswith("ss")
+            )
             found = re.search(rf"\b(?:{plurals})\b", text)
             if found and any(a <= found.start() and found.end() <= b for a, b in label_spans):
                 found = None  # "the English name": a field's label, not the value English
@@ -569,12 +586,16 @@ def _value_op(text: str, start: int, end: int) -> str:
     return "!="
 
 
+_NOT_IN = (
+    r"(?:\s*\(?\s*(?:so |thus |dus |i\.e\. )?(?:not|rather than|instead of) (?:in )?[a-z]+\s*\)?)?"
+)
+"""What may follow a language asked for: "in English (so not in Dutch)"."""
 LANGUAGE_REQUEST = re.compile(
     r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write)"
-    r"\b[^.;:]{0,30}?\bin [a-z]+\b|"
+    rf"\b[^.;:]{{0,30}}?\bin [a-z]+\b{_NOT_IN}|"
     r"\b(?!(?:the|a|an|these|those|some|of|and|or|with|for|ask|write)\b)[a-z]+"
     r"(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
-    r"(?:questions?|items?|version|quiz)\b|"
+    rf"(?:questions?|items?|version|quiz)\b(?:\s+in [a-z]+\b{_NOT_IN})?|"
     # "... habitantes. En español.": a sentence of its own that names a language.
     r"(?:^|(?<=[.;:!?\n]))\s*(?:(?:all|everything|please|and|answers?|questions?|language)\s*:?\s+)*"
     r"in (?:the )?[a-z]+(?:,? please)?\s*(?=[.;!?\n]|$)"
@@ -1760,6 +1781,44 @@ def _media_plan(
     return sorted(out, key=lambda c: -c.score)
 
 
+LANGUAGE_VARIANTS = {
+    "br": ("brazil", "brazilian", "brasil", "brasileiro", "brasileño", "brésilien"),
+    "pt": ("portugal", "european portuguese"),
+    "tw": ("taiwan", "traditional"),
+    "hk": ("hong kong",),
+    "cn": ("simplified", "mainland"),
+    "latn": ("latin",),
+    "in": ("india", "indian"),
+}
+"""Words that pick a variant of a language by its code's second part ("pt-br": Brazilian)."""
+
+
+def _one_language(low: str, table: Table, rows: list[int]) -> list[int]:
+    """Of ``rows`` in several variants of one language, those of one variant.
+
+    The variant the intent's words name ("Brazilian Portuguese", "as written in Portugal"),
+    else the plain language ("pt" over "pt-br"), else the variant first in order.
+    """
+    codes = [c for c in table.columns.values() if language_code_column(table, c.path)]
+    if len(codes) != 1:
+        return rows
+    path = codes[0].path
+    found = sorted({table.text(r, path) for r in rows})
+    if len(found) < 2:
+        return rows
+
+    def named(code: str) -> bool:
+        parts = code.lower().split("-")
+        parts = parts[1:] or parts  # "pt-br" by its Brazil, "pt" by its Portugal
+        words = [w for p in parts for w in LANGUAGE_VARIANTS.get(p, ())]
+        return any(re.search(rf"\b{re.escape(w)}\b", low) for w in words)
+
+    chosen = next((c for c in found if "-" in c and named(c)), None)
+    chosen = chosen or next((c for c in found if named(c)), None)
+    chosen = chosen or min(found, key=lambda c: (c.count("-"), c))
+    return [r for r in rows if table.text(r, path) == chosen]
+
+
 def _plain(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
@@ -1827,6 +1886,11 @@ def plan(
         ]
         if len(rows) >= 4:
             view = table.subset(rows)
+            if view.key is None:
+                # "Portuguese" names two languages (pt, pt-br): the one the intent's words
+                # pick, else the language itself rather than a variant.
+                rows = _one_language(low, table, rows)
+                view = table.subset(rows)
             if view.key is not None:
                 return plan(written, {**tables, main: view}, main, hints)
     orderable = [m for m in mentions if m.column.orderable]
@@ -2010,9 +2074,14 @@ def plan(
                 if c.path != label.path and c.kind == "number" and not c.unique
             ][:6]
             if features:
+                book = _book(intent, "closed")
+                if book == "open" and FEATURES_PICTURED.search(low) and not FEW_SHOT.search(low):
+                    # "the four measurements rendered as a picture of a small table": the
+                    # record's own values are the table; no labelled rows are shown.
+                    book = "closed"
                 spec = ProgramSpec(
                     kind="classify",
-                    book=_book(intent, "closed"),  # type: ignore[arg-type]
+                    book=book,  # type: ignore[arg-type]
                     rows_shown=shown_rows(table, min(10, max(4, _k(intent, 6)))),
                     table=main,
                     answer_field=label.path,
@@ -2313,9 +2382,22 @@ def plan(
             # "ask what each country is called in French": the French name is the answer,
             # the record is named otherwise.
             if key_field == said_in.path:
-                key_field = next(
-                    (c.path for c in table.unique_columns() if c.path != said_in.path), None
+                # Named by another column: one the intent's words give a value of ("what
+                # is Finland called"), else one in English, else the first.
+                others = [c for c in table.unique_columns() if c.path != said_in.path]
+                said_words = set(_tokens(low))
+                others.sort(
+                    key=lambda c: (
+                        not any(
+                            w in said_words
+                            for r in table.rows()
+                            for w in _tokens(table.text(r, c.path))
+                            if len(w) > 3
+                        ),
+                        table.language_of(c.path) != "en",
+                    )
                 )
+                key_field = others[0].path if others else None
             answers = [
                 Mention(said_in, main, 0, 1.0),
                 *(m for m in answers if m.column is not said_in),
@@ -2364,6 +2446,12 @@ def plan(
         )
     # (a second step into another table that holds the language may reach it)
     unheld_language = _name_in_unheld_language(low, table)
+    written = {table.language_of(c.path) for c in table.columns.values()}
+    unheld = any(code not in written for _said, code in _names_asked_in(low))
+    if unheld and not any(c.spec.hops for c in cands):
+        for spec in _called_in_hops(intent, low, tables, table, mentions, conditions):
+            # (below a chain that starts from the names, which the intent may ask instead)
+            add(spec, 3.9, f"{table.entity.get('en', 'record')}'s name in another language")
     if unheld_language and not any(c.spec.hops for c in cands):
         fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
         return Refusal(
@@ -2412,7 +2500,9 @@ def plan(
 NAME_IN = re.compile(
     r"\b(?:called|named|names?|say|said|written|spelled|spelt|translated|translation)"
     r" (?:in|into) (?:the )?([a-z]+)\b|"
-    r"\bin (?:the )?([a-z]+) (?:is |are )?(?:called|named|said|written|spelled|spelt)\b"
+    r"\bin (?:the )?([a-z]+) (?:is |are )?(?:called|named|said|written|spelled|spelt)\b|"
+    # "how do you say Greece in Swedish"
+    r"\b(?:say|said|write|spell) (?:[^\W\d_]+ ){1,3}in (?:the )?([a-z]+)\b"
 )
 """A name asked in a language: "what is Finland called in Swedish", "its name in Welsh"."""
 
@@ -2434,7 +2524,7 @@ def _names_asked_in(low: str) -> list[tuple[str, str]]:
     """The languages names are asked in, as said and as codes ("swedish", "sv")."""
     out = []
     for match in NAME_IN.finditer(_without_language_request(low)):
-        said = match.group(1) or match.group(2)
+        said = next(g for g in match.groups() if g)
         code = _language_codes().get(said)
         if code is not None:
             out.append((said, code))
@@ -2445,8 +2535,122 @@ def _name_in_column(low: str, table: Table) -> Column | None:
     """The one column of names in the language a name is asked in ("called in French")."""
     for _said, code in _names_asked_in(low):
         found = [c for c in table.unique_columns() if table.language_of(c.path) == code]
+        if not found and _records_language(table) == code:
+            # The records of one language (the Swedish names among all): its names are the
+            # text column written in no other language.
+            found = [
+                c
+                for c in table.unique_columns()
+                if c.kind == "text"
+                and table.language_of(c.path) is None
+                and not all(CODE.fullmatch(table.text(r, c.path)) for r in table.rows())
+            ]
         if len(found) == 1:
             return found[0]
+    return None
+
+
+def _called_in_hops(
+    intent: str,
+    low: str,
+    tables: Mapping[str, Table],
+    table: Table,
+    mentions: Sequence[Mention],
+    conditions: list[Condition],
+) -> list[ProgramSpec]:
+    """Chains from a record to its name in a language another table holds ("in Polish").
+
+    The record is named by the field the intent gives (a country by its capital), a code
+    it shares with a table of names in many languages (``alpha_2``) leads to that table's
+    records in the language asked, and the answer is their name column.
+    """
+    out: list[ProgramSpec] = []
+    languages = dict(_names_asked_in(low))
+    given = [
+        m.column.path
+        for m in mentions
+        if m.column.unique and m.strength >= 0.5 and table.language_of(m.column.path) is None
+    ]
+    # (a record named by its own name is asked of the table of names itself: "what is
+    # Finland called in Welsh" needs no chain)
+    # Nor is one named by another of its names ("the ISO name"); and the field the question
+    # asks for is the answer, not the key ("the Swedish name ... asks its capital").
+    key_field = next(
+        (g for g in given if g != table.key and "name" not in words_of(g)),
+        None,
+    )
+    if key_field is None:
+        return out
+    for other in tables.values():
+        if other.id == table.id:
+            continue
+        code_columns = [c for c in other.columns.values() if language_code_column(other, c.path)]
+        if len(code_columns) != 1:
+            continue
+        column = code_columns[0]
+        for code in languages.values():
+            rows = [r for r in other.rows() if other.text(r, column.path).split("-")[0] == code]
+            rows = _one_language(low, other, rows)
+            if len(rows) < 4:
+                continue
+            view = other.subset(rows)
+            language = other.text(rows[0], column.path)
+            answer = _name_in_column(f"called in {_said_language(languages, code)}", view)
+            if answer is None:
+                continue
+            said = set(_tokens(low))
+            if any(
+                set(_tokens(view.text(r, answer.path))) <= said
+                for r in view.rows()
+                if len(view.text(r, answer.path)) > 3
+                and all(
+                    view.text(r, answer.path).casefold() != view.text(r, c).casefold()
+                    for c in view.columns
+                    if c != answer.path
+                )
+            ):
+                continue  # "given its Swedish name (e.g. Tyskland)": the chain starts there
+            for a, via, b, key in joins({table.id: table, other.id: view}):
+                if a != table.id or b != other.id or key == answer.path:
+                    continue
+                out.append(
+                    ProgramSpec(
+                        kind="multihop",
+                        book=_book(intent, "closed"),  # type: ignore[arg-type]
+                        table=table.id,
+                        key_field=key_field,
+                        answer_field=answer.path,
+                        hops=[
+                            Hop(
+                                via=via,
+                                table=other.id,
+                                key_field=key,
+                                conditions=[Condition(field=column.path, op="==", value=language)],
+                            )
+                        ],
+                        conditions=conditions,
+                        answer_format=_format(intent, "multiple_choice"),  # type: ignore[arg-type]
+                    )
+                )
+                return out
+    return out
+
+
+def _said_language(asked: Mapping[str, str], code: str) -> str:
+    """The word a language was said with, by its code."""
+    return next(said for said, c in asked.items() if c == code)
+
+
+def _records_language(table: Table) -> str | None:
+    """The one language every record is in, by a "language" column of one code (or None)."""
+    for column in table.columns.values():
+        if column.kind != "category" or "language" not in words_of(column.path):
+            continue
+        said = {table.text(r, column.path) for r in table.rows()}
+        if len(said) == 1:
+            code = said.pop()
+            if CODE_VALUE.fullmatch(code):
+                return code.split("-")[0].lower()
     return None
 
 
@@ -2512,6 +2716,22 @@ def _show_listed(
 RANKED_BY = re.compile(
     r"\b(?:the )?(?:most|fewest|least|greatest number of) ([a-z]{3,})((?: [a-z]+){0,2})"
 )
+FEATURES_PICTURED = re.compile(
+    r"\b(?:measurements|features|values|numbers|readings)\b[^.]{0,60}\b(?:picture|image|"
+    r"rendered|drawn)\b|\b(?:picture|image|rendering) of (?:a |the |its |their )?(?:small |"
+    r"little |tiny )?table\b"
+)
+"""A record's own values shown as a picture of a table (not rows of other records)."""
+FEW_SHOT = re.compile(
+    r"\b(?:label+ed|examples?|reference|few[- ]shot|filled in|already|known species|other "
+    r"(?:flowers|records|rows|samples))\b"
+)
+"""Rows shown with their class, as examples for the one asked about."""
+SORTED_BY = re.compile(
+    r"\b(?:rank|ranks|ranked|ranking|sort|sorts|sorted|order|ordered) (?:the )?(?:[a-z]+ ){0,3}?"
+    r"by (?:their |its |the )?((?:[a-z]+ ){0,2}[a-z]{4,})"
+)
+"""A quantity records are ranked by, said after "by" ("ranked by annual traffic")."""
 RANKED_AFTER = re.compile(
     r"\b([a-z]{4,}) (?:was|is|were|are|got|gets) (?:the )?(?:highest|lowest|largest|"
     r"smallest|greatest|biggest|most|least)\b"
@@ -2707,6 +2927,14 @@ def _unknown_rank(
     None when the intent names a number field anywhere ("won the most Grands Prix" names
     the wins) or the words after the first name one ("the most medal events").
     """
+    for match in SORTED_BY.finditer(low):
+        # "rank the airports by annual passenger traffic": the quantity said after "by".
+        said = match.group(1)
+        if any(m.strength >= 0.5 for t in tables.values() for m in _mentions(said, t)):
+            continue
+        if any(w in FUNCTION_WORDS["en"] for w in said.split()[-1:]):
+            continue
+        return said
     for match in RANKED_AFTER.finditer(low):
         # "on which day the relative humidity was highest": the quantity is said outright.
         word = match.group(1)

@@ -32,6 +32,7 @@ from benchsmith.programs.wording import (
     Words,
     WordsMissing,
     aggregate_question,
+    called_in_question,
     classify_question,
     count_question,
     counted,
@@ -681,7 +682,8 @@ def follow(
 ) -> list[tuple[Table, int]] | None:
     """The records a multi-hop program passes through from ``row`` (None: a broken link).
 
-    Each hop's ``via`` value must name exactly one record of the next table.
+    Each hop's ``via`` value must name exactly one record of the next table (among those
+    its conditions select: a country's code, among the names in one language).
     """
     path = [(tables[spec.table], row)]
     for hop in spec.hops:
@@ -689,7 +691,10 @@ def follow(
         value = here.text(at, hop.via)
         target = tables[hop.table]
         found = [
-            r for r in target.rows() if target.text(r, hop.key_field).casefold() == value.casefold()
+            r
+            for r in target.rows()
+            if target.text(r, hop.key_field).casefold() == value.casefold()
+            and all(holds(target, r, c) for c in hop.conditions)
         ]
         if not value or len(found) != 1:
             return None
@@ -845,6 +850,33 @@ def _named_in(
     return named_in_question(words, answer, noun, key, name)
 
 
+def _called_in(
+    spec: ProgramSpec, table: Table, last: Table, words: Words, key_field: str, key: str
+) -> str | None:
+    """A one-step chain to a record's name in one language, worded as such (None: not one).
+
+    From a record of one table (a country named by its capital) through a code to the
+    table of names in many languages, at the name in the language the step selects: "What
+    is the country whose capital is Warsaw called in Polish?", not "the name of the ISO
+    alpha-2 code of the country Warsaw".
+    """
+    if len(spec.hops) != 1:
+        return None
+    said = [
+        c for c in spec.hops[0].conditions if c.op == "==" and language_code_column(last, c.field)
+    ]
+    if len(said) != 1 or (spec.answer_field or "") not in last.columns:
+        return None
+    name = language_name(str(said[0].value), words.language)
+    if not name:
+        return None
+    try:
+        noun = words.noun()
+    except WordsMissing:
+        return None
+    return called_in_question(words, noun, key_field, key, name)
+
+
 def _multihop(
     spec: ProgramSpec,
     tables: Mapping[str, Table],
@@ -874,10 +906,13 @@ def _multihop(
     ]
     counts = counted(last, spec.answer_field, Words(last, "en").label(spec.answer_field).text)
     question = _named_in(spec, table, last, words, answer_label, key) if not counts else None
+    question = question or _called_in(spec, table, last, words, key_field, key)
     question = question or hop_question(words, vias, answer_label, key, counts=counts)
+    # Choices from the records the last step may land on (names in the same language).
+    landing = [r for r in last.rows() if all(holds(last, r, c) for c in spec.hops[-1].conditions)]
     distractors = [
         v
-        for v in _values_pool(last, list(last.rows()), spec.answer_field, words.language)
+        for v in _values_pool(last, landing, spec.answer_field, words.language)
         if v.casefold() != answer.casefold()
     ]
     shown: list[int] = []

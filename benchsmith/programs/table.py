@@ -305,6 +305,8 @@ class Table:
         words = column.labels.get("en", "").split()
         if column.kind == "text" and self._translations_table and not self.written_in(path, "en"):
             return True  # a table of translations: each record's text is in its own language
+        if column.kind == "text" and self._translations_table and self.language_of(path):
+            return True  # ... and its column of names in one language ("name_en") stays so
         values = [self.text(r, path) for r in self.rows()]
         present = [v for v in values if v]
         if words and words[-1] in CODE_WORDS:

@@ -703,6 +703,33 @@ def named_in_question(words: Words, answer: Noun, noun: Noun, key: str, language
     return f"{asks} is the {answer.text} of the {noun.text} whose {language_name} name is {key}?"
 
 
+CALLED_IN = {
+    "de": "Wie heißt {record}, auf {language}?",
+    "es": "¿Cómo se llama en {language} {record}?",
+    "it": "Come si chiama in {language} {record}?",
+    "nl": "Hoe heet in het {language} {record}?",
+    "pt": "Como se chama em {language} {record}?",
+}
+"""What a record described by a clause is called in a language."""
+
+
+def called_in_question(words: Words, noun: Noun, key_field: str, key: str, language: str) -> str:
+    """What is the record (``noun``) whose ``key_field`` is ``key`` called in a language.
+
+    The end of a chain to a table of names in many languages: "What is the country whose
+    capital is Warsaw called in Polish?" ("Comment s'appelle en polonais le pays dont la
+    capitale est Varsovie ?", "Wie heißt das Land, dessen Hauptstadt Warschau ist, auf
+    Polnisch?"). ``language`` is that language's name in the item's language.
+    """
+    every = [(key_field, "==", key)]
+    if words.language in CALLED_IN and words.language in PHRASES:
+        record = GRAMMARS[words.language].the(noun) + _whose(words, every, noun)
+        return CALLED_IN[words.language].format(record=record, language=language)
+    if words.language == "fr":
+        return f"Comment s'appelle en {language} {_fr_the(noun)} {condition_phrase(words, every)} ?"
+    return f"What is the {noun.text} {condition_phrase(words, every)} called in {language}?"
+
+
 def report_question(
     words: Words,
     field: str,

@@ -1601,6 +1601,12 @@ class _Review:
         self.conditions: list[Mapping[str, Any]] = [
             c for c in (self.program.get("conditions") or []) if isinstance(c, Mapping)
         ]
+        # A join step's conditions select the record it lands on (the names in one
+        # language): conditions on that joined table's columns.
+        joins = self.program.get("joins")
+        for join in joins if isinstance(joins, list) else []:
+            said = join.get("conditions") if isinstance(join, Mapping) else None
+            self.conditions += [c for c in said or [] if isinstance(c, Mapping)]
         self.subject: int | None = None  # the data row the answer is about
         self.translated_answer: str | None = None  # the key's field of the answer, translated
         self.hop_conditions: list[Mapping[str, Any]] = []  # conditions on a joined table
@@ -1883,7 +1889,20 @@ class _Review:
     def check_intent(self) -> None:
         expect = self.expect
         kinds = expect.get("kinds") or []
-        if kinds and self.kind not in kinds:
+        # A superlative that answers with another field of the record ranked first ("which
+        # airport is northernmost? give its city") is a ranking then a report: a multihop
+        # that ranks by the key's field.
+        reports = (
+            self.kind == "multihop"
+            and "superlative" in kinds
+            and self.program.get("field") is not None
+            and expect.get("answer_field") not in (None, expect.get("key_field"))
+        )
+        # A lookup the key restricts by a condition (the names in Swedish) is a filtered one.
+        filtered = (
+            self.kind == "filtered_lookup" and "lookup" in kinds and bool(expect.get("conditions"))
+        )
+        if kinds and self.kind not in kinds and not reports and not filtered:
             self.add(f"intent: kind {self.kind!r} is not one of {kinds}")
         # A classify over one record's picture shows the picture and no reference rows: the
         # key may call that "open" (the evidence is shown) or "closed" (no rows), while
@@ -1957,7 +1976,9 @@ class _Review:
                 f"intent: aggregate {aggregate!r} but the intent asks for {wanted_aggregate!r}"
             )
         for wanted in expect.get("conditions") or []:
-            if not any(conditions_equal(wanted, c) for c in self.conditions):
+            if not any(
+                conditions_equal(wanted, c) for c in [*self.conditions, *self.hop_conditions]
+            ):
                 self.add(
                     f"intent: the condition {wanted['field']} {wanted['op']} "
                     f"{wanted['value']!r} is missing from the item's conditions"
@@ -2013,6 +2034,7 @@ class _Review:
         key = self.key_field()
         if key is None or self.kind == "classify":
             return
+        named_by = key if key in self.table.columns else None
         if self.kind == "multihop":
             key = self.table.key or key
         if key not in self.table.columns:
@@ -2024,7 +2046,10 @@ class _Review:
             return
         for index, record in zip(raw, records, strict=True):
             if isinstance(index, int) and 0 <= index < len(self.table.rows):
-                if not values_equal(self.row(index)[key], _cell_text(record)):
+                # (a chain's first record is named by its key field: a country by its capital)
+                if not values_equal(self.row(index)[key], _cell_text(record)) and not (
+                    named_by and values_equal(self.row(index)[named_by], _cell_text(record))
+                ):
                     self.add(
                         f"rows: row {index} has {key} {self.row(index)[key]!r}, "
                         f"not the record {record!r}"
@@ -2097,7 +2122,8 @@ class _Review:
         value = self.row(subject)[answer_field]
         if not value.strip():
             self.add(f"lookup: {self.label(subject)} has no {answer_field}")
-        elif self.english_label(value):
+        elif self.english_label(value) and not re.search(r"[._]en$", answer_field):
+            # (a field of English names, "name_en", is asked in English by its name)
             self.add(
                 f"language: the answer {self.answer!r} is left in English; in "
                 f"{self.expected_language!r} it is "
@@ -2109,6 +2135,16 @@ class _Review:
                 f"{self.row(subject)[key]!r}, which is {value!r}"
             )
         pool = rows if self.book == "open" else range(len(self.table.rows))
+        # Only the records the conditions select can be meant (a country's English name,
+        # among the names in the one language the question states).
+        pool = [
+            r
+            for r in pool
+            if all(
+                condition_holds(self.row(r)[c["field"]], c["op"], c["value"])
+                for c in self.conditions
+            )
+        ]
         for other in pool:
             if other != subject and values_equal(self.row(other)[key], self.row(subject)[key]):
                 if not values_equal(self.row(other)[answer_field], value):
@@ -2627,9 +2663,17 @@ class _Review:
                 f"{first.get('key_field')!r}"
             )
         first_key = _cell_text(first.get("key"))
-        if self.english_label(value):
+        # (a name the chain reaches among one language's names is in that language: the
+        # Finnish name of Namibia is Namibia)
+        in_its_language = any(
+            isinstance(c, Mapping) and "language" in str(c.get("field"))
+            for c in self.hop_conditions
+        )
+        if self.english_label(value) and not in_its_language:
             self.add(f"language: the answer {self.answer!r} is left in English")
-        elif not self.answer_states(value):
+        elif not self.answer_states(value) and not (
+            in_its_language and values_equal(self.answer, value)
+        ):
             if ranked and self.names_record(self.answer, first_key):
                 self.add(
                     f"hop: the answer {self.answer!r} names the winner; the question asks "
