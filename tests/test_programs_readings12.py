@@ -18,7 +18,7 @@ from test_programs_phrasings import table_of, top
 from benchsmith.agents.alignment import languages_from_intent
 from benchsmith.programs import build_table, generate
 from benchsmith.programs.intent import Refusal, plan
-from benchsmith.programs.run import follow
+from benchsmith.programs.run import ProgramError, follow
 from benchsmith.spec import Condition, Hop, ProgramSpec
 
 LANDS = [
@@ -326,3 +326,32 @@ def test_the_items_language_is_read_past_a_name_in_an_earlier_sentence():
         "Ask in German pls."
     ) == ("de",)
     assert languages_from_intent("Ask what each country is called in Welsh.") == ()
+
+
+def test_records_no_field_names_are_compared_shown_and_lettered():
+    wines = table_of(
+        "wine",
+        {"alcohol": "number", "malic_acid": "number", "class": "category"},
+        [(13.2, 1.8, "class_0"), (12.4, 2.1, "class_1"), (14.1, 1.6, "class_0"),
+         (11.9, 3.0, "class_2"), (13.7, 1.9, "class_0"), (12.8, 2.4, "class_1")],
+    )  # fmt: skip
+    assert wines.key is None
+    spec = top(
+        "On montre deux vins de la base « wine » côte à côte et on demande lequel est le "
+        "plus alcoolisé. Questions en français.",
+        wines,
+    )
+    assert (spec.kind, spec.book, spec.key_field, spec.field) == ("compare", "open", None,
+                                                                  "alcohol")  # fmt: skip
+    best = ProgramSpec(kind="superlative", book="open", table="wine", field="alcohol",
+                       direction="max", k=4, rows_shown=4)  # fmt: skip
+    for item in generate(best, {"wine": wines}, n=3, seed=0, language="en"):
+        lines = item.table_text.splitlines()
+        assert lines[0].startswith("| # |")
+        assert item.records == ["A", "B", "C", "D"]
+        winner = max(item.rows, key=lambda r: wines.order_value(r, "alcohol"))
+        assert item.answer == "ABCD"[item.rows.index(winner)]
+        assert lines[2 + item.rows.index(winner)].startswith(f"| {item.answer} |")
+    closed = best.model_copy(update={"book": "closed"})
+    with pytest.raises(ProgramError, match="lettered"):
+        generate(closed, {"wine": wines}, n=1, seed=0, language="en")

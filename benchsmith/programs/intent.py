@@ -2251,7 +2251,9 @@ def plan(
     if rank_words and ranked:
         ranked = _nearest_ranked(low, ranked, table)
     ranked = hinted_first(ranked)
-    named_records = table.key is not None  # a comparison names the records it compares
+    # A comparison names the records it compares, or shows them (lettered A, B, ... when no
+    # field names them: "two wines side by side, which is the more alcoholic").
+    named_records = table.key is not None or _book(intent, "closed") == "open"
     if (
         rank_words
         and ranked
@@ -2285,7 +2287,7 @@ def plan(
         lead = ranked[0]
         taken = bounded | {c.field for c in conditions}
         reported = _reported_column(intent, table, mentions, lead.column.path, asked, taken)
-        if reported is not None:
+        if reported is not None and table.key is not None:
             # Two steps: the record ranked first, then another of its fields.
             first = next(
                 c.spec

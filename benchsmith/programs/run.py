@@ -176,22 +176,39 @@ def aggregate(name: str, numbers: list[float]) -> float:
     return round(float(AGGREGATES[name](numbers)), 2)
 
 
-def render_table(table: Table, words: Words, rows: Sequence[int], fields: Sequence[str]) -> str:
-    """A Markdown table of the rows (header: the fields' labels in the item's language)."""
+ROW_LETTERS = "ABCDEFGHIJKL"
+"""The names of records no field names, in the order shown."""
+
+
+def render_table(
+    table: Table,
+    words: Words,
+    rows: Sequence[int],
+    fields: Sequence[str],
+    letters: Sequence[str] | None = None,
+) -> str:
+    """A Markdown table of the rows (header: the fields' labels in the item's language).
+
+    ``letters`` name the rows in a first column ("#": A, B, ...) when no field names them.
+    """
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
     header = [words.label(f).text for f in fields]
     header = [h[:1].upper() + h[1:] for h in header]
+    if letters:
+        header = ["#", *header]
     lines = ["| " + " | ".join(cell(h) for h in header) + " |"]
-    lines.append("|" + "|".join(" --- " for _ in fields) + "|")
-    for row in rows:
+    lines.append("|" + "|".join(" --- " for _ in header) + "|")
+    for index, row in enumerate(rows):
         # Values in the item's language ("Afrique" in a French item), as its question says.
         values = [
             shown_value(table, row, f, words.language) or table.text(row, f, words.language)
             for f in fields
         ]
+        if letters:
+            values = [letters[index], *values]
         lines.append("| " + " | ".join(cell(v) for v in values) + " |")
     return "\n".join(lines)
 
@@ -388,7 +405,12 @@ def _rank(
         return None  # a tie has no single answer
     direction = spec.direction or "max"
     best = (max if direction == "max" else min)(range(k), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
-    names = [_key_text(table, r, spec, words.language) for r in picked]
+    # Records no field names (a wine, an iris flower) are shown lettered: "A", "B", ...
+    lettered = not (spec.key_field or table.key)
+    if lettered:
+        names = [ROW_LETTERS[i] for i in range(k)]
+    else:
+        names = [_key_text(table, r, spec, words.language) for r in picked]
     if len({n.casefold() for n in names}) != k:
         return None
     nums = sorted(v for v in values if v is not None)
@@ -402,15 +424,13 @@ def _rank(
     if open_book:
         fields = [spec.key_field or table.key or spec.field, spec.field]
         fields = shown_fields(spec, table, words, [f for f in fields if f])
-        text = render_table(table, words, picked, fields)
+        text = render_table(table, words, picked, fields, letters=names if lettered else None)
     return Instance(
         question=question,
         answer=names[best],
         distractors=[n for i, n in enumerate(names) if i != best],
         rows=picked,
-        records=[table.text(r, spec.key_field or table.key) for r in picked]
-        if (spec.key_field or table.key)
-        else [],
+        records=names if lettered else [table.text(r, spec.key_field or table.key) for r in picked],  # type: ignore[arg-type]
         shown_fields=fields,
         table_text=text,
         difficulty=_difficulty(
@@ -1068,6 +1088,16 @@ def generate(
             f"a lookup names its record, and no field of {table.id} names a record: give the "
             "field that does (key=FIELD)"
         )
+    elif (
+        spec.kind in ("compare", "superlative")
+        and spec.book == "closed"
+        and not (spec.key_field or table.key)
+    ):
+        raise ProgramError(
+            f"a closed-book comparison names the records it compares, and no field of "
+            f"{table.id} names a record: show them (book=open; they are lettered A, B, ...) "
+            "or give the field that names one (key=FIELD)"
+        )
     elif spec.kind == "count" and spec.book == "closed" and table.key is None:
         raise ProgramError(
             f"a closed-book count names the records it counts, and no field of {table.id} "
@@ -1160,6 +1190,8 @@ def execute(meta: Mapping[str, Any], tables: Mapping[str, Table], language: str 
         best = pick(range(len(rows)), key=lambda i: values[i])  # type: ignore[arg-type,return-value]
         if spec.media_field:
             return LETTERS[best]  # the pictures are captioned, not named
+        if not (spec.key_field or table.key):
+            return ROW_LETTERS[best]  # the rows are shown lettered, in order
         return _key_text(table, rows[best], spec, language)
     if spec.kind in ("count", "aggregate"):
         chosen = [r for r in rows if all(holds(table, r, c) for c in spec.conditions)]

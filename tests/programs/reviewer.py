@@ -435,7 +435,7 @@ _COMMON: dict[str, dict[str, tuple[str, ...]]] = {
         "sun": ("sole", "soleggiato"),
         "snow": ("neve",),
         "fog": ("nebbia",),
-        "drizzle": ("pioviggine",),
+        "drizzle": ("pioviggine", "pioggerella"),
         "English": ("inglese",),
         "French": ("francese",),
         "German": ("tedesco",),
@@ -2181,7 +2181,17 @@ class _Review:
 
     def _ranked(self, minimum: int, exact: bool) -> None:
         assert self.table is not None
-        key = self.column(self.key_field(), "key_field")
+        # Records no column names (a wine, a flower) are shown lettered A, B, ... in a first
+        # column: the letters are their names.
+        records = self.program.get("records")
+        lettered = (
+            self.key_field() is None
+            and self.table.key is None
+            and self.book == "open"
+            and isinstance(records, list)
+            and records == [chr(65 + i) for i in range(len(records))]
+        )
+        key = None if lettered else self.column(self.key_field(), "key_field")
         field = self.column(self.program.get("field"), "field")
         direction = self.program.get("direction")
         rows = self.valid_rows()
@@ -2193,8 +2203,15 @@ class _Review:
         if direction not in DIRECTIONS:
             self.add(f"{what}: direction {direction!r} is not max or min")
             return
-        if key is None or field is None or not rows:
+        if (key is None and not lettered) or field is None or not rows:
             return
+        if lettered and len(records) != len(self.rows):
+            self.add(f"{what}: program.records does not letter each row")
+            return
+
+        def name(index: int) -> str:
+            return str(records[self.rows.index(index)]) if lettered else self.row(index)[key]
+
         keyed: list[tuple[tuple[int, float | str], int]] = []
         for index in rows:
             order = order_key(self.row(index)[field])
@@ -2208,26 +2225,40 @@ class _Review:
         best = max(k for k, _ in keyed) if direction == "max" else min(k for k, _ in keyed)
         winners = [i for k, i in keyed if k == best]
         if len(winners) > 1:
-            self.add(f"winner: tie on {field} between {[self.row(i)[key] for i in winners]}")
+            self.add(f"winner: tie on {field} between {[name(i) for i in winners]}")
         winner = winners[0]
         self.subject = winner
-        if not self.names_record(self.answer, self.row(winner)[key]):
+        right = (
+            values_equal(self.answer, name(winner))
+            if lettered
+            else self.names_record(self.answer, name(winner))
+        )
+        if not right:
             self.add(
-                f"winner: the answer {self.answer!r} is wrong: {self.row(winner)[key]!r} "
+                f"winner: the answer {self.answer!r} is wrong: {name(winner)!r} "
                 f"has the {'largest' if direction == 'max' else 'smallest'} {field}"
             )
         text = "\n".join([self.text, *(self.choices or [])])
         for index in rows:
-            if not self.named(self.row(index)[key], text):
+            if lettered:
+                line = self.line_of(index)
+                if line is None or not any(values_equal(c, name(index)) for c in line):
+                    self.add(f"shown: {self.label(index)} is not shown lettered {name(index)!r}")
+            elif not self.named(name(index), text):
                 self.add(f"shown: {self.label(index)} is not named in the prompt")
         if self.choices:
-            keys = [self.row(i)[key] for i in rows]
+            keys = [name(i) for i in rows]
             for choice in self.choices:
-                if not any(self.names_record(choice, k) for k in keys):
+                known = (
+                    any(values_equal(choice, k) for k in keys)
+                    if lettered
+                    else any(self.names_record(choice, k) for k in keys)
+                )
+                if not known:
                     self.add(f"choices: {choice!r} is not one of the compared records")
         if self.book == "open":
             self.require_line_values(rows, [field])
-            self.require_shown_fields([key, field])
+            self.require_shown_fields([field] if lettered else [key, field])
 
     def check_compare(self) -> None:
         self._ranked(2, exact=True)

@@ -1590,3 +1590,53 @@ def test_a_chains_first_record_is_one_its_conditions_select() -> None:
                            hops=hops, records=["Afganistan"], conditions=in_turkish)  # fmt: skip
     item = make_item(item["input"], row["capital"], bosnian)
     assert [p for p in review_item(item, intent, CORPUS) if p.startswith("rows:")]
+
+
+# ----------------------------------------------------------------------------------------------
+# Records no column names (iris flowers) are compared shown, lettered A, B, ... in the order
+# program.records gives.
+
+LETTERED_INTENT = {
+    "id": "lettered",
+    "tables": ["iris"],
+    "intent": "Show four iris flowers and ask which has the longest petal.",
+    "expect": {"kinds": ["superlative"], "book": "open", "key_field": None,
+               "field": "petal_length", "direction": "max", "conditions": []},
+    "held_out": False,
+    "servable": True,
+}  # fmt: skip
+
+
+def lettered_superlative(lines_letters: str = "ABCD", answer: str | None = None) -> dict[str, Any]:
+    rows = [0, 20, 10, 25]
+    table = read_table("iris.csv")
+    values = [table[r]["petal_length"] for r in rows]
+    lines = [[letter, values[i]] for i, letter in enumerate(lines_letters)]
+    text = (
+        md_table(["#", "Petal length"], lines)
+        + "\n\nAccording to the table, which iris flower has the longest petal?"
+    )
+    best = max(range(4), key=lambda i: float(values[i]))
+    program = make_program(
+        "superlative",
+        "open",
+        rows,
+        field="petal_length",
+        direction="max",
+        records=list("ABCD"),
+        shown_fields=["petal_length"],
+    )
+    return make_item(text, answer or "ABCD"[best], program)
+
+
+def test_reviewer_accepts_a_ranking_of_lettered_rows() -> None:
+    assert review_item(lettered_superlative(), LETTERED_INTENT, CORPUS) == []
+
+
+def test_reviewer_rejects_a_wrong_letter_or_rows_lettered_otherwise() -> None:
+    item = lettered_superlative()
+    wrong = next(c for c in "ABCD" if c != item["metadata"]["answer"])
+    problems = review_item(lettered_superlative(answer=wrong), LETTERED_INTENT, CORPUS)
+    assert any(p.startswith("winner:") for p in problems), problems
+    problems = review_item(lettered_superlative("BADC"), LETTERED_INTENT, CORPUS)
+    assert any(p.startswith("shown:") for p in problems), problems
