@@ -154,7 +154,8 @@ def test_a_translation_whose_reading_finds_nothing_leaves_the_glossed_reading():
     spec = reading.candidates[0].spec
     assert reading.english is None
     assert spec.kind == "count" and spec.conditions[0].field == "Horsepower"
-    assert any("the gloss reads the intent" in n for n in reading.notes), reading.notes
+    # (set aside as it loses the horsepower the gloss names, or read and found wanting)
+    assert any("the gloss reads the intent" in n or "set aside" in n for n in reading.notes)
 
 
 LOOKUP = "Show seven cars and ask for the horsepower of one of them, of 150. In Spanish."
@@ -183,3 +184,43 @@ def test_a_translation_that_reads_as_the_gloss_asks_no_second():
     reading = read_cars(SPANISH, reader)
     assert [name for name, _ in reader.prompts].count("IntentInEnglish") == 1
     assert reading.english == LOOKUP and reading.candidates[0].spec.kind == "lookup"
+
+
+PORTUGUESE_MEAN = (
+    "Mostre sete carros e pergunte qual é a média da potência dos carros. Em português."
+)
+
+
+def test_a_translation_that_loses_the_mean_is_set_aside():
+    # "a média da potência" read as "the highest horsepower": another program, set aside
+    # twice, and the gloss (the mean) reads the intent.
+    lost = "Show seven cars and ask which one has the highest horsepower. In Portuguese."
+    reading = read_cars(PORTUGUESE_MEAN, Scripted(lost, again=lost))
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.aggregate, spec.field) == ("aggregate", "mean", "Horsepower")
+    assert reading.english is None
+    assert any("leaves out ['averag']" in n or "leaves out ['mean']" in n for n in reading.notes)
+
+
+def test_a_translation_that_loses_a_field_the_gloss_names_is_set_aside():
+    intent = "Mostre sete carros e pergunte qual é a potência de um deles. Em português."
+    lost = "Show seven cars and ask about the size of one of them. In Portuguese."
+    kept = "Show seven cars and ask for the horsepower of one of them. In Portuguese."
+    reading = read_cars(intent, Scripted(lost, again=kept))
+    assert reading.english == kept
+    assert any("leaves out ['Horsepower']" in n for n in reading.notes), reading.notes
+
+
+def test_a_gloss_that_ranks_then_reports_stands_over_a_translation_that_only_ranks():
+    intent = (
+        "Mostre cinco carros com a sua potência e pergunte qual é a origem do mais potente. "
+        "Em português."
+    )
+    ranks = (
+        "Show five cars with their horsepower and origin and ask which is the most powerful. "
+        "In Portuguese."
+    )
+    reading = read_cars(intent, Scripted(ranks))
+    spec = reading.candidates[0].spec
+    assert (spec.kind, spec.field, spec.answer_field) == ("multihop", "Horsepower", "Origin")
+    assert any("the gloss's stands" in n for n in reading.notes), reading.notes

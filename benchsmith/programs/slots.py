@@ -54,6 +54,7 @@ from benchsmith.programs.run import probe
 from benchsmith.programs.table import Table, words_of
 from benchsmith.programs.translation import Translation, translate
 from benchsmith.spec import ProgramSpec
+from benchsmith.stemming import stems
 
 ASKED_KINDS = ("lookup", "filtered_lookup", "classify", "compare", "superlative", "aggregate")
 RANK_KINDS = ("compare", "superlative")
@@ -283,6 +284,19 @@ def read(
     return reading
 
 
+def _reports_more(glossed: list[Candidate] | Refusal, found: list[Candidate] | Refusal) -> bool:
+    """Whether the gloss's reading is the translation's ranking and a report after it."""
+    if isinstance(glossed, Refusal) or isinstance(found, Refusal):
+        return False
+    g, t = glossed[0].spec, found[0].spec
+    return (
+        g.kind == "multihop"
+        and g.field is not None
+        and t.kind in ("compare", "superlative")
+        and t.field == g.field
+    )
+
+
 def _kind(found: list[Candidate] | Refusal) -> str | None:
     """The kind of a reading's leading program (None: a refusal)."""
     return None if isinstance(found, Refusal) else found[0].spec.kind
@@ -312,6 +326,14 @@ def _translated(
     """
     english = _translation(intent, ask, reading)
     glossed = plan(intent, tables, main)
+    lost = _lost(intent, english, tables[main]) if english is not None else None
+    if lost:
+        reading.notes.append(f"the reader's translation set aside ({lost})")
+        english = _translation(intent, ask, reading, again=True)
+        lost = _lost(intent, english, tables[main]) if english is not None else None
+        if lost:
+            reading.notes.append(f"the second translation set aside too ({lost})")
+            english = None
     if english is None:
         return glossed, intent
     found = plan(english, tables, main)
@@ -320,6 +342,14 @@ def _translated(
                              "the gloss reads the intent")  # fmt: skip
         return glossed, intent
     first, gloss_kind = _kind(found), _kind(glossed)
+    if _reports_more(glossed, found):
+        # The gloss ranks as the translation does, then reports a field of the winner ("the
+        # capital of the most populous"): the translation lost the second step.
+        reading.notes.append(
+            f"the gloss's {gloss_kind} ranks as the translation's {first} does and reports "
+            "a field of the winner: the gloss's stands"
+        )
+        return glossed, intent
     if gloss_kind is not None and gloss_kind != first:
         second = _translation(intent, ask, reading, again=True)
         other = plan(second, tables, main) if second is not None else None
@@ -332,6 +362,28 @@ def _translated(
                              f"{gloss_kind}")  # fmt: skip
     reading.english = english
     return found, english
+
+
+AGGREGATE_STEMS = frozenset({"averag", "mean", "median", "total", "sum"})
+"""Stems that decide an aggregate: a translation that loses one reads another program."""
+
+
+def _lost(intent: str, english: str, table: Table) -> str | None:
+    """What of the gloss's reading a translation loses: a field it names, an aggregate word.
+
+    "a média da temperatura máxima" translated "the highest temperature" loses the mean;
+    "a capital do mais populoso" translated "which has the largest population" loses the
+    capital; "Telefonvorwahl" translated "phone calls" loses the calling code.
+    """
+    gloss = to_english(intent, intent_language(intent)).lower()
+    named = {m.column.path for m in _mentions(gloss, table) if m.strength >= 0.75}
+    kept = {m.column.path for m in _mentions(english, table) if m.strength >= 0.75}
+    if named - kept:
+        return f"it leaves out {sorted(named - kept)}, which the gloss names"
+    cues = (set(stems(gloss)) & AGGREGATE_STEMS) - set(stems(english.lower()))
+    if cues:
+        return f"it leaves out {sorted(cues)}"
+    return None
 
 
 def _unnamed(answer: str, rules: str | None, text: str, table: Table) -> str | None:
