@@ -68,7 +68,9 @@ def _plain(value: Any) -> str:
 def got(spec: Any) -> dict[str, Any]:
     """The slots of a program spec, as :func:`expected` gives them."""
     ranked = spec.kind in ("compare", "superlative", "aggregate")
-    conds = [c for c in spec.conditions if c.op == "=="]
+    # (a chain's step may select the records it lands on: the names in one language)
+    every = [*spec.conditions, *(c for h in spec.hops for c in h.conditions)]
+    conds = [c for c in every if c.op == "=="]
     return {
         "kind": spec.kind,
         "table": spec.table,

@@ -591,7 +591,8 @@ _NOT_IN = (
 )
 """What may follow a language asked for: "in English (so not in Dutch)"."""
 LANGUAGE_REQUEST = re.compile(
-    r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write)"
+    r"\b(?:questions?|items?|prompts?|answers?|quiz|benchmark|version|wording|write|asked|"
+    r"posed|phrased|worded)"
     rf"\b[^.;:]{{0,30}}?\bin [a-z]+\b{_NOT_IN}|"
     r"\b(?!(?:the|a|an|these|those|some|of|and|or|with|for|ask|write)\b)[a-z]+"
     r"(?:[- ]language)?\s+(?:multiple[- ]choice\s+)?"
@@ -1108,6 +1109,17 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     # "the biggest population": the field named right after the rank word is the one ranked,
     # whatever "biggest" measures alone.
     after = [m for m in ranked if m.strength >= 0.5 and where + 1 in (m.positions or (m.position,))]
+    # "wider petals": of the fields the word after names (petal length, petal width), the
+    # one the rank word measures (its mention may come from the measured word alone).
+    if where + 1 < len(tokens):
+        named_after = {m.column.path for m in _mentions(tokens[where + 1], table)}
+        after += [m for m in ranked if m.column.path in named_after and m not in after]
+    fits = [
+        m
+        for m in after
+        if measured & {*words_of(m.column.path), *_tokens(m.column.labels.get("en", "").lower())}
+    ]
+    after = fits + [m for m in after if m not in fits]
     if after and after[0].column.path != table.key:
         return after[:1] + [m for m in ranked if m is not after[0]]
     if measured:
@@ -1367,7 +1379,7 @@ def _asked_column(
 
 GIVEN_RECORD = re.compile(
     r"\b(?:on|for|of|in|at) (?:a|an|one)(?: of the)?"
-    r"(?: (?:given|particular|specific|certain|chosen|single|shown))? ([a-z]+)"
+    r"(?: (?:given|particular|specific|certain|chosen|single|shown))?(?: [a-z]+)? ([a-z]+)"
 )
 """A lookup's record, named by the intent's own noun ("on a given date", "for a particular car")."""
 
@@ -1378,7 +1390,13 @@ def _record_named(text: str, table: Table) -> bool:
         return False
     key = table.columns[table.key]
     if key.kind == "date":
-        return bool(re.search(r"\b\d{4}-\d{2}-\d{2}\b", text))
+        # "on 2012-01-15", "on 4 july 2014", "on July 4, 2014"
+        month = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+        return bool(
+            re.search(r"\b\d{4}-\d{2}-\d{2}\b", text)
+            or re.search(rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{month},? \d{{4}}\b", text)
+            or re.search(rf"\b{month} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}\b", text)
+        )
     said = set(_tokens(text))
     return any(v.casefold() in said for r in table.rows() if len(v := table.text(r, key.path)) >= 3)
 
@@ -1934,6 +1952,9 @@ def plan(
         if m.strength >= 0.5 and m.column.orderable and m.column.path not in (table.key, *bounded)
     ]
     if measured:
+        # "wider petals": of the widths, the one the intent's other words name (the petal's).
+        named = {m.column.path: m.strength for m in mentions}
+        measured.sort(key=lambda m: -named.get(m.column.path, 0.0))
         lead = _extreme(list({m.column.path: m for m in measured}.values()), low)[:2]
         paths = {m.column.path for m in lead}
         ranked = lead + [m for m in ranked if m.column.path not in paths]
@@ -2142,12 +2163,24 @@ def plan(
         label = m.column.labels.get("en", "").lower()
         if m.strength >= 0.5 and label and any(p.search(label) for p, _agg in AGG_CUES):
             cue_low = re.sub(rf"\b{re.escape(label)}\b", " quantity ", cue_low)
-    for pattern, agg in AGG_CUES:
+    # The cue said first leads: "the median of the progression, among patients with an
+    # average blood pressure of 100 or more" asks a median.
+    said_at = {p: (m.start() if (m := p.search(cue_low)) else len(cue_low)) for p, _ in AGG_CUES}
+    for pattern, agg in sorted(AGG_CUES, key=lambda cue: said_at[cue[0]]):
         said = pattern.search(cue_low)
-        if said and (
-            (said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()))
-            or _given_record(cue_low[said.end() :], table)
-            or _record_named(cue_low[said.end() : said.end() + 60], table)
+        noun = table.entity.get("en", "")
+        if (
+            said
+            and (
+                (said.group(0).startswith("what the") and ONE_RECORD.search(cue_low, said.end()))
+                or _given_record(cue_low[said.end() :], table)
+                or _record_named(cue_low[said.end() : said.end() + 60], table)
+                # "ask for the lowest longitude airport" (the westernmost): a record, ranked
+                or (
+                    noun
+                    and re.match(rf"\s+(?:[a-z]+\s+)?{re.escape(noun)}s?\b", cue_low[said.end() :])
+                )
+            )
         ):
             # "what the minimum temperature was on one date", "what was the maximum
             # temperature on 2012-01-15": one record's value
@@ -2454,6 +2487,8 @@ def plan(
         for spec in _called_in_hops(intent, low, tables, table, mentions, conditions):
             # (below a chain that starts from the names, which the intent may ask instead)
             add(spec, 3.9, f"{table.entity.get('en', 'record')}'s name in another language")
+            if unknown and unknown.rstrip("!") in dict(_names_asked_in(low)):
+                unknown = None  # "the Finnish name": the language the chain's step selects
     if unheld_language and not any(c.spec.hops for c in cands):
         fields = ", ".join(f"{c.path} ({c.kind})" for c in table.columns.values())
         return Refusal(
@@ -2504,7 +2539,9 @@ NAME_IN = re.compile(
     r" (?:in|into) (?:the )?([a-z]+)\b|"
     r"\bin (?:the )?([a-z]+) (?:is |are )?(?:called|named|said|written|spelled|spelt)\b|"
     # "how do you say Greece in Swedish"
-    r"\b(?:say|said|write|spell) (?:[^\W\d_]+ ){1,3}in (?:the )?([a-z]+)\b"
+    r"\b(?:say|said|write|spell) (?:[^\s.?!]+ ){1,3}in (?:the )?([a-z]+)\b|"
+    # "what is the Japanese name of the country" (not "give the English name of a country")
+    r"\b(?:what is|what's|ask(?:s|ing)? for|asks?) the ([a-z]+) names? (?:of|for)\b"
 )
 """A name asked in a language: "what is Finland called in Swedish", "its name in Welsh"."""
 
@@ -2603,6 +2640,7 @@ def _called_in_hops(
             said = set(_tokens(low))
             if any(
                 set(_tokens(view.text(r, answer.path))) <= said
+                and _tokens(view.text(r, answer.path))
                 for r in view.rows()
                 if len(view.text(r, answer.path)) > 3
                 and all(
@@ -2895,16 +2933,18 @@ def _reported_column(
         )
         and i not in named
     ]
+    reported: list[tuple[int, Column]] = []
     for m, column in found:
         for at in m.positions or (m.position,):
             # "the capital of the most populous": of, then the rank word, close after.
             if "of" in tokens[at + 1 : at + 3] and any(at < r <= at + 9 for r in ranks):
                 return column
             # "find the northernmost ..., then report the city": a verb just before it.
-            verb = REPORT_WORDS & set(tokens[max(0, at - 4) : at])
-            if verb and m.strength >= 0.75 and any(r < at for r in ranks):
-                return column
-    return None
+            verbs = [i for i in range(max(0, at - 4), at) if tokens[i] in REPORT_WORDS]
+            if verbs and m.strength >= 0.75 and any(r < at for r in ranks):
+                reported.append((at - verbs[-1], column))
+    # ("the answer is its state (abbreviation)": the field said first after the verb)
+    return min(reported, key=lambda found: found[0])[1] if reported else None
 
 
 MEASURED_ONLY = frozenset({"height", "depth", "temperature", "precipitation", "distance", "price"})
