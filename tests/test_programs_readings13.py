@@ -132,7 +132,12 @@ def test_a_table_shown_as_an_image_is_drawn():
         "Mettre huit vins dans un tableau rendu en image (capture d'écran), puis demander "
         "lequel a la couleur la plus intense."
     )
+    assert rendered_intent(
+        "Die Tabelle mit 7 US-Flughäfen (Name, Code, Bundesstaat, Längengrad) bitte als Bild "
+        "zeigen. Gefragt wird nach dem am weitesten westlich gelegenen Flughafen."
+    )
     assert not rendered_intent("Show one handwritten digit image and ask which digit it is.")
+    assert not rendered_intent("Show a table of five countries in English; which is largest?")
 
 
 def test_the_name_in_a_language_asked_as_an_adjective_and_how_it_is_said():

@@ -41,9 +41,9 @@ RENDERED = re.compile(
     r"(?:image|picture|png) (?:of|with|showing|containing) (?:a |an |the )?(?:[\w-]+ )?"
     r"(?:table|rows|records|list)|"
     r"(?:table|rows|records|list) (?:as|in|into) (?:an? )?(?:image|picture|png)|"
-    # "a table of 12 cars shown as an image"
-    r"(?:table|rows|list)\b[^.;]{0,40}\b(?:shown|displayed|presented) (?:as|in) (?:an? )?"
-    r"(?:image|picture|png)|"
+    # "a table of 12 cars shown as an image", "the table with 7 airports (...) as an image"
+    r"(?:table|rows|list)\b[^.;]{0,80}\b(?:(?:shown|displayed|presented) )?(?:as|in) "
+    r"(?:an? )?(?:image|picture|png)|"
     r"(?:turn\w*|convert\w*|transform\w*) (?:\w+ ){0,3}(?:in|into|to) (?:an? )?"
     r"(?:image|picture|png))\b"
 )
