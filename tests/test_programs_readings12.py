@@ -223,13 +223,8 @@ AIRPORTS = [
 
 
 def airports():
-    columns = {
-        "iata": "text",
-        "name": "text",
-        "state": "category",
-        "latitude": "number",
-        "runways": "number",
-    }
+    columns = {"iata": "text", "name": "text", "state": "category", "latitude": "number",
+               "runways": "number"}  # fmt: skip
     return table_of("airports", columns, AIRPORTS)
 
 
@@ -267,13 +262,9 @@ FLOWERS = [
 
 
 def iris():
-    columns = {
-        "sepal_length_cm": "number",
-        "sepal_width_cm": "number",
-        "petal_length_cm": "number",
-        "petal_width_cm": "number",
-        "species": "category",
-    }
+    columns = {"sepal_length_cm": "number", "sepal_width_cm": "number",
+               "petal_length_cm": "number", "petal_width_cm": "number",
+               "species": "category"}  # fmt: skip
     return table_of("iris", columns, FLOWERS)
 
 
