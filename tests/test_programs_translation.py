@@ -224,3 +224,15 @@ def test_a_gloss_that_ranks_then_reports_stands_over_a_translation_that_only_ran
     spec = reading.candidates[0].spec
     assert (spec.kind, spec.field, spec.answer_field) == ("multihop", "Horsepower", "Origin")
     assert any("the gloss's stands" in n for n in reading.notes), reading.notes
+
+
+def test_a_translation_that_loses_the_answers_form_is_set_aside():
+    intent = (
+        "Mostre sete carros e pergunte a potência de um deles. Resposta numérica, em português."
+    )
+    lost = "Show seven cars and ask for the horsepower of one of them. In Portuguese."
+    kept = "Show seven cars and ask for the horsepower of one of them. Numeric answer, Portuguese."
+    reading = read_cars(intent, Scripted(lost, again=kept))
+    assert reading.english == kept
+    assert reading.candidates[0].spec.answer_format == "numeric"
+    assert any("numeric answer the gloss reads" in n for n in reading.notes), reading.notes

@@ -45,6 +45,7 @@ from benchsmith.programs.intent import (
     Candidate,
     Hints,
     Refusal,
+    _format,
     _measured,
     _mentions,
     compass_column,
@@ -383,6 +384,15 @@ def _lost(intent: str, english: str, table: Table) -> str | None:
     cues = (set(stems(gloss)) & AGGREGATE_STEMS) - set(stems(english.lower()))
     if cues:
         return f"it leaves out {sorted(cues)}"
+
+    # "Réponse en nombre" (a number) or "en QCM" (choices): the answer's form, as said
+    # ("the number of cylinders" says none).
+    def form(text: str) -> str:
+        return _format(re.sub(r"\bthe number\b", " ", text.lower()), "unsaid")
+
+    said = form(gloss)
+    if said != "unsaid" and form(english) != said:
+        return f"it leaves out the {said.replace('_', ' ')} answer the gloss reads"
     return None
 
 
