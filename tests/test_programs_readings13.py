@@ -155,3 +155,19 @@ def test_the_name_in_a_language_asked_as_an_adjective_and_how_it_is_said():
     )
     assert spec.conditions == [Condition(field="language", op="==", value="fi")]
     assert spec.answer_field == "name"
+
+
+def test_the_readers_column_yields_to_the_one_the_rank_word_measures():
+    from test_programs_translation import Scripted
+
+    from benchsmith.programs.slots import read
+
+    table = iris()
+    intent = (
+        "Due fiori di iris mostrati in tabella (fiore 1 e fiore 2): quale ha i petali più "
+        "larghi? Domande in italiano."
+    )
+    # No translation passes; the reader says petal length where "più larghi" measures a width.
+    reading = read(intent, {table.id: table}, table.id, Scripted(None, asked="petal_length_cm"))
+    assert reading.candidates[0].spec.field == "petal_width_cm"
+    assert any("rank word measures" in n for n in reading.notes), reading.notes

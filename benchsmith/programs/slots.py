@@ -258,6 +258,7 @@ def read(
             check(answer, table, lead, text)
             or _unranked(found, answer, table)
             or _unnamed(answer, question.rules, text, table)
+            or _unmeasured(answer, question.rules, text, table)
         )
         if why:
             reading.notes.append(f"column: the reader said {answer!r}, set aside: {why}")
@@ -408,6 +409,26 @@ def _unnamed(answer: str, rules: str | None, text: str, table: Table) -> str | N
     strength = {m.column.path: m.strength for m in _mentions(gloss, table)}
     if strength.get(rules, 0.0) >= 0.9 and strength.get(answer, 0.0) < 0.5:
         return f"the intent names {rules} in full and no word of it names {answer}"
+    return None
+
+
+def _unmeasured(answer: str, rules: str | None, text: str, table: Table) -> str | None:
+    """Why the reader's column is not taken over the one the intent's rank word measures.
+
+    "quale ha i petali più larghi" (wider petals): the rules rank the petal width, which
+    "wider" measures; the reader's petal length does not hold a width (None: it is taken).
+    """
+    if rules is None or answer == rules or answer not in table.columns:
+        return None
+    gloss = to_english(text, intent_language(text)).lower()
+    measured = {q for w in re.findall(r"[a-z]+", gloss) for q in _measured(w)}
+
+    def holds(path: str) -> bool:
+        column = table.columns[path]
+        return bool(measured & {*words_of(path), *words_of(column.labels.get("en", ""))})
+
+    if rules in table.columns and holds(rules) and not holds(answer):
+        return f"the intent's rank word measures {sorted(measured)}, which {rules} holds"
     return None
 
 
