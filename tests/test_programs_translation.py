@@ -206,9 +206,12 @@ def test_a_translation_that_loses_a_field_the_gloss_names_is_set_aside():
     intent = "Mostre sete carros e pergunte qual é a potência de um deles. Em português."
     lost = "Show seven cars and ask about the size of one of them. In Portuguese."
     kept = "Show seven cars and ask for the horsepower of one of them. In Portuguese."
-    reading = read_cars(intent, Scripted(lost, again=kept))
+    reader = Scripted(lost, again=kept)
+    reading = read_cars(intent, reader)
     assert reading.english == kept
     assert any("leaves out ['Horsepower']" in n for n in reading.notes), reading.notes
+    # The second wording is asked once, whatever the readings then disagree on.
+    assert [name for name, _ in reader.prompts].count("IntentInEnglish") == 2
 
 
 def test_a_gloss_that_ranks_then_reports_stands_over_a_translation_that_only_ranks():

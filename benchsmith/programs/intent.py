@@ -1090,6 +1090,11 @@ def _verb_measured(low: str) -> set[str]:
     }
 
 
+def measures(column: Column, quantities: Collection[str]) -> bool:
+    """Whether a column holds one of ``quantities`` by its name or label (width, weight)."""
+    return bool(set(quantities) & {*words_of(column.path), *_tokens(column.labels.get("en", ""))})
+
+
 def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Mention]:
     """The ranked fields in order: the one named nearest before the rank word first.
 
@@ -1114,22 +1119,13 @@ def _nearest_ranked(low: str, ranked: list[Mention], table: Table) -> list[Menti
     if where + 1 < len(tokens):
         named_after = {m.column.path for m in _mentions(tokens[where + 1], table)}
         after += [m for m in ranked if m.column.path in named_after and m not in after]
-    fits = [
-        m
-        for m in after
-        if measured & {*words_of(m.column.path), *_tokens(m.column.labels.get("en", "").lower())}
-    ]
+    fits = [m for m in after if measures(m.column, measured)]
     after = fits + [m for m in after if m not in fits]
     if after and after[0].column.path != table.key:
         return after[:1] + [m for m in ranked if m is not after[0]]
     if measured:
         # "which is the heaviest": the weight, wherever the fields are listed.
-        said = [
-            m
-            for m in ranked
-            if measured
-            & {*words_of(m.column.path), *_tokens(m.column.labels.get("en", "").lower())}
-        ]
+        said = [m for m in ranked if measures(m.column, measured)]
         if said:
             said = _extreme(said, low)  # "the coldest": the minimum temperature
             ranked = said + [m for m in ranked if m not in said]
@@ -2166,9 +2162,9 @@ def plan(
     # The cue said first leads: "the median of the progression, among patients with an
     # average blood pressure of 100 or more" asks a median.
     said_at = {p: (m.start() if (m := p.search(cue_low)) else len(cue_low)) for p, _ in AGG_CUES}
+    noun = table.entity.get("en", "")
     for pattern, agg in sorted(AGG_CUES, key=lambda cue: said_at[cue[0]]):
         said = pattern.search(cue_low)
-        noun = table.entity.get("en", "")
         if (
             said
             and (
@@ -2573,20 +2569,26 @@ def _names_asked_in(low: str) -> list[tuple[str, str]]:
 def _name_in_column(low: str, table: Table) -> Column | None:
     """The one column of names in the language a name is asked in ("called in French")."""
     for _said, code in _names_asked_in(low):
-        found = [c for c in table.unique_columns() if table.language_of(c.path) == code]
-        if not found and _records_language(table) == code:
-            # The records of one language (the Swedish names among all): its names are the
-            # text column written in no other language.
-            found = [
-                c
-                for c in table.unique_columns()
-                if c.kind == "text"
-                and table.language_of(c.path) is None
-                and not all(CODE.fullmatch(table.text(r, c.path)) for r in table.rows())
-            ]
-        if len(found) == 1:
-            return found[0]
+        found = _column_of_names(table, code)
+        if found is not None:
+            return found
     return None
+
+
+def _column_of_names(table: Table, code: str) -> Column | None:
+    """The one column of names in language ``code`` (None: none, or several)."""
+    found = [c for c in table.unique_columns() if table.language_of(c.path) == code]
+    if not found and _records_language(table) == code:
+        # The records of one language (the Swedish names among all): its names are the
+        # text column written in no other language.
+        found = [
+            c
+            for c in table.unique_columns()
+            if c.kind == "text"
+            and table.language_of(c.path) is None
+            and not all(CODE.fullmatch(table.text(r, c.path)) for r in table.rows())
+        ]
+    return found[0] if len(found) == 1 else None
 
 
 def _called_in_hops(
@@ -2605,15 +2607,14 @@ def _called_in_hops(
     """
     out: list[ProgramSpec] = []
     languages = dict(_names_asked_in(low))
+    said = set(_tokens(low))
     given = [
         m.column.path
         for m in mentions
         if m.column.unique and m.strength >= 0.5 and table.language_of(m.column.path) is None
     ]
-    # (a record named by its own name is asked of the table of names itself: "what is
-    # Finland called in Welsh" needs no chain)
-    # Nor is one named by another of its names ("the ISO name"); and the field the question
-    # asks for is the answer, not the key ("the Swedish name ... asks its capital").
+    # (a record named by its own name, or by another of its names ("the ISO name"), is
+    # asked of the table of names itself: "what is Finland called in Welsh" needs no chain)
     key_field = next(
         (g for g in given if g != table.key and "name" not in words_of(g)),
         None,
@@ -2634,13 +2635,11 @@ def _called_in_hops(
                 continue
             view = other.subset(rows)
             language = other.text(rows[0], column.path)
-            answer = _name_in_column(f"called in {_said_language(languages, code)}", view)
+            answer = _column_of_names(view, code)
             if answer is None:
                 continue
-            said = set(_tokens(low))
             if any(
-                set(_tokens(view.text(r, answer.path))) <= said
-                and _tokens(view.text(r, answer.path))
+                (words := set(_tokens(view.text(r, answer.path)))) and words <= said
                 for r in view.rows()
                 if len(view.text(r, answer.path)) > 3
                 and all(
@@ -2674,11 +2673,6 @@ def _called_in_hops(
                 )
                 return out
     return out
-
-
-def _said_language(asked: Mapping[str, str], code: str) -> str:
-    """The word a language was said with, by its code."""
-    return next(said for said, c in asked.items() if c == code)
 
 
 def _records_language(table: Table) -> str | None:

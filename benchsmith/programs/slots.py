@@ -49,6 +49,7 @@ from benchsmith.programs.intent import (
     _measured,
     _mentions,
     compass_column,
+    measures,
     plan,
 )
 from benchsmith.programs.run import probe
@@ -329,6 +330,7 @@ def _translated(
     english = _translation(intent, ask, reading)
     glossed = plan(intent, tables, main)
     lost = _lost(intent, english, tables[main]) if english is not None else None
+    asked_again = bool(lost)
     if lost:
         reading.notes.append(f"the reader's translation set aside ({lost})")
         english = _translation(intent, ask, reading, again=True)
@@ -352,7 +354,8 @@ def _translated(
             "a field of the winner: the gloss's stands"
         )
         return glossed, intent
-    if gloss_kind is not None and gloss_kind != first:
+    if gloss_kind is not None and gloss_kind != first and not asked_again:
+        # (the second wording, unless it is the one being read)
         second = _translation(intent, ask, reading, again=True)
         other = plan(second, tables, main) if second is not None else None
         if second is not None and other is not None and _kind(other) == gloss_kind:
@@ -422,12 +425,12 @@ def _unmeasured(answer: str, rules: str | None, text: str, table: Table) -> str 
         return None
     gloss = to_english(text, intent_language(text)).lower()
     measured = {q for w in re.findall(r"[a-z]+", gloss) for q in _measured(w)}
-
-    def holds(path: str) -> bool:
-        column = table.columns[path]
-        return bool(measured & {*words_of(path), *words_of(column.labels.get("en", ""))})
-
-    if rules in table.columns and holds(rules) and not holds(answer):
+    columns = table.columns
+    if (
+        rules in columns
+        and measures(columns[rules], measured)
+        and not measures(columns[answer], measured)
+    ):
         return f"the intent's rank word measures {sorted(measured)}, which {rules} holds"
     return None
 
